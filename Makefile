@@ -1,0 +1,26 @@
+VENV ?= .venv
+PY := $(VENV)/bin/python
+MLPERF_SOURCE ?= https://raw.githubusercontent.com/mlcommons
+export MLPERF_SOURCE
+
+.PHONY: install run test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(VENV)/bin/mlperf-wh backfill
+
+test: install
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) warehouse/*.duckdb
