@@ -1,7 +1,5 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
-MLPERF_SOURCE ?= https://raw.githubusercontent.com/mlcommons
-export MLPERF_SOURCE
 
 .PHONY: install run test bench clean
 

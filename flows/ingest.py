@@ -1,0 +1,133 @@
+"""Backfill every round: fetch -> parse/validate -> load, one subflow per round, then the views."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from warehouse import db
+from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, fetch, is_transient
+from warehouse.parse import MalformedFile
+from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
+                                source_id_for)
+from warehouse.rounds import Round
+from warehouse.views import materialize
+
+EXPECTED_FAILURES = (FetchError, MalformedFile)
+
+
+@task(name="fetch", retries=3, retry_delay_seconds=[1, 2, 4], cache_policy=NO_CACHE,
+      retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
+def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
+    """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
+    try:
+        return fetch(location, file_name, settings, previous)
+    except NotFound:
+        return None
+
+
+@task(name="parse-and-validate", cache_policy=NO_CACHE)
+def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: str, label: str) -> Prepared:
+    return prepare(content, file_name, round_name, origin, label)
+
+
+@task(name="load", cache_policy=NO_CACHE)
+def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str) -> RoundOutcome:
+    with db.connect(db_file) as con:
+        return load(con, fetched, prepared, round_name, origin)
+
+
+@task(name="materialize-views", cache_policy=NO_CACHE)
+def materialize_views(db_file: str) -> list[str]:
+    with db.connect(db_file) as con:
+        return materialize(con)
+
+
+def _exception_of(state) -> BaseException | None:
+    try:
+        state.result()
+    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
+        return exc
+    return None
+
+
+def _fetcher(settings: FetchSettings):
+    return fetch_file.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
+
+
+@flow(name="ingest-round")
+def ingest_round(round: Round, source: str, db_file: str, settings: FetchSettings,
+                 force: bool = False) -> RoundOutcome:
+    logger = get_run_logger()
+    for file_name, location in round.locations(source):
+        try:
+            outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings, force)
+        except EXPECTED_FAILURES as exc:
+            logger.error("%s failed: %s", round.name, exc)
+            return RoundOutcome(round.name, "failed", location=location, message=str(exc))
+        if outcome is None:
+            logger.info("%s: not at %s", round.name, location)
+            continue
+        logger.info("%s: %s (%s read, %s loaded, %s quarantined)", round.name, outcome.status,
+                    outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined)
+        return outcome
+    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({source})")
+
+
+@flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
+def ingest_file(round_name: str, path: str, origin: str, db_file: str,
+                force: bool = False) -> RoundOutcome:
+    settings = FetchSettings.from_env()
+    try:
+        outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force)
+    except EXPECTED_FAILURES as exc:
+        get_run_logger().error("%s failed: %s", round_name, exc)
+        return RoundOutcome(round_name, "failed", location=path, message=str(exc))
+    if outcome is None:
+        return RoundOutcome(round_name, "failed", location=path, message=f"{path}: no such file")
+    materialize_views(db_file)
+    return outcome
+
+
+def _ingest_location(round_name, origin, file_name, location, db_file, settings,
+                     force) -> RoundOutcome | None:
+    """None when the location does not have the file."""
+    source_id = source_id_for(round_name, origin, file_name)
+    with db.connect(db_file) as con:
+        previous = previous_fetch(con, source_id, location)
+    fetched = _fetcher(settings)(location, file_name, settings, previous)
+    if fetched is None:
+        return None
+    if fetched.unchanged_since(previous) and not force:
+        return RoundOutcome(round_name, "unchanged", source_id=source_id, location=location,
+                            message="unchanged since the last load")
+    prepared = parse_and_validate(fetched.content, file_name, round_name, origin, location)
+    return load_into_warehouse(db_file, fetched, prepared, round_name, origin)
+
+
+@flow(name="backfill", log_prints=True)
+def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False) -> list[RoundOutcome]:
+    settings = FetchSettings.from_env()
+    outcomes = []
+    for round in rounds:
+        try:
+            outcomes.append(ingest_round(round, source, db_file, settings, force))
+        except Exception as exc:  # one broken round must not stop the others
+            outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
+    materialize_views(db_file)
+    return outcomes
+
+
+class _OneLineForExpectedFailures(logging.Filter):
+    """Network and file problems are reported in one line; tracebacks are kept for bugs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], EXPECTED_FAILURES):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+for _name in ("prefect.task_runs", "prefect.flow_runs"):
+    logging.getLogger(_name).addFilter(_OneLineForExpectedFailures())

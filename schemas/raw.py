@@ -1,0 +1,101 @@
+"""Raw file formats: which columns each must carry. Every raw field is read as text.
+
+A file missing a required column is rejected whole; an extra column nobody knows is accepted and
+reported, since MLCommons adds fields from round to round.
+"""
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+from pandera.errors import SchemaError, SchemaErrors
+
+
+class FinalResultsFile(pa.DataFrameModel):
+    """summary_results.json: MLCommons' final table, one object per (entry, model, scenario)."""
+
+    ID: str = pa.Field(nullable=True, description="result id, e.g. 6.0-0078; shared by an entry's rows")
+    Submitter: str = pa.Field(nullable=True)
+    Availability: str = pa.Field(nullable=True, description="available | preview | rdi")
+    Category: str = pa.Field(nullable=True, description="division: closed | open | network")
+    Suite: str = pa.Field(nullable=True, description="datacenter, edge or both comma-joined")
+    System: str = pa.Field(nullable=True)
+    Platform: str = pa.Field(nullable=True)
+    Model: str = pa.Field(nullable=True, description="the benchmark")
+    Scenario: str = pa.Field(nullable=True)
+    Performance_Result: str = pa.Field(nullable=True)
+    Performance_Units: str = pa.Field(nullable=True)
+
+    class Config:
+        strict = False
+
+
+class CheckerResultsFile(pa.DataFrameModel):
+    """summary.csv / summary.json: the submission checker's output, one row per result."""
+
+    Organization: str = pa.Field(nullable=True)
+    Availability: str = pa.Field(nullable=True)
+    Division: str = pa.Field(nullable=True)
+    SystemType: str = pa.Field(nullable=True)
+    SystemName: str = pa.Field(nullable=True)
+    Platform: str = pa.Field(nullable=True)
+    Model: str = pa.Field(nullable=True, description="the model actually run (final table: UsedModel)")
+    MlperfModel: str = pa.Field(nullable=True, description="the benchmark, or a category such as VLM")
+    Scenario: str = pa.Field(nullable=True)
+    Result: str = pa.Field(nullable=True)
+    Units: str = pa.Field(nullable=True)
+
+    class Config:
+        strict = False
+
+
+# The checker's column names -> the final table's, as generate_final_report.py renames them.
+CHECKER_TO_FINAL = {
+    "Organization": "Submitter",
+    "Division": "Category",
+    "SystemType": "Suite",
+    "SystemName": "System",
+    "number_of_nodes": "Nodes",
+    "host_processor_model_name": "Processor",
+    "accelerator_model_name": "Accelerator",
+    "accelerators_per_node": "a#",
+    "notes": "Notes",
+    "framework": "Software",
+}
+
+FINAL_OPTIONAL = {
+    "UsedModel", "Power_Result", "Power_Units", "Nodes", "a#", "Total Accelerators", "Accelerator",
+    "Processor", "Software", "weight_data_types", "Accuracy", "inferred", "has_power", "version",
+    "Details", "Code", "Location", "Notes", "compliance", "errors", "p#", "host_processors_per_node",
+    "host_processor_core_count", "operating_system", "Unique ID (e.g. for Audit)", "ColorKey",
+}
+CHECKER_OPTIONAL = set(CHECKER_TO_FINAL) | {
+    "Accuracy", "host_processors_per_node", "host_processor_core_count", "Location",
+    "operating_system", "compliance", "errors", "version", "inferred", "has_power",
+    "weight_data_types", "Total Accelerators",
+}
+
+MODELS = {"final": FinalResultsFile, "checker_json": CheckerResultsFile, "checker_csv": CheckerResultsFile}
+OPTIONAL = {"final": FINAL_OPTIONAL, "checker_json": CHECKER_OPTIONAL, "checker_csv": CHECKER_OPTIONAL}
+
+
+def check_raw_columns(raw: pl.DataFrame, fmt: str, label: str) -> list[str]:
+    """Validate a raw frame's columns; returns the unknown extra columns (accepted, reported)."""
+    from warehouse.parse import MalformedFile, RECORD_JSON, RECORD_NO
+
+    model = MODELS[fmt]
+    try:
+        model.validate(raw, lazy=True)
+    except (SchemaErrors, SchemaError) as exc:
+        missing = _missing_columns(exc)
+        what = f"required column(s) missing: {', '.join(missing)}" if missing else str(exc).splitlines()[0]
+        raise MalformedFile(f"{label}: {what} (format {fmt}: {model.__doc__.splitlines()[0]})") from exc
+    known = set(model.to_schema().columns) | OPTIONAL[fmt] | {RECORD_NO, RECORD_JSON}
+    return sorted(c for c in raw.columns if c not in known)
+
+
+def _missing_columns(exc: Exception) -> list[str]:
+    if isinstance(exc, SchemaErrors):
+        cases = exc.failure_cases
+        rows = cases.filter(pl.col("check") == "column_in_dataframe")
+        return rows["failure_case"].to_list()
+    return []

@@ -1,0 +1,59 @@
+"""Reference tables shipped as data files in warehouse/reference/ and edited by hand."""
+from __future__ import annotations
+
+import re
+
+import pandera.polars as pa
+import polars as pl
+
+
+class AcceleratorAlias(pa.DataFrameModel):
+    """accelerators.csv: alias regex -> canonical accelerator. First matching row wins."""
+
+    pattern: str = pa.Field(unique=True, description="regular expression searched in the raw name")
+    accelerator: str = pa.Field(str_length={"min_value": 1}, description="canonical name")
+    vendor: str
+    family: str = pa.Field(description="architecture, e.g. Blackwell Ultra")
+    generation: pl.Int64 = pa.Field(ge=1, description="order within the vendor, newer is larger")
+    memory_gb: float = pa.Field(nullable=True, gt=0)
+    tdp_watts: float = pa.Field(nullable=True, gt=0, description="design power, where publicly stated")
+
+    @pa.check("pattern", error="pattern is not a valid regular expression")
+    def compiles(cls, series) -> pl.LazyFrame:
+        return series.lazyframe.select(
+            pl.col("pattern").map_elements(_compiles, return_dtype=pl.Boolean))
+
+    @pa.dataframe_check(error="one canonical accelerator has conflicting vendor/generation/TDP")
+    def consistent_attributes(cls, data) -> pl.LazyFrame:
+        attrs = ["vendor", "family", "generation", "memory_gb", "tdp_watts"]
+        distinct = pl.struct(attrs).n_unique().over("accelerator")
+        return data.lazyframe.select(distinct == 1)
+
+
+class BenchmarkAlias(pa.DataFrameModel):
+    """benchmarks.csv: raw benchmark name -> canonical benchmark (or a category, e.g. VLM)."""
+
+    alias: str = pa.Field(unique=True)
+    benchmark: str = pa.Field(nullable=True, description="null for categories")
+    kind: str = pa.Field(isin=["benchmark", "category"])
+    output_unit: str = pa.Field(nullable=True)
+
+    @pa.dataframe_check(error="a benchmark alias needs a canonical benchmark")
+    def benchmark_named(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") == "category") | pl.col("benchmark").is_not_null())
+
+
+class RackCapacity(pa.DataFrameModel):
+    """rack_capacity.csv: how many accelerators a rack holds; the assumption is stated."""
+
+    accelerator: str = pa.Field(unique=True)
+    accelerators_per_rack: pl.Int64 = pa.Field(ge=1)
+    assumption: str
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True

@@ -1,0 +1,1 @@
+"""mlperf-warehouse: MLPerf Inference results as a validated DuckDB warehouse."""

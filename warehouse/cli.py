@@ -1,0 +1,188 @@
+"""mlperf-wh: build the warehouse, query it, and report on it."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from warehouse import db
+from warehouse.rounds import DEFAULT_SOURCE, InvalidRoundName, load_registry, resolve_rounds, validate_round_name
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+UNREACHABLE_HINT = (
+    "The source {source} cannot be reached from this machine.\n"
+    "Point MLPERF_SOURCE (or --source) at a mirror or a local directory laid out as "
+    "inference_results_vX.Y/main/summary_results.json, e.g.\n"
+    "  MLPERF_SOURCE=../shared/mlcommons/mirror make run"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (InvalidRoundName, FileNotFoundError, UserError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+class UserError(Exception):
+    """A problem with what the user asked for; printed as one line, no traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=None, help="warehouse file (env MLPERF_WAREHOUSE_DB, "
+                        f"default {db.DEFAULT_DB})")
+    common.add_argument("--source", default=None, help="base URL or local directory of the round "
+                        f"repositories (env MLPERF_SOURCE, default {DEFAULT_SOURCE})")
+    parser = argparse.ArgumentParser(prog="mlperf-wh", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("backfill", parents=[common], help="fetch, validate and load every round")
+    p.add_argument("--rounds", default="", help="comma-separated, e.g. v5.1,v6.0 (default: all)")
+    p.add_argument("--force", action="store_true", help="reload even unchanged files")
+    p.set_defaults(handler=cmd_backfill)
+
+    p = sub.add_parser("ingest", parents=[common], help="ingest one round (or one local file)")
+    p.add_argument("round")
+    p.add_argument("--file", help="a local summary_results.json, summary.json or summary.csv")
+    p.add_argument("--origin", choices=["official", "unofficial"], default=None,
+                   help="official MLCommons round repository, or anything else (default: official "
+                        "from the source, unofficial for --file)")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(handler=cmd_ingest)
+
+    p = sub.add_parser("sql", parents=[common], help="run a read-only SQL query")
+    p.add_argument("query")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=cmd_sql)
+
+    p = sub.add_parser("status", parents=[common], help="what is loaded, quarantined, unmatched")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("views", parents=[common], help="list the views and the question each answers")
+    p.set_defaults(handler=cmd_views)
+
+    for extra in _extra_commands():
+        extra(sub, common)
+    return parser
+
+
+def _extra_commands():
+    from warehouse import cli_extra
+    return cli_extra.REGISTER
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _source(args) -> str:
+    return args.source or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE
+
+
+def cmd_backfill(args) -> int:
+    requested = [r.strip() for r in args.rounds.split(",") if r.strip()]
+    rounds = resolve_rounds(requested, load_registry())
+    from flows.ingest import backfill
+    outcomes = backfill(rounds, _source(args), db.db_path(args.db), force=args.force)
+    return report(outcomes, _source(args))
+
+
+def cmd_ingest(args) -> int:
+    round_name = validate_round_name(args.round)
+    if args.file:
+        if not Path(args.file).is_file():
+            raise UserError(f"{args.file}: no such file")
+        from flows.ingest import ingest_file
+        outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db.db_path(args.db),
+                              force=args.force)
+        return report([outcome], args.file)
+    if args.origin == "unofficial":
+        raise UserError("--origin unofficial needs --file: the round repositories are official")
+    rounds = resolve_rounds([round_name], load_registry())
+    from flows.ingest import backfill
+    return report(backfill(rounds, _source(args), db.db_path(args.db), force=args.force), _source(args))
+
+
+def report(outcomes, source: str) -> int:
+    frame = pl.DataFrame([{
+        "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
+        "rows_quarantined": o.rows_quarantined,
+        "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
+    } for o in outcomes])
+    print(format_frame(frame, "table"))
+    failed = [o for o in outcomes if o.failed]
+    if failed and all("cannot resolve" in o.message or "connection failed" in o.message for o in failed) \
+            and not any(o.status in ("loaded", "unchanged") for o in outcomes):
+        print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def format_frame(frame: pl.DataFrame, fmt: str) -> str:
+    if fmt == "csv":
+        return frame.write_csv()
+    if fmt == "json":
+        return frame.write_json()
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=160, tbl_width_chars=250,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   fmt_float="mixed", thousands_separator=False):
+        return str(frame)
+
+
+def cmd_sql(args) -> int:
+    with db.connect(args.db, read_only=True) as con:
+        try:
+            frame = con.execute(args.query).pl()
+        except duckdb.Error as exc:
+            hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
+                if "read-only" in str(exc) else ""
+            print(f"error: {exc}{hint}", file=sys.stderr)
+            return EXIT_FAILED
+    print(format_frame(frame, args.format), end="" if args.format == "csv" else "\n")
+    return EXIT_OK
+
+
+STATUS_QUERIES = {
+    "sources": """SELECT source_id, round, origin, format, rows_read, rows_loaded, rows_quarantined,
+                         left(sha256, 12) AS sha256, bytes, loaded_at, unknown_columns
+                  FROM sources ORDER BY round, source_id""",
+    "results by round and verification": """
+        SELECT round, verification, count(*) AS rows FROM results GROUP BY ALL ORDER BY ALL""",
+    "accelerator names that matched no alias (edit warehouse/reference/accelerators.csv)": """
+        SELECT accelerator_raw, count(*) AS rows, string_agg(DISTINCT round, ', ') AS rounds
+        FROM results WHERE accelerator_raw IS NOT NULL AND accelerator IS NULL
+        GROUP BY ALL ORDER BY rows DESC""",
+    "benchmark names that matched no alias (edit warehouse/reference/benchmarks.csv)": """
+        SELECT model, used_model, count(*) AS rows FROM results
+        WHERE lower(model) NOT IN (SELECT lower(alias) FROM ref_benchmarks)
+          AND lower(used_model) NOT IN (SELECT lower(alias) FROM ref_benchmarks)
+        GROUP BY ALL ORDER BY rows DESC""",
+}
+
+
+def cmd_status(args) -> int:
+    from warehouse import cli_extra
+    with db.connect(args.db, read_only=True) as con:
+        for title, query in {**STATUS_QUERIES, **cli_extra.STATUS_QUERIES}.items():
+            try:
+                frame = con.execute(query).pl()
+            except duckdb.CatalogException:
+                continue
+            print(f"\n## {title}")
+            print(format_frame(frame, "table") if frame.height else "(none)")
+    return EXIT_OK
+
+
+def cmd_views(args) -> int:
+    from warehouse.views import list_views
+    print(format_frame(list_views(), "table"))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

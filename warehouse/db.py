@@ -1,0 +1,147 @@
+"""The DuckDB warehouse: connection, tables, and the one-transaction load of a source file."""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+DEFAULT_DB = "warehouse/mlperf.duckdb"
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS sources (
+    source_id        VARCHAR PRIMARY KEY,  -- official/{round} or unofficial/{round}/{file}
+    round            VARCHAR NOT NULL,
+    origin           VARCHAR NOT NULL,     -- official | unofficial
+    url              VARCHAR NOT NULL,     -- where the bytes came from (URL or local path)
+    file_name        VARCHAR NOT NULL,
+    format           VARCHAR NOT NULL,     -- final | checker_json | checker_csv
+    sha256           VARCHAR NOT NULL,
+    bytes            BIGINT NOT NULL,
+    etag             VARCHAR,
+    last_modified    VARCHAR,
+    fetched_at       TIMESTAMPTZ NOT NULL,
+    loaded_at        TIMESTAMPTZ NOT NULL,
+    rows_read        INTEGER NOT NULL,
+    rows_loaded      INTEGER NOT NULL,
+    rows_quarantined INTEGER NOT NULL,
+    unknown_columns  VARCHAR[] NOT NULL,
+    CHECK (rows_read = rows_loaded + rows_quarantined)
+);
+CREATE TABLE IF NOT EXISTS results (
+    round VARCHAR NOT NULL, division VARCHAR NOT NULL, availability VARCHAR NOT NULL,
+    suite VARCHAR NOT NULL, submitter VARCHAR NOT NULL, system VARCHAR, platform VARCHAR NOT NULL,
+    result_id VARCHAR, entry_id VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, used_model VARCHAR, benchmark VARCHAR NOT NULL,
+    scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE NOT NULL, units VARCHAR NOT NULL,
+    higher_is_better BOOLEAN,
+    accelerator_raw VARCHAR, accelerator VARCHAR,
+    accelerators_per_node BIGINT, nodes BIGINT, total_accelerators BIGINT,
+    processor VARCHAR, software VARCHAR, weight_data_types VARCHAR, accuracy VARCHAR,
+    tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
+    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS quarantine (
+    round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
+    raw_record VARCHAR NOT NULL,           -- the record exactly as the file had it, as JSON
+    reasons VARCHAR[] NOT NULL             -- every check it failed
+);
+"""
+
+RESULT_COLUMNS = [
+    "round", "division", "availability", "suite", "submitter", "system", "platform", "result_id",
+    "entry_id", "model", "used_model", "benchmark", "scenario", "metric", "value", "units",
+    "higher_is_better", "accelerator_raw", "accelerator", "accelerators_per_node", "nodes",
+    "total_accelerators", "processor", "software", "weight_data_types", "accuracy",
+    "tokens_per_sample", "inferred", "verification", "source_id", "record_no",
+]
+
+
+class ReadOnlyViolation(RuntimeError):
+    pass
+
+
+def db_path(explicit: str | None = None) -> str:
+    return explicit or os.environ.get("MLPERF_WAREHOUSE_DB") or DEFAULT_DB
+
+
+def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = db_path(path)
+    if read_only:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"no warehouse at {path}: run `mlperf-wh backfill` first")
+        return duckdb.connect(path, read_only=True)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(path)
+    con.execute(TABLES)
+    return con
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection):
+    con.begin()
+    try:
+        yield con
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    source_id: str
+    round: str
+    origin: str
+    url: str
+    file_name: str
+    format: str
+    sha256: str
+    bytes: int
+    etag: str | None
+    last_modified: str | None
+    fetched_at: datetime
+    rows_read: int
+    rows_loaded: int
+    rows_quarantined: int
+    unknown_columns: list[str]
+
+
+def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
+                   results: pl.DataFrame, quarantine: pl.DataFrame) -> None:
+    """One transaction: this source's rows are replaced whole, or nothing changes."""
+    results = results.select(RESULT_COLUMNS)
+    quarantine = quarantine.select(
+        pl.lit(source.round).alias("round"), pl.lit(source.source_id).alias("source_id"),
+        "record_no", "raw_record", "reasons")
+    row = {**source.__dict__, "loaded_at": datetime.now(timezone.utc)}
+    with transaction(con):
+        con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
+        con.execute("DELETE FROM quarantine WHERE source_id = ?", [source.source_id])
+        con.execute("DELETE FROM sources WHERE source_id = ?", [source.source_id])
+        con.register("_incoming_results", results)
+        con.register("_incoming_quarantine", quarantine)
+        try:
+            con.execute(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
+                        f"SELECT {', '.join(RESULT_COLUMNS)} FROM _incoming_results")
+            con.execute("INSERT INTO quarantine SELECT * FROM _incoming_quarantine")
+        finally:
+            con.unregister("_incoming_results")
+            con.unregister("_incoming_quarantine")
+        columns = ", ".join(row)
+        con.execute(f"INSERT INTO sources ({columns}) VALUES ({', '.join('?' * len(row))})",
+                    list(row.values()))
+
+
+def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | None:
+    cur = con.execute("SELECT sha256, etag, last_modified, url FROM sources WHERE source_id = ?", [source_id])
+    found = cur.fetchone()
+    return dict(zip(["sha256", "etag", "last_modified", "url"], found)) if found else None
+
+
+def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.DataFrame:
+    return con.execute(sql, params or []).pl()

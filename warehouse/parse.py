@@ -1,0 +1,294 @@
+"""Parse the three published formats into one canonical, long polars frame. Pure functions.
+
+Formats:
+- ``final``: summary_results.json, MLCommons' final table. One record per (entry, model,
+  scenario) with ``Performance_Result`` and an optional ``Power_Result``; carries ``ID``.
+- ``checker_json`` / ``checker_csv``: the submission checker's output (summary.json keyed by
+  row number, summary.csv). One record per result; power results are records of their own
+  (units Watts or millijoules); no result IDs, so they are assigned as the final-report tool does.
+
+Canonical frame: one row per (record, metric); ``metric`` is ``performance`` or ``power``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import polars as pl
+
+from schemas.raw import CHECKER_TO_FINAL, check_raw_columns
+
+RECORD_NO = "_record_no"
+RECORD_JSON = "_record_json"
+
+THROUGHPUT_UNITS = ("Samples/s", "Queries/s", "Tokens/s")
+LATENCY_UNITS = ("Latency (ms)", "Latency (s)")
+POWER_UNITS = ("Watts", "millijoules", "millijoules/Stream")
+KNOWN_UNITS = THROUGHPUT_UNITS + LATENCY_UNITS + POWER_UNITS
+
+
+class MalformedFile(ValueError):
+    """The whole file is rejected; the message names the file and what is wrong."""
+
+
+def detect_format(file_name: str) -> str:
+    name = file_name.lower()
+    if name.endswith("summary_results.json"):
+        return "final"
+    if name.endswith(".json"):
+        return "checker_json"
+    if name.endswith(".csv"):
+        return "checker_csv"
+    raise MalformedFile(f"{file_name}: cannot tell the format from the name "
+                        "(expected summary_results.json, summary.json or summary.csv)")
+
+
+def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
+    """Bytes -> raw frame: every field as a string (null when absent), plus record number and JSON."""
+    text = _decode(content, label)
+    records = {"final": _final_records, "checker_json": _checker_json_records,
+               "checker_csv": _csv_records}[fmt](text, label)
+    if not records:
+        raise MalformedFile(f"{label}: holds no result records")
+    columns = list(dict.fromkeys(key for _, record in records for key in record))
+    rows = [
+        {RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
+         **{col: _as_text(record.get(col)) for col in columns}}
+        for number, record in records
+    ]
+    schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, **{c: pl.String for c in columns}}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _decode(content: bytes, label: str) -> str:
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MalformedFile(f"{label}: not valid UTF-8 at byte {exc.start} ({exc.reason})") from exc
+
+
+def _load_json(text: str, label: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedFile(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+                            " (truncated or corrupt file?)") from exc
+
+
+def _final_records(text: str, label: str) -> list[tuple[int, dict]]:
+    data = _load_json(text, label)
+    if not isinstance(data, list):
+        raise MalformedFile(f"{label}: expected a JSON array of result objects "
+                            f"(the final summary_results.json format), found {type(data).__name__}")
+    return [(i, _require_object(rec, label, i)) for i, rec in enumerate(data)]
+
+
+def _checker_json_records(text: str, label: str) -> list[tuple[int, dict]]:
+    data = _load_json(text, label)
+    if not isinstance(data, dict):
+        raise MalformedFile(f"{label}: expected a JSON object keyed by row number "
+                            f"(the checker's summary.json format), found {type(data).__name__}")
+    records = []
+    for key, rec in data.items():
+        if not str(key).isdigit():
+            raise MalformedFile(f"{label}: key {key!r} is not a row number")
+        records.append((int(key), _require_object(rec, label, key)))
+    return sorted(records, key=lambda item: item[0])
+
+
+def _csv_records(text: str, label: str) -> list[tuple[int, dict]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames:
+        raise MalformedFile(f"{label}: empty CSV, no header")
+    records = []
+    for i, row in enumerate(reader):
+        if None in row:
+            raise MalformedFile(f"{label}: data row {i + 1} has more fields than the header")
+        records.append((i, row))
+    return records
+
+
+def _require_object(record, label: str, position) -> dict:
+    if not isinstance(record, dict):
+        raise MalformedFile(f"{label}: record {position} is {type(record).__name__}, not an object")
+    return record
+
+
+def _as_text(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# raw -> canonical
+
+
+def to_final_layout(raw: pl.DataFrame, fmt: str, round_name: str) -> pl.DataFrame:
+    """Checker frames take the final table's column names and get result IDs; final frames pass."""
+    if fmt == "final":
+        return raw
+    frame = raw.rename({k: v for k, v in CHECKER_TO_FINAL.items() if k in raw.columns})
+    frame = frame.rename({"Model": "UsedModel"}).rename({"MlperfModel": "Model"})
+    return assign_result_ids(frame, round_name)
+
+
+def normalize_availability(col: pl.Expr) -> pl.Expr:
+    return pl.when(col == "on-premise").then(pl.lit("available")).otherwise(col)
+
+
+def unique_entry_id(frame: pl.DataFrame) -> pl.Expr:
+    """`{Suite}/{Category}/{Submitter}/{Platform}`, plus `/{UsedModel}` in the open division."""
+    base = pl.concat_str([pl.col(c).fill_null("") for c in ("Suite", "Category", "Submitter", "Platform")],
+                         separator="/")
+    used = pl.col("UsedModel").fill_null("") if "UsedModel" in frame.columns else pl.lit("")
+    return pl.when(pl.col("Category") == "open").then(base + "/" + used).otherwise(base)
+
+
+def assign_result_ids(frame: pl.DataFrame, round_name: str) -> pl.DataFrame:
+    """Number system entries exactly as MLCommons' generate_final_report.py does.
+
+    Sort by (Category, Availability, Submitter, unique id) in plain string order and number the
+    distinct unique ids from 1 in order of first appearance: ID = `{MAJOR.MINOR}-{NNNN}`.
+    """
+    version = round_name.lstrip("v")
+    frame = frame.with_columns(
+        normalize_availability(pl.col("Availability")).alias("Availability"),
+    ).with_columns(unique_entry_id(frame).alias("Unique ID (e.g. for Audit)"))
+    keys = ["Category", "Availability", "Submitter", "Unique ID (e.g. for Audit)"]
+    ordered = frame.select(keys).fill_null("").sort(keys, maintain_order=True)
+    numbering = (
+        ordered.select(pl.col("Unique ID (e.g. for Audit)")).unique(maintain_order=True)
+        .with_row_index("n", offset=1)
+        .with_columns(pl.format(f"{version}-{{}}", pl.col("n").cast(pl.String).str.zfill(4)).alias("ID"))
+        .drop("n")
+    )
+    return frame.join(numbering, on="Unique ID (e.g. for Audit)", how="left", maintain_order="left")
+
+
+def _text(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """A column as stripped text, or null when the file does not carry it."""
+    if name not in frame.columns:
+        return pl.lit(None, dtype=pl.String)
+    return pl.col(name).str.strip_chars()
+
+
+def _number(frame: pl.DataFrame, name: str) -> pl.Expr:
+    return _text(frame, name).replace("", None).cast(pl.Float64, strict=False)
+
+
+def _count(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """Counts arrive as 8, "8", 1.0 or "" (CPU-only): integral numbers or null."""
+    number = _number(frame, name)
+    return pl.when(number.is_not_null() & (number == number.floor())).then(number).cast(pl.Int64)
+
+
+def _long_metrics(frame: pl.DataFrame, fmt: str) -> pl.DataFrame:
+    """One row per (record, metric) with value text and units."""
+    if fmt == "final":
+        perf = frame.with_columns(
+            pl.lit("performance").alias("metric"),
+            _text(frame, "Performance_Result").alias("value_text"),
+            _text(frame, "Performance_Units").alias("units"),
+        )
+        has_power = _text(frame, "Power_Result").replace("", None).is_not_null()
+        power = frame.filter(has_power).with_columns(
+            pl.lit("power").alias("metric"),
+            _text(frame, "Power_Result").alias("value_text"),
+            _text(frame, "Power_Units").alias("units"),
+        )
+        return pl.concat([perf, power], how="vertical")
+    units = _text(frame, "Units")
+    is_power = units.is_in(list(POWER_UNITS)) | units.str.contains("(?i)joule|watt")
+    return frame.with_columns(
+        pl.when(is_power).then(pl.lit("power")).otherwise(pl.lit("performance")).alias("metric"),
+        _text(frame, "Result").alias("value_text"),
+        units.alias("units"),
+    )
+
+
+def verification_label(origin: str) -> pl.Expr:
+    division, availability = pl.col("division"), pl.col("availability")
+    if origin != "official":
+        return pl.lit("unverified")
+    return (
+        pl.when(division.is_in(["open", "network"])).then(pl.lit("open"))
+        .when((division == "closed") & (availability == "available")).then(pl.lit("verified"))
+        .when((division == "closed") & (availability == "preview")).then(pl.lit("preview"))
+        .when((division == "closed") & (availability == "rdi")).then(pl.lit("rdi"))
+        .otherwise(pl.lit("unverified"))
+    )
+
+
+def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, source_id: str) -> pl.DataFrame:
+    """Raw frame of any format -> canonical long frame (not yet validated)."""
+    f = _long_metrics(to_final_layout(raw, fmt, round_name), fmt)
+    per_node = _count(f, "a#")
+    nodes = _count(f, "Nodes")
+    published_total = _count(f, "Total Accelerators")
+    units = pl.col("units")
+    out = f.select(
+        pl.lit(round_name).alias("round"),
+        _text(f, "Category").str.to_lowercase().alias("division"),
+        normalize_availability(_text(f, "Availability").str.to_lowercase()).alias("availability"),
+        _text(f, "Suite").str.replace_all(r"\s", "").alias("suite"),
+        _text(f, "Submitter").alias("submitter"),
+        _text(f, "System").alias("system"),
+        _text(f, "Platform").alias("platform"),
+        _text(f, "ID").replace("", None).alias("result_id"),
+        _text(f, "Unique ID (e.g. for Audit)").alias("entry_id"),
+        _text(f, "Model").alias("model"),
+        pl.coalesce(_text(f, "UsedModel").replace("", None), _text(f, "Model")).alias("used_model"),
+        _text(f, "Scenario").alias("scenario"),
+        pl.col("metric"),
+        pl.col("value_text").replace("", None).cast(pl.Float64, strict=False).alias("value"),
+        pl.col("value_text"),
+        units,
+        _text(f, "Accelerator").replace({"": None, "-": None, "N/A": None}).alias("accelerator_raw"),
+        per_node.replace(0, None).alias("accelerators_per_node"),
+        nodes.alias("nodes"),
+        pl.when(published_total > 0).then(published_total)
+        .otherwise(nodes * per_node.replace(0, None)).alias("total_accelerators"),
+        _text(f, "Processor").alias("processor"),
+        _text(f, "Software").alias("software"),
+        _text(f, "weight_data_types").alias("weight_data_types"),
+        _text(f, "Accuracy").alias("accuracy"),
+        _text(f, "Accuracy").str.extract(r"TOKENS_PER_SAMPLE:\s*([0-9.]+)", 1)
+        .cast(pl.Float64, strict=False).alias("tokens_per_sample"),
+        _text(f, "inferred").is_in(["1", "1.0", "True", "true"]).alias("inferred"),
+        pl.col(RECORD_NO),
+    )
+    return out.with_columns(
+        pl.when(pl.col("metric") == "power").then(False)
+        .when(units.is_in(list(THROUGHPUT_UNITS))).then(True)
+        .when(units.is_in(list(LATENCY_UNITS))).then(False)
+        .otherwise(None).alias("higher_is_better"),
+        verification_label(origin).alias("verification"),
+        pl.lit(source_id).alias("source_id"),
+        pl.when(pl.col("entry_id").is_null() | (pl.col("entry_id") == ""))
+        .then(unique_entry_id_from_canonical()).otherwise(pl.col("entry_id")).alias("entry_id"),
+    )
+
+
+def unique_entry_id_from_canonical() -> pl.Expr:
+    base = pl.concat_str([pl.col(c).fill_null("") for c in ("suite", "division", "submitter", "platform")],
+                         separator="/")
+    return pl.when(pl.col("division") == "open").then(base + "/" + pl.col("used_model").fill_null("")) \
+        .otherwise(base)
+
+
+def parse(content: bytes, file_name: str, round_name: str, origin: str, source_id: str,
+          label: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    """bytes -> (raw frame, canonical frame, unknown extra columns). Raises MalformedFile."""
+    label = label or file_name
+    fmt = detect_format(file_name)
+    raw = read_raw(content, fmt, label)
+    unknown = check_raw_columns(raw, fmt, label)
+    return raw, canonical_frame(raw, fmt, round_name, origin, source_id), unknown

@@ -1,0 +1,91 @@
+"""The plain functions behind the flows: parse + validate (pure) and load (DuckDB)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from warehouse import db
+from warehouse.fetch import Fetched, Previous
+from warehouse.parse import RECORD_NO, detect_format, parse
+from warehouse.reference import Reference, attach_identities, default_reference
+from warehouse.validate import Validated, split_valid
+
+ORIGINS = ("official", "unofficial")
+
+
+@dataclass
+class RoundOutcome:
+    round: str
+    status: str                    # loaded | unchanged | not_published | failed
+    rows_read: int = 0
+    rows_loaded: int = 0
+    rows_quarantined: int = 0
+    source_id: str | None = None
+    location: str | None = None
+    message: str = ""
+    unknown_columns: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+
+@dataclass
+class Prepared:
+    format: str
+    validated: Validated
+    unknown_columns: list[str]
+
+
+def source_id_for(round_name: str, origin: str, file_name: str) -> str:
+    """An official round has one result table; unofficial files are sources of their own."""
+    if origin not in ORIGINS:
+        raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
+    return f"official/{round_name}" if origin == "official" else f"unofficial/{round_name}/{file_name}"
+
+
+def prepare(content: bytes, file_name: str, round_name: str, origin: str, label: str,
+            ref: Reference | None = None) -> Prepared:
+    """Pure: bytes -> validated canonical rows and quarantined records. Raises MalformedFile."""
+    source_id = source_id_for(round_name, origin, file_name)
+    raw, canonical, unknown = parse(content, file_name, round_name, origin, source_id, label)
+    validated = split_valid(raw, canonical)
+    good = attach_identities(validated.good, ref or default_reference()).rename({RECORD_NO: "record_no"})
+    validated.good = good
+    return Prepared(detect_format(file_name), validated, unknown)
+
+
+def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str) -> RoundOutcome:
+    v = prepared.validated
+    source = db.SourceRecord(
+        source_id=source_id_for(round_name, origin, fetched.file_name), round=round_name,
+        origin=origin, url=fetched.location, file_name=fetched.file_name, format=prepared.format,
+        sha256=fetched.sha256, bytes=fetched.size, etag=fetched.etag,
+        last_modified=fetched.last_modified, fetched_at=fetched.fetched_at,
+        rows_read=v.rows_read, rows_loaded=v.rows_loaded, rows_quarantined=v.rows_quarantined,
+        unknown_columns=prepared.unknown_columns,
+    )
+    db.replace_source(con, source, v.good, v.quarantine)
+    return RoundOutcome(round_name, "loaded", v.rows_read, v.rows_loaded, v.rows_quarantined,
+                        source.source_id, fetched.location, unknown_columns=prepared.unknown_columns)
+
+
+def previous_fetch(con, source_id: str, location: str) -> Previous | None:
+    """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
+    found = db.previous_source(con, source_id)
+    if not found:
+        return None
+    same_place = found["url"] == location
+    return Previous(found["sha256"], found["etag"] if same_place else None,
+                    found["last_modified"] if same_place else None)
+
+
+def table_counts(con) -> dict[str, int]:
+    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("results", "quarantine", "sources")}
+
+
+def quarantine_frame(con, round_name: str) -> pl.DataFrame:
+    return db.query_frame(con, "SELECT * FROM quarantine WHERE round = ? ORDER BY source_id, record_no",
+                          [round_name])

@@ -1,0 +1,65 @@
+"""The round registry (reference/rounds.toml) and where each round's files live."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+REFERENCE_DIR = Path(__file__).parent / "reference"
+DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
+ROUND_PATTERN = re.compile(r"^v(\d{1,2})\.(\d{1,2})$")
+
+
+class InvalidRoundName(ValueError):
+    pass
+
+
+def validate_round_name(name: str) -> str:
+    if not isinstance(name, str) or not ROUND_PATTERN.match(name):
+        raise InvalidRoundName(f"invalid round name {name!r}: expected vMAJOR.MINOR, e.g. v6.0")
+    return name
+
+
+def round_sort_key(name: str) -> tuple[int, int]:
+    major, minor = ROUND_PATTERN.match(validate_round_name(name)).groups()
+    return int(major), int(minor)
+
+
+@dataclass(frozen=True)
+class Round:
+    name: str
+    repository: str
+    branch: str
+    files: tuple[str, ...]
+
+    def locations(self, source: str) -> list[tuple[str, str]]:
+        """(file name, URL or local path) for every candidate file, in order of preference."""
+        base = source.rstrip("/")
+        return [(f, f"{base}/{self.repository}/{self.branch}/{f}") for f in self.files]
+
+
+def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round]:
+    entries = tomllib.loads(path.read_text(encoding="utf-8"))["round"]
+    registry = {}
+    for entry in entries:
+        name = validate_round_name(entry["name"])
+        registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]))
+    return registry
+
+
+def resolve_rounds(requested: list[str] | None, registry: dict[str, Round]) -> list[Round]:
+    if not requested:
+        return list(registry.values())
+    unknown = [r for r in requested if validate_round_name(r) not in registry]
+    if unknown:
+        raise InvalidRoundName(
+            f"unknown round(s) {', '.join(unknown)}; known: {', '.join(registry)}"
+            " (add them to warehouse/reference/rounds.toml)"
+        )
+    return [registry[r] for r in requested]
+
+
+def previous_round_of(name: str, names: list[str]) -> str | None:
+    earlier = [n for n in names if round_sort_key(n) < round_sort_key(name)]
+    return max(earlier, key=round_sort_key) if earlier else None

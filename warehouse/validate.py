@@ -1,0 +1,73 @@
+"""Split a canonical frame into loadable rows and quarantined records, with every failed check."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandera.polars as pa
+import polars as pl
+
+from schemas.results import CanonicalResult
+from warehouse.parse import RECORD_JSON, RECORD_NO
+
+NUMERIC_SOURCES = {"value": "value_text"}
+
+
+@dataclass
+class Validated:
+    good: pl.DataFrame          # canonical rows of records that passed every check
+    quarantine: pl.DataFrame    # one row per failed record: record number, raw JSON, reasons
+    rows_read: int              # records in the file
+    rows_loaded: int            # records whose every canonical row passed
+    rows_quarantined: int
+
+
+def failure_reasons(canonical: pl.DataFrame) -> pl.DataFrame:
+    """(row index, reason) for every failed check of every row (lazy validation)."""
+    try:
+        CanonicalResult.validate(canonical, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        return _reasons_from(exc.failure_cases, canonical)
+    return pl.DataFrame(schema={"index": pl.Int64, "reason": pl.String})
+
+
+def _reasons_from(cases: pl.DataFrame, canonical: pl.DataFrame) -> pl.DataFrame:
+    rows = []
+    for case in cases.iter_rows(named=True):
+        index = case["index"]
+        if index is None:  # a schema-level failure (e.g. a column of the wrong type): a bug, not data
+            raise RuntimeError(f"canonical frame failed a schema-level check: {case}")
+        rows.append({"index": int(index), "reason": _describe(case, canonical.row(int(index), named=True))})
+    return pl.DataFrame(rows, schema={"index": pl.Int64, "reason": pl.String})
+
+
+def _describe(case: dict, row: dict) -> str:
+    column, check, value = case["column"], case["check"], case["failure_case"]
+    if case["schema_context"] == "DataFrameSchema":
+        detail = {"units do not fit the scenario and metric":
+                  f" ({row['metric']} in {row['scenario']}: {row['units']!r})",
+                  "value is infinite": f" ({row['value_text']!r})"}.get(check, "")
+        key = f"{row['model']} {row['scenario']} {row['metric']}"
+        return f"{check}{detail} [{key}]"
+    if column in NUMERIC_SOURCES and check == "not_nullable":
+        raw = row.get(NUMERIC_SOURCES[column])
+        return f"{column}: missing or not a number (got {raw!r})"
+    if column == "units" and check.startswith("isin"):
+        return f"units: unknown unit {value!r}"
+    return f"{column}: failed {check} (got {value!r})"
+
+
+def split_valid(raw: pl.DataFrame, canonical: pl.DataFrame) -> Validated:
+    reasons = failure_reasons(canonical)
+    indexed = canonical.with_row_index("index").with_columns(pl.col("index").cast(pl.Int64))
+    failed_records = (
+        reasons.join(indexed.select("index", RECORD_NO), on="index")
+        .group_by(RECORD_NO).agg(pl.col("reason").unique(maintain_order=True).alias("reasons"))
+    )
+    good = canonical.join(failed_records.select(RECORD_NO), on=RECORD_NO, how="anti", maintain_order="left")
+    quarantine = (
+        failed_records.join(raw.select(RECORD_NO, RECORD_JSON), on=RECORD_NO, how="left")
+        .sort(RECORD_NO)
+        .rename({RECORD_NO: "record_no", RECORD_JSON: "raw_record"})
+    )
+    rows_read = raw.height
+    return Validated(good, quarantine, rows_read, rows_read - quarantine.height, quarantine.height)
