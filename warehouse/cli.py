@@ -137,7 +137,7 @@ def format_frame(frame: pl.DataFrame, fmt: str) -> str:
 def cmd_sql(args) -> int:
     with db.connect(args.db, read_only=True) as con:
         try:
-            frame = con.execute(args.query).pl()
+            frame = db.query_frame(con, args.query)
         except duckdb.Error as exc:
             hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
                 if "read-only" in str(exc) else ""
@@ -170,7 +170,7 @@ def cmd_status(args) -> int:
     with db.connect(args.db, read_only=True) as con:
         for title, query in {**STATUS_QUERIES, **cli_extra.STATUS_QUERIES}.items():
             try:
-                frame = con.execute(query).pl()
+                frame = db.query_frame(con, query)
             except duckdb.CatalogException:
                 continue
             print(f"\n## {title}")

@@ -144,4 +144,9 @@ def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | No
 
 
 def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.DataFrame:
-    return con.execute(sql, params or []).pl()
+    """Run one statement and return its whole result as a polars frame (empty for a statement
+    that returns no rows)."""
+    relation = con.sql(sql, params=params) if params else con.sql(sql)
+    if relation is None:
+        return pl.DataFrame()
+    return pl.from_arrow(relation.to_arrow_table())

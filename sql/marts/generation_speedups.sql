@@ -1,0 +1,30 @@
+-- How much faster is a newer accelerator generation than an older one from the same vendor, on the
+-- same benchmark and scenario, in the same round, at the same total accelerator count?
+-- Each side is the best verified-or-preview closed-division result of that accelerator at that scale.
+-- speedup = value_new / value_base for throughput, value_base / value_new for latency.
+-- Generation order comes from ref_accelerators. procurement_grade is true only when both sides are
+-- verified; preview rows take part and are labelled.
+WITH best AS (
+    SELECT *
+    FROM stg_best_by_hardware
+    WHERE generation IS NOT NULL
+    QUALIFY row_number() OVER (
+        PARTITION BY round, accelerator, total_accelerators, benchmark, scenario, units
+        ORDER BY CASE WHEN higher_is_better THEN -value ELSE value END, result_id) = 1
+)
+SELECT
+    n.round, n.benchmark, n.scenario, n.units, n.total_accelerators,
+    n.vendor,
+    n.accelerator AS accelerator_new, b.accelerator AS accelerator_base,
+    n.generation AS generation_new, b.generation AS generation_base,
+    n.value AS value_new, b.value AS value_base,
+    CASE WHEN n.higher_is_better THEN n.value / b.value ELSE b.value / n.value END AS speedup,
+    n.submitter AS submitter_new, b.submitter AS submitter_base,
+    n.result_id AS result_id_new, b.result_id AS result_id_base,
+    n.verification AS verification_new, b.verification AS verification_base,
+    (n.verification = 'verified' AND b.verification = 'verified') AS procurement_grade
+FROM best AS n
+JOIN best AS b
+  ON  n.round = b.round AND n.benchmark = b.benchmark AND n.scenario = b.scenario
+  AND n.units = b.units AND n.total_accelerators = b.total_accelerators
+  AND n.vendor = b.vendor AND n.generation > b.generation

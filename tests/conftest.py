@@ -1,0 +1,146 @@
+"""Shared fixtures: the real shared data, a real HTTP server on 127.0.0.1, a real Prefect harness."""
+from __future__ import annotations
+
+import http.server
+import os
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = (ROOT.parent / "shared" / "mlcommons").resolve()
+MIRROR = SHARED / "mirror"
+UNOFFICIAL = SHARED / "unofficial"
+SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520}
+
+# Fast retries and timeouts for fault tests; the production defaults live in FetchSettings.
+os.environ.setdefault("MLPERF_FETCH_BACKOFF", "0.05")
+os.environ.setdefault("MLPERF_FETCH_READ_TIMEOUT", "1.5")
+os.environ.setdefault("MLPERF_FETCH_CONNECT_TIMEOUT", "2")
+os.environ.pop("MLPERF_SOURCE", None)
+os.environ.pop("MLPERF_WAREHOUSE_DB", None)
+
+
+def pytest_configure(config):
+    if not MIRROR.is_dir():
+        raise pytest.UsageError(f"shared MLCommons data not found at {SHARED}: "
+                                "the tests read ../shared/mlcommons beside the checkout")
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One ephemeral Prefect API for the whole session (starting one costs ~10 s)."""
+    from prefect.testing.utilities import prefect_test_harness
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+class FaultyHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a directory; `faults[path]` is a list of actions consumed one request at a time:
+    an int status code, ("sleep", seconds), ("truncate", n_bytes), ("body", bytes)."""
+
+    faults: dict[str, list] = {}
+    requests_seen: list[str] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        type(self).requests_seen.append(self.path)
+        actions = type(self).faults.get(self.path)
+        action = actions.pop(0) if actions else None
+        if isinstance(action, int):
+            self.send_error(action)
+            return
+        if isinstance(action, tuple) and action[0] == "sleep":
+            time.sleep(action[1])
+        if isinstance(action, tuple) and action[0] in ("truncate", "body"):
+            body = action[1] if action[0] == "body" else self._file_bytes()[: action[1]]
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def _file_bytes(self) -> bytes:
+        return Path(self.translate_path(self.path)).read_bytes()
+
+
+@contextmanager
+def serve(directory: Path, faults: dict | None = None):
+    handler = type("Handler", (FaultyHandler,), {"faults": dict(faults or {}), "requests_seen": []})
+
+    def factory(*args, **kwargs):
+        return handler(*args, directory=str(directory), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        server.handler = handler
+        server.url = f"http://127.0.0.1:{server.server_address[1]}"
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def mirror_server():
+    with serve(MIRROR) as server:
+        yield server
+
+
+@pytest.fixture
+def db_file(tmp_path) -> str:
+    return str(tmp_path / "warehouse.duckdb")
+
+
+@pytest.fixture
+def cli(prefect_harness, capsys):
+    """Run `mlperf-wh ARGS...` in this process (the session's Prefect API); returns (code, out, err)."""
+    from warehouse.cli import main
+
+    def run(*args: str):
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run
+
+
+def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
+    """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect)."""
+    from warehouse import db
+    from warehouse.fetch import FetchSettings, fetch
+    from warehouse.pipeline import load, prepare
+    from warehouse.rounds import load_registry
+    from warehouse.views import materialize
+
+    registry = load_registry()
+    with db.connect(db_path) as con:
+        for name in rounds:
+            file_name, location = registry[name].locations(str(MIRROR))[0]
+            fetched = fetch(location, file_name, FetchSettings())
+            load(con, fetched, prepare(fetched.content, file_name, name, "official", location), name, "official")
+        materialize(con)
+
+
+@pytest.fixture(scope="session")
+def shared_warehouse(tmp_path_factory) -> str:
+    """A warehouse holding the three shared rounds, built once per session; open it read-only."""
+    path = str(tmp_path_factory.mktemp("shared") / "warehouse.duckdb")
+    load_shared_rounds(path)
+    return path
+
+
+@pytest.fixture
+def shared_con(shared_warehouse):
+    import duckdb
+    con = duckdb.connect(shared_warehouse, read_only=True)
+    yield con
+    con.close()
