@@ -17,11 +17,15 @@ def view_files() -> list[Path]:
 
 
 def describe(path: Path) -> str:
-    """The first comment line of a view file: the question the view answers."""
+    """The opening sentence of a view file's header comment: the question the view answers."""
+    words = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("--"):
-            return line.lstrip("-").strip()
-    return ""
+        if not line.startswith("--"):
+            break
+        words.append(line.lstrip("-").strip())
+        if words[-1].endswith(("?", ".")):
+            break
+    return " ".join(words)
 
 
 def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
