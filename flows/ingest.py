@@ -8,6 +8,7 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from warehouse import db
+from warehouse.claims import due_decision_ids
 from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, fetch, is_transient
 from warehouse.parse import MalformedFile
 from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
@@ -43,6 +44,26 @@ def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: s
 def materialize_views(db_file: str) -> list[str]:
     with db.connect(db_file) as con:
         return materialize(con)
+
+
+def due_decisions(db_file: str) -> set[str]:
+    with db.connect(db_file) as con:
+        return due_decision_ids(con)
+
+
+def newly_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
+    return sorted(due_decisions(db_file) - due_before)
+
+
+@task(name="report-due-decisions", cache_policy=NO_CACHE)
+def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
+    """Decisions whose review this ingest made due (their review round is now loaded)."""
+    newly_due = newly_due_decisions(db_file, due_before)
+    logger = get_run_logger()
+    for decision_id in newly_due:
+        logger.warning("decision %s is now due for review (mlperf-wh decisions show %s)",
+                       decision_id, decision_id)
+    return newly_due
 
 
 def _exception_of(state) -> BaseException | None:
@@ -87,7 +108,9 @@ def ingest_file(round_name: str, path: str, origin: str, db_file: str,
         return RoundOutcome(round_name, "failed", location=path, message=str(exc))
     if outcome is None:
         return RoundOutcome(round_name, "failed", location=path, message=f"{path}: no such file")
+    due_before = due_decisions(db_file)
     materialize_views(db_file)
+    report_due_decisions(db_file, due_before)
     return outcome
 
 
@@ -110,6 +133,7 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
 @flow(name="backfill", log_prints=True)
 def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False) -> list[RoundOutcome]:
     settings = FetchSettings.from_env()
+    due_before = due_decisions(db_file)
     outcomes = []
     for round in rounds:
         try:
@@ -117,6 +141,7 @@ def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False
         except Exception as exc:  # one broken round must not stop the others
             outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
     materialize_views(db_file)
+    report_due_decisions(db_file, due_before)
     return outcomes
 
 

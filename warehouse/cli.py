@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (InvalidRoundName, FileNotFoundError, UserError) as exc:
+    except (InvalidRoundName, FileNotFoundError, UserError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -90,7 +90,7 @@ def cmd_backfill(args) -> int:
     rounds = resolve_rounds(requested, load_registry())
     from flows.ingest import backfill
     outcomes = backfill(rounds, _source(args), db.db_path(args.db), force=args.force)
-    return report(outcomes, _source(args))
+    return report(outcomes, _source(args), args.db)
 
 
 def cmd_ingest(args) -> int:
@@ -101,26 +101,38 @@ def cmd_ingest(args) -> int:
         from flows.ingest import ingest_file
         outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db.db_path(args.db),
                               force=args.force)
-        return report([outcome], args.file)
+        return report([outcome], args.file, args.db)
     if args.origin == "unofficial":
         raise UserError("--origin unofficial needs --file: the round repositories are official")
     rounds = resolve_rounds([round_name], load_registry())
     from flows.ingest import backfill
-    return report(backfill(rounds, _source(args), db.db_path(args.db), force=args.force), _source(args))
+    return report(backfill(rounds, _source(args), db.db_path(args.db), force=args.force), _source(args), args.db)
 
 
-def report(outcomes, source: str) -> int:
+def report(outcomes, source: str, db_file: str | None = None) -> int:
     frame = pl.DataFrame([{
         "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
         "rows_quarantined": o.rows_quarantined,
         "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
     } for o in outcomes])
     print(format_frame(frame, "table"))
+    _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
     if failed and all("cannot resolve" in o.message or "connection failed" in o.message for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
         print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_due_decisions(db_file: str | None = None) -> None:
+    try:
+        with db.connect(db_file, read_only=True) as con:
+            due = db.query_frame(con, "SELECT id, title, due_because FROM decisions_due ORDER BY id")
+    except (duckdb.Error, FileNotFoundError):
+        return
+    if due.height:
+        print("\nDecisions due for review:")
+        print(format_frame(due, "table"))
 
 
 def format_frame(frame: pl.DataFrame, fmt: str) -> str:

@@ -1,3 +1,146 @@
-"""CLI commands added by later features (prices, claims, decisions, export)."""
-REGISTER: list = []
-STATUS_QUERIES: dict[str, str] = {}
+"""CLI commands over the claims ledger, decision records, prices and exports."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from warehouse import db
+from warehouse.claims import LedgerError, load_claims, load_decisions
+from warehouse.export import EXPORT_FORMATS, export_views
+from warehouse.prices import PriceError, load_prices
+from warehouse.views import materialize
+
+AUDIT_COLUMNS = ["id", "vendor", "kind", "stage", "round", "benchmark", "scenario", "multiplier",
+                 "recomputed", "relative_difference", "verdict", "procurement_grade"]
+
+
+def _fail(message: str) -> int:
+    import sys
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _load_with(loader, noun: str):
+    def handler(args) -> int:
+        from warehouse.cli import format_frame  # noqa: F401 - keeps the CLI's one formatter
+        try:
+            with db.connect(args.db) as con:
+                count = loader(con, Path(args.file))
+                materialize(con)
+        except (LedgerError, PriceError) as exc:
+            return _fail(f"{exc}\nnothing was loaded; the {noun} is unchanged")
+        print(f"loaded {count} {noun} from {args.file}")
+        return 0
+    return handler
+
+
+def cmd_claims_audit(args) -> int:
+    from warehouse.cli import format_frame
+    with db.connect(args.db, read_only=True) as con:
+        frame = db.query_frame(con, "SELECT * FROM claim_audit ORDER BY round, id")
+    if args.format == "table":
+        print(format_frame(frame.select(AUDIT_COLUMNS), "table"))
+    elif args.format == "csv":
+        flat = frame.with_columns(pl.col("rows_used").map_elements(json.dumps, return_dtype=pl.String),
+                                  pl.col("cited_result_ids").list.join(" "))
+        print(format_frame(flat, "csv"), end="")
+    else:
+        print(json.dumps(frame.to_dicts(), indent=2, default=str))
+    return 0
+
+
+def decision_record(con, decision_id: str) -> dict | None:
+    """A decision in the shape of the seeds' capacity_decision_record, claims expanded."""
+    found = db.query_frame(con, "SELECT * FROM decision_records WHERE id = ?", [decision_id])
+    if found.height == 0:
+        return None
+    d = found.row(0, named=True)
+    due = db.query_frame(con, "SELECT due_because FROM decisions_due WHERE id = ?", [decision_id])
+
+    def expand(ids):
+        if not ids:
+            return []
+        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, verdict, "
+                                     "procurement_grade FROM claim_audit WHERE list_contains(?, id)", [ids])
+        by_id = {c["id"]: c for c in claims.to_dicts()}
+        return [by_id.get(i, {"id": i, "verdict": "claim no longer in the ledger"}) for i in ids]
+
+    return {"capacity_decision_record": {
+        "id": d["id"], "title": d["title"], "workload": d["workload"], "metric": d["metric"],
+        "measured_by": d["measured_by"],
+        "vendor_claims_used": expand(d["claims_used"]),
+        "claims_excluded": expand(d["claims_excluded"]),
+        "decision": d["decision"], "decided_on": str(d["decided_on"]),
+        "review_due": d["review_due"], "review_round": d["review_round"],
+        "review_date": str(d["review_date"]) if d["review_date"] else None,
+        "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
+        "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
+    }}
+
+
+def cmd_decisions_show(args) -> int:
+    with db.connect(args.db, read_only=True) as con:
+        record = decision_record(con, args.id)
+    if record is None:
+        return _fail(f"no decision {args.id!r} (see: mlperf-wh sql \"SELECT id, title FROM decisions\")")
+    if args.format == "json":
+        print(json.dumps(record, indent=2, default=str))
+    else:
+        r = record["capacity_decision_record"]
+        for key, value in r.items():
+            if key in ("vendor_claims_used", "claims_excluded"):
+                print(f"{key}:")
+                for claim in value:
+                    print(f"  - {claim['id']}: {claim.get('statement', '')} -> {claim['verdict']}")
+            else:
+                print(f"{key}: {value}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    with db.connect(args.db, read_only=True) as con:
+        written = export_views(con, Path(args.directory), args.format, args.views)
+    for path in written:
+        print(path)
+    return 0
+
+
+def register(sub, common) -> None:
+    claims = sub.add_parser("claims", help="the vendor claims ledger").add_subparsers(dest="action", required=True)
+    p = claims.add_parser("load", parents=[common], help="load (or reload) a TOML claims file")
+    p.add_argument("file")
+    p.set_defaults(handler=_load_with(load_claims, "claims ledger"))
+    p = claims.add_parser("audit", parents=[common], help="every claim recomputed, with its verdict")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=cmd_claims_audit)
+
+    decisions = sub.add_parser("decisions", help="capacity decision records").add_subparsers(
+        dest="action", required=True)
+    p = decisions.add_parser("load", parents=[common], help="load (or reload) a TOML decisions file")
+    p.add_argument("file")
+    p.set_defaults(handler=_load_with(load_decisions, "decision records"))
+    p = decisions.add_parser("show", parents=[common], help="one decision record, claims expanded")
+    p.add_argument("id")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(handler=cmd_decisions_show)
+
+    prices = sub.add_parser("prices", help="your accelerator prices").add_subparsers(dest="action", required=True)
+    p = prices.add_parser("load", parents=[common],
+                          help="load a CSV: accelerator,dollars_per_accelerator_hour[,note]")
+    p.add_argument("file")
+    p.set_defaults(handler=_load_with(load_prices, "price table"))
+
+    p = sub.add_parser("export", parents=[common], help="write views to files for BI tools")
+    p.add_argument("directory")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="parquet")
+    p.add_argument("--views", nargs="*", default=None, help="default: every mart view and results")
+    p.set_defaults(handler=cmd_export)
+
+
+REGISTER = [register]
+STATUS_QUERIES = {
+    "claims by verdict": "SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL",
+    "decisions due for review": "SELECT id, title, review_due, due_because FROM decisions_due ORDER BY id",
+}

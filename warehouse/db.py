@@ -50,6 +50,23 @@ CREATE TABLE IF NOT EXISTS quarantine (
     raw_record VARCHAR NOT NULL,           -- the record exactly as the file had it, as JSON
     reasons VARCHAR[] NOT NULL             -- every check it failed
 );
+CREATE TABLE IF NOT EXISTS claims (
+    id VARCHAR PRIMARY KEY, claim_file VARCHAR NOT NULL, vendor VARCHAR NOT NULL, source VARCHAR NOT NULL,
+    published_on DATE NOT NULL, statement VARCHAR NOT NULL, round VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, benchmark VARCHAR NOT NULL, scenario VARCHAR, kind VARCHAR NOT NULL,
+    accelerator VARCHAR, baseline_accelerator VARCHAR, total_accelerators BIGINT,
+    baseline_total_accelerators BIGINT, round_from VARCHAR, submitter VARCHAR, basis VARCHAR,
+    multiplier DOUBLE, stage VARCHAR NOT NULL, cited_result_ids VARCHAR[]
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    id VARCHAR PRIMARY KEY, decision_file VARCHAR NOT NULL, title VARCHAR NOT NULL,
+    workload VARCHAR, metric VARCHAR, measured_by VARCHAR,
+    claims_used VARCHAR[] NOT NULL, claims_excluded VARCHAR[] NOT NULL,
+    decision VARCHAR NOT NULL, decided_on DATE NOT NULL,
+    review_due VARCHAR NOT NULL,       -- as written: a round, 'next' or a date
+    review_round VARCHAR,              -- the round whose publication makes the review due
+    review_date DATE                   -- or the date that does
+);
 """
 
 RESULT_COLUMNS = [
@@ -92,6 +109,18 @@ def transaction(con: duckdb.DuckDBPyConnection):
     con.commit()
 
 
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, **frames: pl.DataFrame):
+    """Make polars frames queryable by name for the duration of the block."""
+    for name, frame in frames.items():
+        con.register(name, frame)
+    try:
+        yield con
+    finally:
+        for name in frames:
+            con.unregister(name)
+
+
 @dataclass(frozen=True)
 class SourceRecord:
     source_id: str
@@ -119,19 +148,13 @@ def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
         pl.lit(source.round).alias("round"), pl.lit(source.source_id).alias("source_id"),
         "record_no", "raw_record", "reasons")
     row = {**source.__dict__, "loaded_at": datetime.now(timezone.utc)}
-    with transaction(con):
+    with registered(con, _incoming_results=results, _incoming_quarantine=quarantine), transaction(con):
         con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM quarantine WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM sources WHERE source_id = ?", [source.source_id])
-        con.register("_incoming_results", results)
-        con.register("_incoming_quarantine", quarantine)
-        try:
-            con.execute(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
-                        f"SELECT {', '.join(RESULT_COLUMNS)} FROM _incoming_results")
-            con.execute("INSERT INTO quarantine SELECT * FROM _incoming_quarantine")
-        finally:
-            con.unregister("_incoming_results")
-            con.unregister("_incoming_quarantine")
+        con.execute(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
+                    f"SELECT {', '.join(RESULT_COLUMNS)} FROM _incoming_results")
+        con.execute("INSERT INTO quarantine SELECT * FROM _incoming_quarantine")
         columns = ", ".join(row)
         con.execute(f"INSERT INTO sources ({columns}) VALUES ({', '.join('?' * len(row))})",
                     list(row.values()))

@@ -6,6 +6,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse import db
 from warehouse.reference import Reference, default_reference
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -32,9 +33,8 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     ref = ref or default_reference()
     for table, frame in (("ref_accelerators", ref.accelerators), ("ref_benchmarks", ref.benchmarks),
                          ("ref_rack_capacity", ref.racks)):
-        con.register("_ref", frame)
-        con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
-        con.unregister("_ref")
+        with db.registered(con, _ref=frame):
+            con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
                 "dollars_per_accelerator_hour DOUBLE NOT NULL CHECK (dollars_per_accelerator_hour > 0), "
                 "note VARCHAR)")

@@ -1,0 +1,73 @@
+"""Vendor claims and capacity decision records, as analysts write them in TOML files."""
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+from schemas.results import SCENARIOS
+
+KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "absolute"]
+STAGES = ["mlcommons_verified", "preview", "post_submission_unverified", "vendor_self_test"]
+BASES = ["same_scale", "per_accelerator"]
+ROUND = r"^v\d+\.\d+$"
+
+
+class Claim(pa.DataFrameModel):
+    """One `[[claim]]`: a vendor's multiplier, bound to a workload, with the stage of its evidence."""
+
+    id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    vendor: str = pa.Field(str_length={"min_value": 1})
+    source: str = pa.Field(str_matches=r"^https?://", description="URL of the statement")
+    published_on: pl.Date
+    statement: str = pa.Field(str_length={"min_value": 1}, description="the quoted words")
+    round: str = pa.Field(str_matches=ROUND)
+    model: str = pa.Field(str_length={"min_value": 1}, description="a benchmark, MLPerf or not")
+    benchmark: str = pa.Field(description="canonical MLPerf benchmark, or the model as written")
+    scenario: str = pa.Field(nullable=True, isin=SCENARIOS, description="absent: 'up to' across scenarios")
+    kind: str = pa.Field(isin=KINDS)
+    accelerator: str = pa.Field(nullable=True, description="canonical accelerator")
+    baseline_accelerator: str = pa.Field(nullable=True)
+    total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
+    baseline_total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
+    round_from: str = pa.Field(nullable=True, str_matches=ROUND)
+    submitter: str = pa.Field(nullable=True)
+    basis: str = pa.Field(nullable=True, isin=BASES, description="absent: the largest available")
+    multiplier: float = pa.Field(nullable=True, gt=0,
+                                 description="the claimed number; absent only when the vendor gave none")
+    stage: str = pa.Field(isin=STAGES)
+    cited_result_ids: pl.List(pl.String) = pa.Field(nullable=True)
+
+    @pa.dataframe_check(error="a generation_speedup needs accelerator and baseline_accelerator")
+    def generation_pair_named(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") != "generation_speedup")
+                                     | (pl.col("accelerator").is_not_null()
+                                        & pl.col("baseline_accelerator").is_not_null()))
+
+    @pa.dataframe_check(error="a scaling_efficiency needs total_accelerators > baseline_total_accelerators")
+    def scaling_sizes_named(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") != "scaling_efficiency")
+                                     | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))
+                                     .fill_null(False))
+
+    @pa.dataframe_check(error="a software_gain needs an accelerator, and round_from before round")
+    def software_gain_named(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") != "software_gain")
+                                     | pl.col("accelerator").is_not_null())
+
+
+class Decision(pa.DataFrameModel):
+    """One `[[decision]]`: a capacity decision with the claims it used and excluded, and its review."""
+
+    id: str = pa.Field(unique=True, str_length={"min_value": 1})
+    title: str = pa.Field(str_length={"min_value": 1})
+    workload: str
+    metric: str
+    measured_by: str
+    claims_used: pl.List(pl.String)
+    claims_excluded: pl.List(pl.String)
+    decision: str = pa.Field(str_length={"min_value": 1})
+    decided_on: pl.Date
+    review_due: str = pa.Field(str_matches=r"^(v\d+\.\d+|next|\d{4}-\d{2}-\d{2})$",
+                               description="a round (v6.2), 'next', or a date")
+    review_round: str = pa.Field(nullable=True, str_matches=ROUND)
+    review_date: pl.Date = pa.Field(nullable=True)

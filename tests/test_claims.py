@@ -1,0 +1,295 @@
+"""Claims ledger, claim audit and decision records, on the real shared rounds."""
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import pytest
+
+from tests.conftest import ROOT, load_shared_rounds
+from warehouse import db
+from warehouse.claims import LedgerError, load_claims, load_decisions
+from warehouse.views import materialize
+
+COMPARABLE = "comparable across submitters"
+PROMISING = "promising, but the platform is not shipping today"
+DIRECTIONAL = "directional only - do not put it in a procurement decision"
+UNCLASSIFIED = "unclassified"
+
+
+def claim(id, **fields) -> str:
+    base = {"vendor": "NVIDIA", "source": "https://example.com/post", "published_on": "2026-04-01",
+            "statement": f"statement of {id}", "round": "v6.0", "model": "deepseek-r1",
+            "kind": "generation_speedup", "stage": "mlcommons_verified"}
+    base.update(fields)
+    lines = [f'id = "{id}"'] + [f"{k} = {_toml(v)}" for k, v in base.items() if v is not None]
+    return "[[claim]]\n" + "\n".join(lines) + "\n\n"
+
+
+def _toml(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+GB300_VS_GB200_SERVER = dict(scenario="Server", accelerator="GB300", baseline_accelerator="GB200",
+                             total_accelerators=72)
+
+
+@pytest.fixture
+def warehouse(shared_warehouse, tmp_path):
+    """A private, writable copy of the session's shared warehouse."""
+    path = tmp_path / "warehouse.duckdb"
+    shutil.copy(shared_warehouse, path)
+    con = db.connect(str(path))
+    yield con
+    con.close()
+
+
+def load(con, tmp_path, text: str, name="claims.toml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    count = load_claims(con, path)
+    materialize(con)
+    return count
+
+
+def audit(con, claim_id: str) -> dict:
+    rows = db.query_frame(con, "SELECT * FROM claim_audit WHERE id = ?", [claim_id]).to_dicts()
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_verified_generation_claim_within_5_percent_is_comparable(warehouse, tmp_path):
+    # v6.0 deepseek-r1 Server at 72 GPUs: best GB300 = Nebius 575580 (6.0-0081), best GB200 =
+    # NVIDIA 336106 (6.0-0075): 575580 / 336106 = 1.7125; a claim of 1.7 is 0.7% below.
+    load(warehouse, tmp_path, claim("gen-1.7", **GB300_VS_GB200_SERVER, multiplier=1.7))
+    row = audit(warehouse, "gen-1.7")
+    assert row["recomputed"] == pytest.approx(575580 / 336106)
+    assert row["relative_difference"] == pytest.approx((575580 / 336106 - 1.7) / 1.7)
+    assert row["verdict"] == COMPARABLE and row["procurement_grade"] is True
+    assert {(r["result_id"], r["verification"]) for r in row["rows_used"]} == {
+        ("6.0-0081", "verified"), ("6.0-0075", "verified")}
+    assert db.query_frame(warehouse, "SELECT id FROM procurement_grade_claims")["id"].to_list() == ["gen-1.7"]
+
+
+def test_verified_claim_far_from_the_data_is_directional(warehouse, tmp_path):
+    # Same rows, claimed 3.0: (1.7125 - 3.0) / 3.0 = -42.9%, far outside 5%.
+    load(warehouse, tmp_path, claim("gen-3.0", **GB300_VS_GB200_SERVER, multiplier=3.0))
+    row = audit(warehouse, "gen-3.0")
+    assert row["relative_difference"] == pytest.approx((575580 / 336106 - 3.0) / 3.0)
+    assert row["verdict"] == DIRECTIONAL and row["procurement_grade"] is False
+
+
+def test_up_to_claim_takes_the_largest_scenario(warehouse, tmp_path):
+    # No scenario: GB300 vs GB200 at 72, v6.0: Server 575580/336106 = 1.712, Offline
+    # 673936/486141 = 1.386, Interactive 250634/240318 = 1.043; "up to" = 1.712 (Server).
+    load(warehouse, tmp_path, claim("gen-up-to", accelerator="GB300", baseline_accelerator="GB200",
+                                    total_accelerators=72, multiplier=1.7))
+    row = audit(warehouse, "gen-up-to")
+    assert row["recomputed_scenario"] == "Server"
+    assert row["recomputed"] == pytest.approx(575580 / 336106)
+
+
+def test_claim_on_rows_that_do_not_exist_is_directional(warehouse, tmp_path):
+    # No v6.0 result pairs MI355X with MI300X at 72 accelerators on deepseek-r1.
+    load(warehouse, tmp_path, claim("gen-missing", accelerator="MI355X", baseline_accelerator="MI300X",
+                                    total_accelerators=72, multiplier=2.0))
+    row = audit(warehouse, "gen-missing")
+    assert row["recomputed"] is None and row["rows_used"] == []
+    assert row["verdict"] == DIRECTIONAL
+
+
+def test_preview_claim_is_never_procurement_grade(warehouse, tmp_path):
+    # Stage preview, even though the verified rows reproduce 1.7125 exactly.
+    load(warehouse, tmp_path, claim("gen-preview", **GB300_VS_GB200_SERVER, multiplier=1.7125,
+                                    stage="preview"))
+    row = audit(warehouse, "gen-preview")
+    assert row["verdict"] == PROMISING and row["procurement_grade"] is False
+
+
+def test_verified_stage_claim_resting_on_a_preview_row_is_promising(warehouse, tmp_path):
+    # v4.1 stable-diffusion-xl Offline at 4 accelerators: Google TPU v6e (preview, v4.1-0071)
+    # 5.43896 samples/s vs TPU v5e (verified, v4.1-0029) 1.75335: 5.43896 / 1.75335 = 3.102.
+    load(warehouse, tmp_path, claim("tpu", vendor="Google", round="v4.1", model="stable-diffusion-xl",
+                                    scenario="Offline", accelerator="TPU v6e",
+                                    baseline_accelerator="TPU v5e", total_accelerators=4,
+                                    multiplier=3.1))
+    row = audit(warehouse, "tpu")
+    assert row["recomputed"] == pytest.approx(5.43896 / 1.75335)
+    assert row["verdict"] == PROMISING
+
+
+def test_post_submission_and_self_test_claims_are_directional_even_when_reproduced(warehouse, tmp_path):
+    load(warehouse, tmp_path,
+         claim("post", **GB300_VS_GB200_SERVER, multiplier=1.7, stage="post_submission_unverified")
+         + claim("self", **GB300_VS_GB200_SERVER, multiplier=1.7, stage="vendor_self_test"))
+    assert audit(warehouse, "post")["verdict"] == DIRECTIONAL
+    assert audit(warehouse, "self")["verdict"] == DIRECTIONAL
+
+
+def test_claim_reproduced_only_by_an_open_division_row_is_unclassified(warehouse, tmp_path):
+    # v6.0 open division: CoreWeave GB300 x64, deepseek-r1 Offline, 627653 tokens/s (6.0-0104).
+    load(warehouse, tmp_path, claim("open-abs", vendor="CoreWeave", kind="absolute", submitter="CoreWeave",
+                                    scenario="Offline", accelerator="GB300", total_accelerators=64,
+                                    multiplier=627653.0))
+    row = audit(warehouse, "open-abs")
+    # The best CoreWeave GB300 x64 Offline row is the open one (closed: none at 64 for GB300).
+    assert row["recomputed"] == pytest.approx(627653.0)
+    assert [r["verification"] for r in row["rows_used"]] == ["open"]
+    assert row["verdict"] == UNCLASSIFIED
+
+
+def test_software_gain_and_scaling_claims_recompute_from_their_views(warehouse, tmp_path):
+    # Software: Google B200 x8 deepseek-r1 Server v5.1 -> v6.0: 41027.9 / 14630.7 = 2.804.
+    # Scaling: NVIDIA GB300 deepseek-r1 Offline 72 -> 288: (2494310 / 647076) / 4 = 0.9637.
+    load(warehouse, tmp_path,
+         claim("sw", vendor="Google", kind="software_gain", round_from="v5.1", submitter="Google",
+               accelerator="B200", scenario="Server", basis="same_scale", total_accelerators=8,
+               multiplier=2.8)
+         + claim("scale", kind="scaling_efficiency", submitter="NVIDIA", accelerator="GB300",
+                 scenario="Offline", baseline_total_accelerators=72, total_accelerators=288,
+                 multiplier=0.99))
+    sw, scale = audit(warehouse, "sw"), audit(warehouse, "scale")
+    assert sw["recomputed"] == pytest.approx(41027.9 / 14630.7)
+    assert sw["verdict"] == COMPARABLE
+    assert scale["recomputed"] == pytest.approx((2494310 / 647076) / (288 / 72))
+    # 99% claimed, 96.4% measured: -2.7%, within 5%.
+    assert scale["verdict"] == COMPARABLE
+
+
+def test_reloading_a_file_replaces_its_claims(warehouse, tmp_path):
+    load(warehouse, tmp_path, claim("a", **GB300_VS_GB200_SERVER, multiplier=1.7)
+         + claim("b", **GB300_VS_GB200_SERVER, multiplier=1.8))
+    load(warehouse, tmp_path, claim("a", **GB300_VS_GB200_SERVER, multiplier=3.0))
+    rows = db.query_frame(warehouse, "SELECT id, multiplier FROM claims ORDER BY id").to_dicts()
+    assert rows == [{"id": "a", "multiplier": 3.0}]
+
+
+@pytest.mark.parametrize("bad, expected", [
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7, stage="rumour"), "claim 'x': field 'stage'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7, kind="speedup"), "claim 'x': field 'kind'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=-1.0), "claim 'x': field 'multiplier'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=0), "claim 'x': field 'multiplier'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier="big"), "claim 'x': field 'multiplier'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7).replace('id = "x"\n', ""),
+     "claim #2 (no id): field 'id' is missing"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7) * 2, "claim 'x': field 'id' failed"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7, multipler=1.7), "claim 'x': unknown field 'multipler'"),
+    (claim("x", **GB300_VS_GB200_SERVER, multiplier=1.7, published_on="16 Sept"), "claim 'x': field 'published_on'"),
+    (claim("x", scenario="Server", accelerator="Hopper-Next", baseline_accelerator="GB200", multiplier=1.7),
+     "claim 'x': field 'accelerator'"),
+    (claim("x", scenario="Batch", accelerator="GB300", baseline_accelerator="GB200", multiplier=1.7),
+     "claim 'x': field 'scenario'"),
+    ("this is [not toml", "not valid TOML"),
+])
+def test_invalid_claims_files_name_claim_and_field_and_change_nothing(warehouse, tmp_path, bad, expected):
+    load(warehouse, tmp_path, claim("keep", **GB300_VS_GB200_SERVER, multiplier=1.7), name="good.toml")
+    before = db.query_frame(warehouse, "SELECT * FROM claims ORDER BY id")
+    path = tmp_path / "bad.toml"
+    path.write_text(claim("ok-first", **GB300_VS_GB200_SERVER, multiplier=1.7) + bad, encoding="utf-8")
+    with pytest.raises(LedgerError) as error:
+        load_claims(warehouse, path)
+    assert expected in str(error.value) and "bad.toml" in str(error.value)
+    assert db.query_frame(warehouse, "SELECT * FROM claims ORDER BY id").equals(before)
+
+
+def decision(id, used, excluded=(), review_due="next") -> str:
+    return textwrap.dedent(f"""\
+        [[decision]]
+        id = "{id}"
+        title = "title of {id}"
+        workload = "long-context inference"
+        metric = "tokens per second per rack"
+        measured_by = "replay of production traffic"
+        claims_used = {_toml(list(used))}
+        claims_excluded = {_toml(list(excluded))}
+        decision = "keep the fleet"
+        decided_on = 2026-05-01
+        review_due = "{review_due}"
+
+        """)
+
+
+def test_decision_using_a_post_submission_claim_is_flagged(warehouse, tmp_path):
+    load(warehouse, tmp_path, claim("good", **GB300_VS_GB200_SERVER, multiplier=1.7)
+         + claim("post", **GB300_VS_GB200_SERVER, multiplier=1.7, stage="post_submission_unverified"))
+    path = tmp_path / "decisions.toml"
+    path.write_text(decision("d-flagged", ["good", "post"]) + decision("d-clean", ["good"], ["post"]))
+    load_decisions(warehouse, path)
+    materialize(warehouse)
+    rows = {r["id"]: r for r in db.query_frame(warehouse, "SELECT * FROM decision_records").to_dicts()}
+    assert rows["d-flagged"]["flagged"] is True
+    assert rows["d-flagged"]["non_procurement_grade_claims"] == ["post"]
+    assert rows["d-clean"]["flagged"] is False
+    # 'next' resolves to the round after the latest loaded (v6.0) in the registry: v6.1.
+    assert rows["d-clean"]["review_round"] == "v6.1"
+
+
+def test_unknown_claim_id_in_a_decision_is_an_error_and_loads_nothing(warehouse, tmp_path):
+    load(warehouse, tmp_path, claim("good", **GB300_VS_GB200_SERVER, multiplier=1.7))
+    path = tmp_path / "decisions.toml"
+    path.write_text(decision("d1", ["good"]) + decision("d2", ["good"], ["no-such-claim"]))
+    with pytest.raises(LedgerError, match="decision 'd2': field 'claims_excluded': unknown claim id 'no-such-claim'"):
+        load_decisions(warehouse, path)
+    assert db.query_frame(warehouse, "SELECT count(*) AS n FROM decisions")["n"][0] == 0
+
+
+def test_decision_becomes_due_when_its_review_round_is_loaded(tmp_path):
+    from flows.ingest import newly_due_decisions
+
+    path = str(tmp_path / "warehouse.duckdb")
+    load_shared_rounds(path, rounds=("v4.1", "v5.1"))
+    with db.connect(path) as con:
+        load(con, tmp_path, claim("good", **GB300_VS_GB200_SERVER, multiplier=1.7))
+        (tmp_path / "d.toml").write_text(decision("review-at-v6.0", ["good"], review_due="v6.0")
+                                         + decision("review-by-date", ["good"], review_due="2026-01-01")
+                                         + decision("review-later", ["good"], review_due="v7.0"))
+        load_decisions(con, tmp_path / "d.toml")
+        materialize(con)
+        due_before = {i for (i,) in con.execute("SELECT id FROM decisions_due").fetchall()}
+    assert due_before == {"review-by-date"}  # its date has passed; v6.0 is not loaded yet
+    load_shared_rounds(path, rounds=("v6.0",))
+    assert newly_due_decisions(path, due_before) == ["review-at-v6.0"]
+    with db.connect(path, read_only=True) as con:
+        reasons = dict(con.execute("SELECT id, due_because FROM decisions_due").fetchall())
+    assert reasons["review-at-v6.0"] == "round v6.0 has been published"
+    assert "review-later" not in reasons
+
+
+def test_example_ledger_and_decision_load_and_audit(warehouse):
+    """The shipped examples: NVIDIA's v6.1 claims and the seeds' capacity decision record."""
+    assert load_claims(warehouse, ROOT / "examples" / "claims_v6.1_nvidia.example.toml") == 12
+    assert load_decisions(warehouse, ROOT / "examples" / "decisions.example.toml") == 1
+    materialize(warehouse)
+    verdicts = dict(warehouse.execute("SELECT id, verdict FROM claim_audit").fetchall())
+    # v6.1 is not in the shared data: the preview claims stay 'promising', nothing is reproduced.
+    assert verdicts["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"] == PROMISING
+    assert verdicts["nv-v6.1-post-submission-gpt-oss-120b"] == DIRECTIONAL
+    assert verdicts["nv-v6.1-rubin-agentx-30x"] == DIRECTIONAL
+    record = db.query_frame(warehouse, "SELECT * FROM decision_records").row(0, named=True)
+    assert record["flagged"] is True
+
+
+def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
+    path = tmp_path / "w.duckdb"
+    shutil.copy(shared_warehouse, path)
+    (tmp_path / "c.toml").write_text(claim("gen-1.7", **GB300_VS_GB200_SERVER, multiplier=1.7))
+    (tmp_path / "d.toml").write_text(decision("d1", ["gen-1.7"]))
+    assert cli("claims", "load", tmp_path / "c.toml", "--db", path)[0] == 0
+    assert cli("decisions", "load", tmp_path / "d.toml", "--db", path)[0] == 0
+    code, out, _ = cli("claims", "audit", "--format", "json", "--db", path)
+    assert code == 0
+    [entry] = json.loads(out)
+    assert {"id", "multiplier", "recomputed", "verdict", "procurement_grade", "rows_used"} <= set(entry)
+    assert entry["procurement_grade"] is True
+    code, out, _ = cli("decisions", "show", "d1", "--format", "json", "--db", path)
+    record = json.loads(out)["capacity_decision_record"]
+    assert record["vendor_claims_used"][0]["statement"] == "statement of gen-1.7"
+    assert record["vendor_claims_used"][0]["verdict"] == COMPARABLE
+    assert record["review_due"] == "next" and record["review_round"] == "v6.1"
+    code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
+    assert code != 0 and "no such file" in err
