@@ -156,3 +156,29 @@ class _OneLineForExpectedFailures(logging.Filter):
 
 for _name in ("prefect.task_runs", "prefect.flow_runs"):
     logging.getLogger(_name).addFilter(_OneLineForExpectedFailures())
+
+
+@flow(name="scheduled-backfill")
+def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "") -> list[dict]:
+    """The deployable entry point: plain parameters, registry and defaults resolved at run time."""
+    import os
+
+    from warehouse.rounds import DEFAULT_SOURCE, load_registry, resolve_rounds
+
+    chosen = resolve_rounds([r.strip() for r in rounds.split(",") if r.strip()], load_registry())
+    outcomes = backfill(chosen, source or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE,
+                        db.db_path(db_file))
+    failed = [o.round for o in outcomes if o.failed]
+    if failed:
+        raise RuntimeError(f"rounds failed: {', '.join(failed)}")
+    return [o.__dict__ for o in outcomes]
+
+
+def deployment(cron: str, source: str | None = None, db_file: str | None = None):
+    """A Prefect deployment of the backfill on a cron schedule (served by `mlperf-wh schedule`)."""
+    return scheduled_backfill.to_deployment(
+        name="mlperf-backfill", cron=cron,
+        parameters={"source": source, "db_file": db_file},
+        description="Fetch, validate and load every MLPerf Inference round; new rounds appear "
+                    "after MLCommons publishes them (add them to warehouse/reference/rounds.toml).",
+    )

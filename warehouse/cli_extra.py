@@ -107,6 +107,15 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_schedule(args) -> int:
+    from prefect import serve
+
+    from flows.ingest import deployment
+    print(f"serving the backfill on cron {args.cron!r}; stop with Ctrl-C")
+    serve(deployment(args.cron, args.source, args.db))
+    return 0
+
+
 def register(sub, common) -> None:
     claims = sub.add_parser("claims", help="the vendor claims ledger").add_subparsers(dest="action", required=True)
     p = claims.add_parser("load", parents=[common], help="load (or reload) a TOML claims file")
@@ -137,6 +146,13 @@ def register(sub, common) -> None:
     p.add_argument("--format", choices=EXPORT_FORMATS, default="parquet")
     p.add_argument("--views", nargs="*", default=None, help="default: every mart view and results")
     p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("schedule", parents=[common],
+                       help="serve the backfill as a Prefect deployment on a cron schedule")
+    p.add_argument("--cron", default="0 6 * * *",
+                   help="when to look for new rounds (default daily 06:00 UTC; rounds are published "
+                        "twice a year, and unchanged files are skipped cheaply)")
+    p.set_defaults(handler=cmd_schedule)
 
 
 REGISTER = [register]

@@ -1,0 +1,21 @@
+"""The backfill as a scheduled Prefect deployment."""
+import duckdb
+import pytest
+
+from flows.ingest import deployment, scheduled_backfill
+from tests.conftest import MIRROR
+
+
+def test_deployment_runs_the_backfill_on_the_given_cron():
+    d = deployment("0 6 * * 1", source=str(MIRROR), db_file="/tmp/somewhere.duckdb")
+    assert [s.schedule.cron for s in d.schedules] == ["0 6 * * 1"]
+    assert d.parameters == {"source": str(MIRROR), "db_file": "/tmp/somewhere.duckdb"}
+
+
+def test_scheduled_flow_loads_rounds_and_fails_loudly_on_a_failed_round(prefect_harness, db_file):
+    summary = scheduled_backfill(source=str(MIRROR), db_file=db_file, rounds="v6.0")
+    assert [(s["round"], s["status"], s["rows_read"]) for s in summary] == [("v6.0", "loaded", 520)]
+    with duckdb.connect(db_file, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM verified_results").fetchone()[0] == 495
+    with pytest.raises(RuntimeError, match="rounds failed: v6.0"):
+        scheduled_backfill(source="http://127.0.0.1:9/unreachable", db_file=db_file, rounds="v6.0")
