@@ -38,6 +38,10 @@ class BenchmarkAlias(pa.DataFrameModel):
     kind: str = pa.Field(isin=["benchmark", "category"])
     output_unit: str = pa.Field(nullable=True)
 
+    @pa.dataframe_check(error="alias repeated (aliases match case-insensitively)")
+    def alias_unique_ignoring_case(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("alias").str.to_lowercase().is_unique())
+
     @pa.dataframe_check(error="a benchmark alias needs a canonical benchmark")
     def benchmark_named(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select((pl.col("kind") == "category") | pl.col("benchmark").is_not_null())

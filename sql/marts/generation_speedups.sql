@@ -4,6 +4,7 @@
 -- speedup = value_new / value_base for throughput, value_base / value_new for latency.
 -- Generation order comes from ref_accelerators. procurement_grade is true only when both sides are
 -- verified; preview rows take part and are labelled.
+-- materialized: table
 WITH best AS (
     SELECT *
     FROM stg_best_by_hardware

@@ -2,6 +2,7 @@
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
 -- A 'datacenter,edge' entry is ranked in both suites.
+-- materialized: table
 WITH by_suite AS (
     SELECT v.* EXCLUDE (suite), unnest(string_split(v.suite, ',')) AS suite
     FROM verified_results AS v

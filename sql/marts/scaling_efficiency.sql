@@ -3,6 +3,7 @@
 -- efficiency = (value_large / value_small) / (accelerators_large / accelerators_small); 1.0 is linear.
 -- Each size is that submitter's best verified-or-preview result at that size; procurement_grade is
 -- true only when both sides are verified.
+-- materialized: table
 SELECT
     s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,
     s.total_accelerators AS accelerators_small, l.total_accelerators AS accelerators_large,

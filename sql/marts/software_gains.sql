@@ -7,6 +7,7 @@
 --   gain = value_to / value_from. total_accelerators is null; the scales are in
 --   total_accelerators_from / total_accelerators_to.
 -- Each side is the best verified result of its key in its round.
+-- materialized: table
 WITH verified AS (
     SELECT * FROM stg_performance
     WHERE verification = 'verified' AND accelerator IS NOT NULL AND total_accelerators IS NOT NULL

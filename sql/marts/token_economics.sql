@@ -1,7 +1,7 @@
 -- What does each LLM result mean in tokens: per second, per accelerator, per rack, per joule and per
 -- dollar-hour?
--- tokens_per_second: the result itself for units Tokens/s; for Samples/s, samples/s x the
---   TOKENS_PER_SAMPLE the accuracy field reports (tokens_derived = true).
+-- tokens_per_second: the result itself for units Tokens/s; for Samples/s (or Queries/s: one query is
+--   one sample), the rate x the TOKENS_PER_SAMPLE the accuracy field reports (tokens_derived = true).
 -- tokens_per_second_per_rack = tokens_per_second_per_accelerator x accelerators_per_rack, where the
 --   rack capacity and its assumption come from ref_rack_capacity (null when the table has none).
 -- watts: the measured power result of the same entry, benchmark and scenario when there is one
@@ -15,11 +15,12 @@ WITH tokens AS (
     SELECT
         p.*,
         CASE WHEN p.units = 'Tokens/s' THEN p.value
-             WHEN p.units = 'Samples/s' AND p.tokens_per_sample IS NOT NULL THEN p.value * p.tokens_per_sample
+             WHEN p.units IN ('Samples/s', 'Queries/s') AND p.tokens_per_sample IS NOT NULL
+                 THEN p.value * p.tokens_per_sample
         END AS tokens_per_second,
         p.units <> 'Tokens/s' AS tokens_derived
     FROM stg_performance AS p
-    WHERE p.units = 'Tokens/s' OR (p.units = 'Samples/s' AND p.tokens_per_sample IS NOT NULL)
+    WHERE p.units = 'Tokens/s' OR (p.units IN ('Samples/s', 'Queries/s') AND p.tokens_per_sample IS NOT NULL)
 ),
 measured_power AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS watts

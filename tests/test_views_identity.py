@@ -1,0 +1,159 @@
+"""Hardware and benchmark identity behind the views, and the column interface each view promises."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import polars as pl
+import pytest
+
+from tests.conftest import MIRROR, SHARED_ROUNDS
+from warehouse.db import query_frame
+from warehouse.reference import attach_identities, default_reference, load_reference
+
+
+@lru_cache(maxsize=None)
+def records(round_name: str) -> list[dict]:
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
+    return json.loads(path.read_bytes())
+
+
+def rows(con, sql: str, params=None) -> list[dict]:
+    return query_frame(con, sql, params).to_dicts()
+
+
+def identities(frame: pl.DataFrame) -> pl.DataFrame:
+    return attach_identities(frame, load_reference())
+
+
+# ---------------------------------------------------------------------------------------------
+# hardware identity
+
+
+def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con):
+    names = sorted({str(r["Accelerator"]).strip() for name in SHARED_ROUNDS for r in records(name)
+                    if r.get("Accelerator") and str(r["Accelerator"]).strip()})
+    assert len(names) > 40
+    frame = pl.DataFrame({"accelerator_raw": names, "model": ["resnet"] * len(names),
+                          "used_model": ["resnet"] * len(names)})
+    mapped = identities(frame)
+    assert mapped.height == len(names)
+    unmatched = mapped.filter(pl.col("accelerator").is_null())["accelerator_raw"].to_list()
+    assert unmatched == []
+    # ...and in the warehouse: zero rows with a raw name but no canonical accelerator.
+    assert shared_con.execute("SELECT count(*) FROM results WHERE accelerator_raw IS NOT NULL "
+                              "AND accelerator IS NULL").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("raw, canonical", [
+    # as published: v5.1 5.1-0065 MangoBoost (48 accelerators), 5.1-0091 Supermicro_MangoBoost,
+    # v6.0 6.0-0031 Dell_MangoBoost
+    ("AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)", "MI300X + MI325X"),
+    ("AMD Instinct MI325X 256GB HBM3E (x16), AMD Instinct MI300X 192GB HBM3 (x8)", "MI300X + MI325X"),
+    ("NVIDIA GB300", "GB300"),
+    ("NVIDIA B300-SXM-270GB", "B300"),
+    ("NVIDIA H200-SXM-141GB-CTS", "H200 SXM"),
+    ("NVIDIA L4-PCIe-24GB", "L4"),
+    ("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)", "MI355X"),
+    ("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo", "Arc Pro B60 Dual"),
+])
+def test_raw_accelerator_names_map_to_canonical_ones(raw, canonical):
+    mapped = identities(pl.DataFrame({"accelerator_raw": [raw], "model": ["resnet"], "used_model": ["resnet"]}))
+    assert mapped["accelerator"].to_list() == [canonical]
+
+
+def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_con):
+    raw = "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)"
+    assert any(r["Accelerator"] == raw and r["ID"] == "5.1-0065" for r in records("v5.1"))
+    found = rows(shared_con, "SELECT DISTINCT result_id, accelerator, total_accelerators, generation, vendor "
+                             "FROM stg_performance WHERE accelerator_raw = ?", [raw])
+    # 5.1-0065 MangoBoost: 32 MI300X + 16 MI325X -> "MI300X + MI325X", 48 accelerators
+    assert found == [{"result_id": "5.1-0065", "accelerator": "MI300X + MI325X", "total_accelerators": 48,
+                      "generation": None, "vendor": None}]
+    mixed = {a for (a,) in shared_con.execute(
+        "SELECT DISTINCT accelerator FROM stg_best_by_hardware WHERE accelerator LIKE '%+%'").fetchall()}
+    assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X"}
+    assert shared_con.execute("SELECT count(*) FROM generation_speedups WHERE accelerator_new IN "
+                              "(SELECT unnest(?)) OR accelerator_base IN (SELECT unnest(?))",
+                              [sorted(mixed), sorted(mixed)]).fetchone()[0] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# benchmark identity
+
+
+def test_llama3_1_8b_used_model_is_the_llama3_1_8b_benchmark(shared_con):
+    # v5.1 and v6.0 closed entries publish UsedModel 'llama3_1-8b' (Model 'llama3.1-8b'):
+    # 14 records in v5.1, 20 in v6.0.
+    expected = {name: sum(r["Category"] == "closed" and r.get("UsedModel") == "llama3_1-8b"
+                          for r in records(name))
+                for name in ("v5.1", "v6.0")}
+    assert expected == {"v5.1": 14, "v6.0": 20}
+    found = dict(shared_con.execute(
+        "SELECT round, count(*) FROM results WHERE division = 'closed' AND used_model = 'llama3_1-8b' "
+        "AND metric = 'performance' AND benchmark = 'llama3.1-8b' GROUP BY round").fetchall())
+    assert found == expected
+    # ...so they match across rounds: Intel "1-node-4x-BMG-Pro-B60-Dual" (UsedModel llama3_1-8b on both
+    # sides) Server 5.1-0056 5348.45 -> 6.0-0060 6293.89 Tokens/s, gain 6293.89 / 5348.45 = 1.17677.
+    gain = rows(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'Intel' "
+                            "AND accelerator = 'Arc Pro B60 Dual' AND benchmark = 'llama3.1-8b' "
+                            "AND scenario = 'Server'")
+    assert len(gain) == 1
+    assert (gain[0]["result_id_from"], gain[0]["result_id_to"]) == ("5.1-0056", "6.0-0060")
+    assert gain[0]["gain"] == pytest.approx(6293.89 / 5348.45, rel=1e-9)
+
+
+def test_a_checker_vlm_row_takes_its_benchmark_from_the_model_run():
+    # The submission checker's MlperfModel may hold the category 'VLM'; the model run names the benchmark.
+    frame = pl.DataFrame({"accelerator_raw": ["NVIDIA B200-SXM-180GB"], "model": ["VLM"],
+                          "used_model": ["qwen3-vl-235b-a22b"]})
+    out = identities(frame)
+    assert out.height == 1  # one row in, one row out (benchmarks.csv once listed 'VLM' and 'vlm')
+    assert out.row(0, named=True)["benchmark"] == "qwen3-vl-235b-a22b"
+    assert out.row(0, named=True)["benchmark_matched"] is True
+    assert out.row(0, named=True)["accelerator"] == "B200"
+    assert out.select("accelerator_raw", "model", "used_model").equals(frame)
+
+
+def test_benchmark_aliases_are_unique_ignoring_case():
+    # attach_identities matches aliases case-insensitively, so two aliases that differ only in case
+    # would duplicate every row they match.
+    aliases = default_reference().benchmarks["alias"].str.to_lowercase()
+    assert aliases.is_duplicated().sum() == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the interface each view promises
+
+
+INTERFACE = {
+    "software_gains": ["basis", "submitter", "accelerator", "total_accelerators", "benchmark", "scenario",
+                       "round_from", "round_to", "value_from", "value_to", "gain", "software_from",
+                       "software_to", "result_id_from", "result_id_to"],
+    "software_gain_summary": ["submitter", "accelerator", "benchmark", "basis", "round_from", "round_to",
+                              "gain", "scenario"],
+    "generation_speedups": ["round", "benchmark", "scenario", "total_accelerators", "accelerator_new",
+                            "accelerator_base", "value_new", "value_base", "speedup", "submitter_new",
+                            "submitter_base", "result_id_new", "result_id_base", "verification_new",
+                            "verification_base", "procurement_grade"],
+    "scaling_efficiency": ["round", "submitter", "accelerator", "benchmark", "scenario", "accelerators_small",
+                           "accelerators_large", "value_small", "value_large", "efficiency", "result_id_small",
+                           "result_id_large"],
+    "token_economics": ["round", "submitter", "system", "accelerator", "total_accelerators", "benchmark",
+                        "scenario", "tokens_per_second", "tokens_derived", "tokens_per_second_per_accelerator",
+                        "accelerators_per_rack", "tokens_per_second_per_rack", "watts", "watts_basis",
+                        "tokens_per_joule", "tokens_per_dollar_hour", "verification"],
+    "verified_results": ["round", "suite", "submitter", "system", "result_id", "benchmark", "scenario", "value",
+                         "units", "accelerator", "total_accelerators", "value_per_accelerator", "verification"],
+    "leaderboard": ["round", "suite", "benchmark", "scenario", "units", "rank_system", "rank_per_accelerator",
+                    "submitter", "system", "result_id", "accelerator", "total_accelerators", "value",
+                    "value_per_accelerator"],
+}
+
+
+@pytest.mark.parametrize("view", sorted(INTERFACE))
+def test_view_has_the_promised_columns(shared_con, view):
+    columns = [d[0] for d in shared_con.execute(f"SELECT * FROM {view} LIMIT 0").description]
+    missing = [c for c in INTERFACE[view] if c not in columns]
+    assert missing == []
+    assert shared_con.execute(f"SELECT count(*) FROM {view}").fetchone()[0] > 0
