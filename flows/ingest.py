@@ -120,7 +120,8 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
     source_id = source_id_for(round_name, origin, file_name)
     with db.connect(db_file) as con:
         previous = previous_fetch(con, source_id, location)
-    fetched = _fetcher(settings)(location, file_name, settings, previous)
+    # --force must get the bytes: no conditional request, or a 304 would leave nothing to parse.
+    fetched = _fetcher(settings)(location, file_name, settings, None if force else previous)
     if fetched is None:
         return None
     if fetched.unchanged_since(previous) and not force:

@@ -50,7 +50,8 @@ class CanonicalResult(pa.DataFrameModel):
 
     @pa.dataframe_check(error="value is infinite")
     def value_is_finite(cls, data) -> pl.LazyFrame:
-        return data.lazyframe.select(pl.col("value").is_finite().fill_null(True))
+        # NaN is caught (as missing) by the column's own not-null check.
+        return data.lazyframe.select(pl.col("value").is_infinite().not_().fill_null(True))
 
     @pa.dataframe_check(error="units do not fit the scenario and metric")
     def units_fit_scenario(cls, data) -> pl.LazyFrame:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -33,6 +34,11 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One ephemeral Prefect API for the whole session (starting one costs ~10 s)."""
+    # `import prefect.main` configures Prefect's logging, binding its console handler to the
+    # sys.stderr of that moment. Left to the first flow import inside a test, that is the test's
+    # capsys stream, closed when the test ends: every later Prefect log line then fails, and with
+    # log_prints=True the failure report recurses (RecursionError). Configure it now instead.
+    import prefect.main  # noqa: F401
     from prefect.testing.utilities import prefect_test_harness
     with prefect_test_harness(server_startup_timeout=120):
         yield
@@ -40,7 +46,10 @@ def prefect_harness():
 
 class FaultyHandler(http.server.SimpleHTTPRequestHandler):
     """Serves a directory; `faults[path]` is a list of actions consumed one request at a time:
-    an int status code, ("sleep", seconds), ("truncate", n_bytes), ("body", bytes)."""
+    an int status code, ("sleep", seconds), ("truncate", n_bytes), ("body", bytes), or
+    ("raw", bytes): the whole response as written on the wire (status line, headers, body), after
+    which the connection closes; for responses the other actions cannot make (a Content-Length
+    larger than the body, a body with no Content-Length)."""
 
     faults: dict[str, list] = {}
     requests_seen: list[str] = []
@@ -54,6 +63,10 @@ class FaultyHandler(http.server.SimpleHTTPRequestHandler):
         action = actions.pop(0) if actions else None
         if isinstance(action, int):
             self.send_error(action)
+            return
+        if isinstance(action, tuple) and action[0] == "raw":
+            self.close_connection = True
+            self.wfile.write(action[1])
             return
         if isinstance(action, tuple) and action[0] == "sleep":
             time.sleep(action[1])
@@ -79,7 +92,14 @@ def serve(directory: Path, faults: dict | None = None):
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+
+    def handle_error(request, client_address):
+        # A client that gave up (read timeout) makes a sleeping handler's late write fail; that
+        # traceback would land in whichever test is running then. Other errors are still printed.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            http.server.ThreadingHTTPServer.handle_error(server, request, client_address)
+    server.handle_error = handle_error
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         server.handler = handler

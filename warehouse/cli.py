@@ -12,6 +12,9 @@ import polars as pl
 from warehouse import db
 from warehouse.rounds import DEFAULT_SOURCE, InvalidRoundName, load_registry, resolve_rounds, validate_round_name
 
+# Prefect's anonymous telemetry would try the network (there may be none) on every run.
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 UNREACHABLE_HINT = (
     "The source {source} cannot be reached from this machine.\n"

@@ -140,6 +140,9 @@ def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Pre
         raise TransientFetchError(f"{url}: connection failed ({_root_cause(exc)})") from exc
     except requests.Timeout as exc:
         raise TransientFetchError(f"{url}: timed out ({_root_cause(exc)})") from exc
+    except requests.exceptions.ChunkedEncodingError as exc:  # closed before Content-Length bytes
+        raise TransientFetchError(f"{url}: connection broken while reading the body "
+                                  f"({_root_cause(exc)})") from exc
 
 
 def _raise_for_status(url: str, response: requests.Response) -> None:

@@ -1,0 +1,48 @@
+"""Run the benchmarks, one section after another: `make bench` (.venv/bin/python bench/run.py).
+
+    .venv/bin/python bench/run.py              every section
+    .venv/bin/python bench/run.py ingest       only the named sections
+
+To add a benchmark: write bench/<name>_bench.py with a `main(argv) -> int` (0 on success) that
+prints plain-text lines, each measurement beside its target, and append (name, module.main) to
+SECTIONS below.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
+
+import ingest_bench  # noqa: E402
+import views_bench  # noqa: E402
+
+SECTIONS = [
+    ("ingest", ingest_bench.main),
+    ("views", views_bench.main),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    wanted = argv if argv else [name for name, _ in SECTIONS]
+    unknown = sorted(set(wanted) - {name for name, _ in SECTIONS})
+    if unknown:
+        print(f"unknown section(s) {', '.join(unknown)}; known: {', '.join(n for n, _ in SECTIONS)}")
+        return 2
+    failed = []
+    for name, run in SECTIONS:
+        if name not in wanted:
+            continue
+        print(f"== {name}")
+        started = time.perf_counter()
+        code = run([])
+        verdict = "ok" if code == 0 else f"FAILED ({code})"
+        print(f"== {name}: {verdict} in {time.perf_counter() - started:.1f} s")
+        if code != 0:
+            failed.append(name)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
