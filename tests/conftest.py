@@ -164,3 +164,16 @@ def shared_con(shared_warehouse):
     con = duckdb.connect(shared_warehouse, read_only=True)
     yield con
     con.close()
+
+
+@pytest.fixture
+def private_con(shared_warehouse, tmp_path):
+    """A writable copy of the session warehouse; the shared file is never written."""
+    import shutil
+
+    from warehouse import db
+    path = tmp_path / "private.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    con = db.connect(str(path))
+    yield con
+    con.close()

@@ -40,13 +40,9 @@ GB300_VS_GB200_SERVER = dict(scenario="Server", accelerator="GB300", baseline_ac
 
 
 @pytest.fixture
-def warehouse(shared_warehouse, tmp_path):
+def warehouse(private_con):
     """A private, writable copy of the session's shared warehouse."""
-    path = tmp_path / "warehouse.duckdb"
-    shutil.copy(shared_warehouse, path)
-    con = db.connect(str(path))
-    yield con
-    con.close()
+    return private_con
 
 
 def load(con, tmp_path, text: str, name="claims.toml"):

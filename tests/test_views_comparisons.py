@@ -8,38 +8,11 @@ JSON so a typo in a literal fails loudly.
 """
 from __future__ import annotations
 
-import json
 import re
-from functools import lru_cache
 
 import pytest
 
-from tests.conftest import MIRROR
-from warehouse.db import query_frame
-
-
-@lru_cache(maxsize=None)
-def records(round_name: str) -> list[dict]:
-    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
-    return json.loads(path.read_bytes())
-
-
-def published(round_name: str, result_id: str, model: str, scenario: str) -> float:
-    """Performance_Result of the one JSON record with this ID, Model and Scenario."""
-    found = [r for r in records(round_name)
-             if r["ID"] == result_id and r["Model"] == model and r["Scenario"] == scenario]
-    assert len(found) == 1, (round_name, result_id, model, scenario, len(found))
-    return float(found[0]["Performance_Result"])
-
-
-def rows(con, sql: str, params=None) -> list[dict]:
-    return query_frame(con, sql, params).to_dicts()
-
-
-def one(con, sql: str, params=None) -> dict:
-    found = rows(con, sql, params)
-    assert len(found) == 1, found
-    return found[0]
+from tests.shared_rows import records, published, rows, one
 
 
 # ---------------------------------------------------------------------------------------------

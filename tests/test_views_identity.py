@@ -1,25 +1,12 @@
 """Hardware and benchmark identity behind the views, and the column interface each view promises."""
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import polars as pl
 import pytest
 
-from tests.conftest import MIRROR, SHARED_ROUNDS
-from warehouse.db import query_frame
+from tests.conftest import SHARED_ROUNDS
+from tests.shared_rows import records, rows
 from warehouse.reference import attach_identities, default_reference, load_reference
-
-
-@lru_cache(maxsize=None)
-def records(round_name: str) -> list[dict]:
-    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
-    return json.loads(path.read_bytes())
-
-
-def rows(con, sql: str, params=None) -> list[dict]:
-    return query_frame(con, sql, params).to_dicts()
 
 
 def identities(frame: pl.DataFrame) -> pl.DataFrame:

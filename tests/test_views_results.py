@@ -6,53 +6,10 @@ result IDs and the raw values, and `published()` re-reads them so a typo in a li
 """
 from __future__ import annotations
 
-import json
-import shutil
-from functools import lru_cache
-from pathlib import Path
-
-import duckdb
 import pytest
 
-from tests.conftest import MIRROR
-from warehouse.db import query_frame
+from tests.shared_rows import records, published, rows, one
 from warehouse.views import materialize
-
-
-@lru_cache(maxsize=None)
-def records(round_name: str) -> list[dict]:
-    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
-    return json.loads(path.read_bytes())
-
-
-def published(round_name: str, result_id: str, model: str, scenario: str) -> float:
-    """Performance_Result of the one JSON record with this ID, Model and Scenario."""
-    found = [r for r in records(round_name)
-             if r["ID"] == result_id and r["Model"] == model and r["Scenario"] == scenario]
-    assert len(found) == 1, (round_name, result_id, model, scenario, len(found))
-    return float(found[0]["Performance_Result"])
-
-
-def rows(con, sql: str, params=None) -> list[dict]:
-    return query_frame(con, sql, params).to_dicts()
-
-
-def one(con, sql: str, params=None) -> dict:
-    found = rows(con, sql, params)
-    assert len(found) == 1, found
-    return found[0]
-
-
-@pytest.fixture
-def private_con(shared_warehouse, tmp_path):
-    """A writable copy of the session warehouse; the shared file is never written."""
-    path = tmp_path / "private.duckdb"
-    shutil.copyfile(shared_warehouse, path)
-    if Path(shared_warehouse + ".wal").exists():
-        shutil.copyfile(shared_warehouse + ".wal", str(path) + ".wal")
-    con = duckdb.connect(str(path))
-    yield con
-    con.close()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ def _fail(message: str) -> int:
 
 def _load_with(loader, noun: str):
     def handler(args) -> int:
-        from warehouse.cli import format_frame  # noqa: F401 - keeps the CLI's one formatter
         try:
             with db.connect(args.db) as con:
                 count = loader(con, Path(args.file))

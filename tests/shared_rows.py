@@ -1,0 +1,37 @@
+"""Read the published records themselves, so expected numbers in tests are checked against the files."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from tests.conftest import MIRROR
+from warehouse.db import query_frame
+
+
+@lru_cache(maxsize=None)
+def records(round_name: str) -> list[dict]:
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
+    return json.loads(path.read_bytes())
+
+
+def record(round_name: str, result_id: str, model: str, scenario: str) -> dict:
+    """The one JSON record with this ID, Model and Scenario."""
+    found = [r for r in records(round_name)
+             if r["ID"] == result_id and r["Model"] == model and r["Scenario"] == scenario]
+    assert len(found) == 1, (round_name, result_id, model, scenario, len(found))
+    return found[0]
+
+
+def published(round_name: str, result_id: str, model: str, scenario: str) -> float:
+    """Performance_Result of the one JSON record with this ID, Model and Scenario."""
+    return float(record(round_name, result_id, model, scenario)["Performance_Result"])
+
+
+def rows(con, sql: str, params=None) -> list[dict]:
+    return query_frame(con, sql, params).to_dicts()
+
+
+def one(con, sql: str, params=None) -> dict:
+    found = rows(con, sql, params)
+    assert len(found) == 1, found
+    return found[0]
