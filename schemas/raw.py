@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandera.polars as pa
 import polars as pl
-from pandera.errors import SchemaError, SchemaErrors
+from pandera.errors import SchemaErrors
 
 
 class FinalResultsFile(pa.DataFrameModel):
@@ -78,24 +78,17 @@ MODELS = {"final": FinalResultsFile, "checker_json": CheckerResultsFile, "checke
 OPTIONAL = {"final": FINAL_OPTIONAL, "checker_json": CHECKER_OPTIONAL, "checker_csv": CHECKER_OPTIONAL}
 
 
-def check_raw_columns(raw: pl.DataFrame, fmt: str, label: str) -> list[str]:
-    """Validate a raw frame's columns; returns the unknown extra columns (accepted, reported)."""
-    from warehouse.parse import MalformedFile, RECORD_JSON, RECORD_NO
-
-    model = MODELS[fmt]
+def missing_columns(raw: pl.DataFrame, fmt: str) -> list[str]:
+    """Required columns of the format that the raw frame lacks (validated by the format's model)."""
     try:
-        model.validate(raw, lazy=True)
-    except (SchemaErrors, SchemaError) as exc:
-        missing = _missing_columns(exc)
-        what = f"required column(s) missing: {', '.join(missing)}" if missing else str(exc).splitlines()[0]
-        raise MalformedFile(f"{label}: {what} (format {fmt}: {model.__doc__.splitlines()[0]})") from exc
-    known = set(model.to_schema().columns) | OPTIONAL[fmt] | {RECORD_NO, RECORD_JSON}
-    return sorted(c for c in raw.columns if c not in known)
-
-
-def _missing_columns(exc: Exception) -> list[str]:
-    if isinstance(exc, SchemaErrors):
-        cases = exc.failure_cases
-        rows = cases.filter(pl.col("check") == "column_in_dataframe")
-        return rows["failure_case"].to_list()
+        MODELS[fmt].validate(raw, lazy=True)
+    except SchemaErrors as exc:
+        cases = exc.failure_cases.filter(pl.col("check") == "column_in_dataframe")
+        return cases["failure_case"].to_list()
     return []
+
+
+def unknown_columns(raw: pl.DataFrame, fmt: str, bookkeeping: set[str]) -> list[str]:
+    """Columns neither required nor known as optional: accepted, and reported."""
+    known = set(MODELS[fmt].to_schema().columns) | OPTIONAL[fmt] | bookkeeping
+    return sorted(c for c in raw.columns if c not in known)

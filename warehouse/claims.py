@@ -11,7 +11,7 @@ import polars as pl
 
 from schemas.claims import Claim, Decision
 from warehouse import db
-from warehouse.reference import Reference, _compiled, canonical_accelerator, default_reference
+from warehouse.reference import Reference, compiled_aliases, canonical_accelerator, default_reference
 from warehouse.rounds import ROUND_PATTERN, load_registry, round_sort_key
 
 
@@ -136,7 +136,7 @@ def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
     """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
     ref = ref or default_reference()
     rows = coerce(read_entries(path, "claim"), CLAIM_FIELDS, path, "claim")
-    aliases = _compiled(ref.accelerators)
+    aliases = compiled_aliases(ref.accelerators)
     benchmarks = dict(ref.benchmarks.filter(pl.col("kind") == "benchmark")
                       .select(pl.col("alias").str.to_lowercase(), "benchmark").iter_rows())
     problems = []

@@ -17,7 +17,7 @@ import json
 
 import polars as pl
 
-from schemas.raw import CHECKER_TO_FINAL, check_raw_columns
+from schemas.raw import CHECKER_TO_FINAL, MODELS, missing_columns, unknown_columns
 
 RECORD_NO = "_record_no"
 RECORD_JSON = "_record_json"
@@ -290,5 +290,9 @@ def parse(content: bytes, file_name: str, round_name: str, origin: str, source_i
     label = label or file_name
     fmt = detect_format(file_name)
     raw = read_raw(content, fmt, label)
-    unknown = check_raw_columns(raw, fmt, label)
+    missing = missing_columns(raw, fmt)
+    if missing:
+        raise MalformedFile(f"{label}: required column(s) missing: {', '.join(missing)} "
+                            f"(format {fmt}: {MODELS[fmt].__doc__.splitlines()[0]})")
+    unknown = unknown_columns(raw, fmt, {RECORD_NO, RECORD_JSON})
     return raw, canonical_frame(raw, fmt, round_name, origin, source_id), unknown

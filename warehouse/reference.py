@@ -59,13 +59,13 @@ def canonical_accelerator(raw: str | None, aliases: tuple[tuple[re.Pattern, str]
     return " + ".join(sorted(names)) if names else None
 
 
-def _compiled(accelerators: pl.DataFrame) -> tuple[tuple[re.Pattern, str], ...]:
+def compiled_aliases(accelerators: pl.DataFrame) -> tuple[tuple[re.Pattern, str], ...]:
     return tuple((re.compile(p), a) for p, a in accelerators.select("pattern", "accelerator").iter_rows())
 
 
 def attach_identities(frame: pl.DataFrame, ref: Reference) -> pl.DataFrame:
     """Add canonical `accelerator` and `benchmark` columns (raw names stay as they are)."""
-    aliases = _compiled(ref.accelerators)
+    aliases = compiled_aliases(ref.accelerators)
     raw_names = frame["accelerator_raw"].unique().to_list()
     accel = pl.DataFrame(
         {"accelerator_raw": raw_names,
