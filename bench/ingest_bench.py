@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from warehouse import db
-from warehouse.fetch import FetchSettings, fetch
-from warehouse.pipeline import load, prepare
+from warehouse.fetch import FetchSettings
+from warehouse.pipeline import ingest_location
 from warehouse.rounds import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,9 +37,7 @@ def core_once(db_file: str, rounds=SHARED_ROUNDS) -> tuple[float, dict[str, floa
         for name in rounds:
             round_started = time.perf_counter()
             file_name, location = registry[name].locations(str(MIRROR))[0]
-            fetched = fetch(location, file_name, settings)
-            prepared = prepare(fetched.content, file_name, name, "official", location)
-            outcome = load(con, fetched, prepared, name, "official")
+            outcome = ingest_location(con, name, "official", file_name, location, settings)
             per_round[name] = time.perf_counter() - round_started
             records[name] = outcome.rows_read
     return time.perf_counter() - started, per_round, records

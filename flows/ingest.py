@@ -9,17 +9,33 @@ from prefect.cache_policies import NO_CACHE
 
 from warehouse import db
 from warehouse.claims import due_decision_ids
-from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, fetch, is_transient
+from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch,
+                             is_transient)
 from warehouse.parse import MalformedFile
 from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
                                 source_id_for)
-from warehouse.rounds import Round
+from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.views import materialize
 
 EXPECTED_FAILURES = (FetchError, MalformedFile)
 
 
-@task(name="fetch", retries=3, retry_delay_seconds=[1, 2, 4], cache_policy=NO_CACHE,
+class _OneLineForExpectedFailures(logging.Filter):
+    """Network and file problems are reported in one line; tracebacks are kept for bugs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], EXPECTED_FAILURES):
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+for _name in ("prefect.task_runs", "prefect.flow_runs"):
+    logging.getLogger(_name).addFilter(_OneLineForExpectedFailures())
+
+
+# The declared retries are FetchSettings' defaults; a run applies its own settings (_fetcher).
+@task(name="fetch", retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
+      cache_policy=NO_CACHE,
       retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
 def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
     """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
@@ -87,7 +103,7 @@ def ingest_round(round: Round, source: str, db_file: str, settings: FetchSetting
             outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings, force)
         except EXPECTED_FAILURES as exc:
             logger.error("%s failed: %s", round.name, exc)
-            return RoundOutcome(round.name, "failed", location=location, message=str(exc))
+            return _failed(round.name, location, exc)
         if outcome is None:
             logger.info("%s: not at %s", round.name, location)
             continue
@@ -101,17 +117,27 @@ def ingest_round(round: Round, source: str, db_file: str, settings: FetchSetting
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False) -> RoundOutcome:
     settings = FetchSettings.from_env()
+    due_before = due_decisions(db_file)
     try:
         outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force)
     except EXPECTED_FAILURES as exc:
         get_run_logger().error("%s failed: %s", round_name, exc)
-        return RoundOutcome(round_name, "failed", location=path, message=str(exc))
+        return _failed(round_name, path, exc)
     if outcome is None:
         return RoundOutcome(round_name, "failed", location=path, message=f"{path}: no such file")
-    due_before = due_decisions(db_file)
+    _refresh_views(db_file, due_before)
+    return outcome
+
+
+def _failed(round_name: str, location: str, exc: Exception) -> RoundOutcome:
+    return RoundOutcome(round_name, "failed", location=location, message=str(exc),
+                        unreachable=cannot_connect(exc))
+
+
+def _refresh_views(db_file: str, due_before: set[str]) -> None:
+    """After loading: rebuild the views, then report decisions whose review became due."""
     materialize_views(db_file)
     report_due_decisions(db_file, due_before)
-    return outcome
 
 
 def _ingest_location(round_name, origin, file_name, location, db_file, settings,
@@ -141,34 +167,17 @@ def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False
             outcomes.append(ingest_round(round, source, db_file, settings, force))
         except Exception as exc:  # one broken round must not stop the others
             outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
-    materialize_views(db_file)
-    report_due_decisions(db_file, due_before)
+    _refresh_views(db_file, due_before)
     return outcomes
 
 
-class _OneLineForExpectedFailures(logging.Filter):
-    """Network and file problems are reported in one line; tracebacks are kept for bugs."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], EXPECTED_FAILURES):
-            record.exc_info, record.exc_text = None, None
-        return True
-
-
-for _name in ("prefect.task_runs", "prefect.flow_runs"):
-    logging.getLogger(_name).addFilter(_OneLineForExpectedFailures())
 
 
 @flow(name="scheduled-backfill")
 def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "") -> list[dict]:
     """The deployable entry point: plain parameters, registry and defaults resolved at run time."""
-    import os
-
-    from warehouse.rounds import DEFAULT_SOURCE, load_registry, resolve_rounds
-
-    chosen = resolve_rounds([r.strip() for r in rounds.split(",") if r.strip()], load_registry())
-    outcomes = backfill(chosen, source or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE,
-                        db.db_path(db_file))
+    chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    outcomes = backfill(chosen, resolve_source(source), db.db_path(db_file))
     failed = [o.round for o in outcomes if o.failed]
     if failed:
         raise RuntimeError(f"rounds failed: {', '.join(failed)}")

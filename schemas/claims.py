@@ -49,7 +49,7 @@ class Claim(pa.DataFrameModel):
                                      | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))
                                      .fill_null(False))
 
-    @pa.dataframe_check(error="a software_gain needs an accelerator, and round_from before round")
+    @pa.dataframe_check(error="a software_gain needs an accelerator")
     def software_gain_named(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select((pl.col("kind") != "software_gain")
                                      | pl.col("accelerator").is_not_null())

@@ -136,8 +136,7 @@ def cli(prefect_harness, capsys):
 def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect)."""
     from warehouse import db
-    from warehouse.fetch import FetchSettings, fetch
-    from warehouse.pipeline import load, prepare
+    from warehouse.pipeline import ingest_location
     from warehouse.rounds import load_registry
     from warehouse.views import materialize
 
@@ -145,8 +144,7 @@ def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     with db.connect(db_path) as con:
         for name in rounds:
             file_name, location = registry[name].locations(str(MIRROR))[0]
-            fetched = fetch(location, file_name, FetchSettings())
-            load(con, fetched, prepare(fetched.content, file_name, name, "official", location), name, "official")
+            ingest_location(con, name, "official", file_name, location)
         materialize(con)
 
 

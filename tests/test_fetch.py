@@ -7,8 +7,9 @@ import time
 import pytest
 
 from tests.conftest import MIRROR, serve
-from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, SourceUnreachable, TooLarge,
-                             TransientFetchError, fetch, is_transient)
+from warehouse.fetch import (ConnectionFailed, FetchError, FetchSettings, NotFound, Previous,
+                             SourceUnreachable, TooLarge, TransientFetchError, cannot_connect, fetch,
+                             is_transient)
 from warehouse.rounds import load_registry
 
 PATH = "/inference_results_v6.0/main/summary_results.json"
@@ -126,3 +127,20 @@ def test_unresolvable_host_raises_source_unreachable():
     with pytest.raises(SourceUnreachable, match="no-such-host.invalid") as caught:
         fetch("http://no-such-host.invalid/x", "summary_results.json", FAST)
     assert not is_transient(caught.value)
+    assert cannot_connect(caught.value)
+
+
+def test_refused_connection_is_retried_and_counts_as_cannot_connect():
+    with serve(MIRROR) as server:
+        port = server.server_address[1]
+    # The server is closed now: nothing listens on that loopback port.
+    with pytest.raises(ConnectionFailed, match="connection failed") as caught:
+        fetch(f"http://127.0.0.1:{port}/x", "summary_results.json", FAST)
+    assert is_transient(caught.value) and cannot_connect(caught.value)
+
+
+def test_a_5xx_answer_is_transient_but_not_a_connection_failure():
+    with serve(MIRROR, {"/x": [503]}) as server:
+        with pytest.raises(TransientFetchError) as caught:
+            fetch(f"{server.url}/x", "summary_results.json", FAST)
+    assert not cannot_connect(caught.value)

@@ -10,7 +10,8 @@ import duckdb
 import polars as pl
 
 from warehouse import db
-from warehouse.rounds import DEFAULT_SOURCE, InvalidRoundName, load_registry, resolve_rounds, validate_round_name
+from warehouse.rounds import (DEFAULT_SOURCE, InvalidRoundName, load_registry, parse_round_list,
+                              resolve_rounds, resolve_source, validate_round_name)
 
 # Prefect's anonymous telemetry would try the network (there may be none) on every run.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -84,16 +85,11 @@ def _extra_commands():
 
 # ---------------------------------------------------------------------------------------------
 
-def _source(args) -> str:
-    return args.source or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE
-
-
 def cmd_backfill(args) -> int:
-    requested = [r.strip() for r in args.rounds.split(",") if r.strip()]
-    rounds = resolve_rounds(requested, load_registry())
+    rounds = resolve_rounds(parse_round_list(args.rounds), load_registry())
     from flows.ingest import backfill
-    outcomes = backfill(rounds, _source(args), db.db_path(args.db), force=args.force)
-    return report(outcomes, _source(args), args.db)
+    source = resolve_source(args.source)
+    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db)
 
 
 def cmd_ingest(args) -> int:
@@ -109,7 +105,8 @@ def cmd_ingest(args) -> int:
         raise UserError("--origin unofficial needs --file: the round repositories are official")
     rounds = resolve_rounds([round_name], load_registry())
     from flows.ingest import backfill
-    return report(backfill(rounds, _source(args), db.db_path(args.db), force=args.force), _source(args), args.db)
+    source = resolve_source(args.source)
+    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db)
 
 
 def report(outcomes, source: str, db_file: str | None = None) -> int:
@@ -121,7 +118,7 @@ def report(outcomes, source: str, db_file: str | None = None) -> int:
     print(format_frame(frame, "table"))
     _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
-    if failed and all("cannot resolve" in o.message or "connection failed" in o.message for o in failed) \
+    if failed and all(o.unreachable for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
         print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK

@@ -5,18 +5,18 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.views import LAYERS, view_files
+from warehouse.views import LAYERS, definitions
 
 EXPORT_FORMATS = ("parquet", "csv")
 
 
 def default_views() -> list[str]:
-    return ["results"] + [p.stem for p in view_files() if p.parent.name == LAYERS[-1]]
+    return ["results"] + [v.name for v in definitions() if v.layer == LAYERS[-1]]
 
 
 def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str,
                  views: list[str] | None = None) -> list[Path]:
-    known = set(default_views()) | {p.stem for p in view_files()} | {"sources", "quarantine"}
+    known = set(default_views()) | {v.name for v in definitions()} | {"sources", "quarantine"}
     chosen = views or default_views()
     unknown = [v for v in chosen if v not in known]
     if unknown:
@@ -26,6 +26,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str,
     for view in chosen:
         path = directory / f"{view}.{fmt}"
         option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        con.execute(f"COPY (SELECT * FROM {view}) TO '{path.as_posix()}' ({option})")
+        target = path.as_posix().replace("'", "''")
+        con.execute(f"COPY (SELECT * FROM {view}) TO '{target}' ({option})")
         written.append(path)
     return written

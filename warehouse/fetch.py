@@ -53,8 +53,17 @@ class TransientFetchError(FetchError):
     """Worth another try: connection error, timeout, HTTP 5xx."""
 
 
+class ConnectionFailed(TransientFetchError):
+    """Nothing answered at the source's address (refused, reset): retried, then reported as such."""
+
+
 class SourceUnreachable(FetchError):
     """The source host cannot be resolved: no point retrying."""
+
+
+def cannot_connect(exc: BaseException) -> bool:
+    """True when the source itself could not be reached (as opposed to a bad answer from it)."""
+    return isinstance(exc, (SourceUnreachable, ConnectionFailed))
 
 
 class TooLarge(FetchError):
@@ -137,7 +146,7 @@ def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Pre
     except requests.ConnectionError as exc:
         if _is_name_resolution_failure(exc):
             raise SourceUnreachable(f"{url}: cannot resolve the host ({_root_cause(exc)})") from exc
-        raise TransientFetchError(f"{url}: connection failed ({_root_cause(exc)})") from exc
+        raise ConnectionFailed(f"{url}: connection failed ({_root_cause(exc)})") from exc
     except requests.Timeout as exc:
         raise TransientFetchError(f"{url}: timed out ({_root_cause(exc)})") from exc
     except requests.exceptions.ChunkedEncodingError as exc:  # closed before Content-Length bytes

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import polars as pl
-
 from warehouse import db
-from warehouse.fetch import Fetched, Previous
+from warehouse.fetch import Fetched, FetchSettings, Previous, fetch
 from warehouse.parse import RECORD_NO, detect_format, parse
 from warehouse.reference import Reference, attach_identities, default_reference
 from warehouse.validate import Validated, split_valid
@@ -25,6 +23,7 @@ class RoundOutcome:
     location: str | None = None
     message: str = ""
     unknown_columns: list[str] = field(default_factory=list)
+    unreachable: bool = False      # failed because the source could not be reached at all
 
     @property
     def failed(self) -> bool:
@@ -71,6 +70,14 @@ def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str
                         source.source_id, fetched.location, unknown_columns=prepared.unknown_columns)
 
 
+def ingest_location(con, round_name: str, origin: str, file_name: str, location: str,
+                    settings: FetchSettings | None = None) -> RoundOutcome:
+    """Fetch -> prepare -> load in one call, without Prefect (one attempt, no skipping)."""
+    fetched = fetch(location, file_name, settings or FetchSettings())
+    return load(con, fetched, prepare(fetched.content, file_name, round_name, origin, location),
+                round_name, origin)
+
+
 def previous_fetch(con, source_id: str, location: str) -> Previous | None:
     """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
     found = db.previous_source(con, source_id)
@@ -80,12 +87,3 @@ def previous_fetch(con, source_id: str, location: str) -> Previous | None:
     return Previous(found["sha256"], found["etag"] if same_place else None,
                     found["last_modified"] if same_place else None)
 
-
-def table_counts(con) -> dict[str, int]:
-    return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-            for t in ("results", "quarantine", "sources")}
-
-
-def quarantine_frame(con, round_name: str) -> pl.DataFrame:
-    return db.query_frame(con, "SELECT * FROM quarantine WHERE round = ? ORDER BY source_id, record_no",
-                          [round_name])

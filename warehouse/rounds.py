@@ -1,6 +1,7 @@
 """The round registry (reference/rounds.toml) and where each round's files live."""
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -46,6 +47,16 @@ def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round
         name = validate_round_name(entry["name"])
         registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]))
     return registry
+
+
+def resolve_source(explicit: str | None = None) -> str:
+    """--source, else MLPERF_SOURCE, else the published repositories."""
+    return explicit or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE
+
+
+def parse_round_list(text: str) -> list[str]:
+    """'v5.1, v6.0' -> ['v5.1', 'v6.0']; empty means every round."""
+    return [r.strip() for r in text.split(",") if r.strip()]
 
 
 def resolve_rounds(requested: list[str] | None, registry: dict[str, Round]) -> list[Round]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -15,22 +16,50 @@ LAYERS = ("staging", "marts")
 MATERIALIZED_TABLE = re.compile(r"^--\s*materialized:\s*table\s*$", re.MULTILINE)
 
 
+@dataclass(frozen=True)
+class ViewFile:
+    """One file of sql/, read once: its name, layer, SQL, how it is stored, and its question."""
+    path: Path
+    sql: str
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def layer(self) -> str:
+        return self.path.parent.name
+
+    @property
+    def kind(self) -> str:
+        """'table' when the header says `-- materialized: table` (heavy comparison marts, rebuilt
+        after every load as dbt's materialized='table', so scans stay fast), else 'view'."""
+        return "table" if MATERIALIZED_TABLE.search(self.sql) else "view"
+
+    @property
+    def question(self) -> str:
+        """The opening sentence of the header comment: the question the view answers."""
+        words = []
+        for line in self.sql.splitlines():
+            if not line.startswith("--"):
+                break
+            if MATERIALIZED_TABLE.match(line):
+                continue
+            words.append(line.lstrip("-").strip())
+            if words[-1].endswith(("?", ".")):
+                break
+        return " ".join(words)
+
+    def reads(self, names) -> set[str]:
+        return {n for n in names if n != self.name and re.search(rf"\b{n}\b", self.sql)}
+
+
 def view_files() -> list[Path]:
     return [p for layer in LAYERS for p in sorted((SQL_DIR / layer).glob("*.sql"))]
 
 
-def describe(path: Path) -> str:
-    """The opening sentence of a view file's header comment: the question the view answers."""
-    words = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("--"):
-            break
-        if MATERIALIZED_TABLE.match(line):
-            continue
-        words.append(line.lstrip("-").strip())
-        if words[-1].endswith(("?", ".")):
-            break
-    return " ".join(words)
+def definitions() -> list[ViewFile]:
+    return [ViewFile(p, p.read_text(encoding="utf-8")) for p in view_files()]
 
 
 def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
@@ -44,29 +73,18 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                 "note VARCHAR)")
 
 
-def materialization(path: Path) -> str:
-    """'table' when the file's header says `-- materialized: table`, else 'view'.
-
-    Heavy comparison marts are stored as tables (rebuilt after every load, as dbt's
-    materialized='table'), so analysts' scans stay fast on large warehouses."""
-    return "table" if MATERIALIZED_TABLE.search(path.read_text(encoding="utf-8")) else "view"
-
-
-def ordered_view_files() -> list[Path]:
-    """Every view file after the files it reads from (a table must be rebuilt after its inputs)."""
-    files = view_files()
-    names = {p.stem: p for p in files}
-    reads = {p.stem: {n for n in names if n != p.stem and re.search(rf"\b{n}\b", p.read_text(encoding="utf-8"))}
-             for p in files}
-    ordered: list[Path] = []
+def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
+    """Every view after the views it reads from (a table must be rebuilt after its inputs)."""
+    names = {v.name for v in views}
+    reads = {v.name: v.reads(names) for v in views}
+    ordered: list[ViewFile] = []
     done: set[str] = set()
-    while len(ordered) < len(files):
-        ready = [p for p in files if p.stem not in done and reads[p.stem] <= done]
+    while len(ordered) < len(views):
+        ready = [v for v in views if v.name not in done and reads[v.name] <= done]
         if not ready:
-            cycle = sorted(n for n in names if n not in done)
-            raise RuntimeError(f"views read each other in a cycle: {', '.join(cycle)}")
+            raise RuntimeError(f"views read each other in a cycle: {', '.join(sorted(names - done))}")
         ordered.append(ready[0])
-        done.add(ready[0].stem)
+        done.add(ready[0].name)
     return ordered
 
 
@@ -81,21 +99,19 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) ->
     with db.transaction(con):
         load_reference_tables(con, ref)
         created = []
-        for path in ordered_view_files():
-            kind = materialization(path)
-            existing = _existing_kind(con, path.stem)
-            if existing and existing != kind:
-                con.execute(f"DROP {existing.upper()} {path.stem}")
+        for view in in_dependency_order(definitions()):
+            existing = _existing_kind(con, view.name)
+            if existing and existing != view.kind:
+                con.execute(f"DROP {existing.upper()} {view.name}")
             try:
-                con.execute(f"CREATE OR REPLACE {kind.upper()} {path.stem} AS\n{path.read_text(encoding='utf-8')}")
+                con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.name} AS\n{view.sql}")
             except duckdb.Error as exc:
-                raise RuntimeError(f"cannot create {kind} {path.stem} ({path}): {exc}") from exc
-            created.append(path.stem)
+                raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
+            created.append(view.name)
     return created
 
 
 def list_views() -> pl.DataFrame:
-    files = view_files()
-    return pl.DataFrame({"view": [p.stem for p in files], "layer": [p.parent.name for p in files],
-                         "stored_as": [materialization(p) for p in files],
-                         "answers": [describe(p) for p in files]})
+    views = definitions()
+    return pl.DataFrame({"view": [v.name for v in views], "layer": [v.layer for v in views],
+                         "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})
