@@ -74,8 +74,23 @@ CHECKER_OPTIONAL = set(CHECKER_TO_FINAL) | {
     "weight_data_types", "Total Accelerators",
 }
 
+# The fields the parser reads into canonical columns; every other field of a record is kept, as
+# published, in the row's `extra` JSON (nothing a file says is dropped).
+MAPPED_FINAL = {
+    "ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "Model", "UsedModel",
+    "Scenario", "Performance_Result", "Performance_Units", "Power_Result", "Power_Units", "Nodes", "a#",
+    "Total Accelerators", "Accelerator", "Processor", "Software", "weight_data_types", "Accuracy",
+    "inferred", "Unique ID (e.g. for Audit)",
+}
+MAPPED_CHECKER = (
+    (MAPPED_FINAL - {"Performance_Result", "Performance_Units", "Power_Result", "Power_Units"})
+    | {"Result", "Units", "MlperfModel"}
+    | {checker for checker, final in CHECKER_TO_FINAL.items() if final in MAPPED_FINAL}
+) - {final for checker, final in CHECKER_TO_FINAL.items()} - {"ID"}
+
 MODELS = {"final": FinalResultsFile, "checker_json": CheckerResultsFile, "checker_csv": CheckerResultsFile}
 OPTIONAL = {"final": FINAL_OPTIONAL, "checker_json": CHECKER_OPTIONAL, "checker_csv": CHECKER_OPTIONAL}
+MAPPED = {"final": MAPPED_FINAL, "checker_json": MAPPED_CHECKER, "checker_csv": MAPPED_CHECKER}
 
 
 def missing_columns(raw: pl.DataFrame, fmt: str) -> list[str]:

@@ -1,28 +1,56 @@
-"""The canonical results table: one row per (round, system entry, benchmark, scenario, metric)."""
+"""The canonical results table: one row per (round, system entry, benchmark, scenario, metric, units).
+
+The schema quarantines only what is broken: a missing, non-numeric, non-positive or non-finite
+result; a missing submitter, platform, model or scenario; a duplicate; a unit that contradicts its
+scenario's family (a latency unit on an Offline row). Words the warehouse has not seen yet (a new
+unit, scenario, division, availability, suite, benchmark or accelerator) load, and are recorded in
+the `drift` table against the vocabulary below.
+"""
 from __future__ import annotations
 
 import pandera.polars as pa
 import polars as pl
 
-from warehouse.parse import KNOWN_UNITS, LATENCY_UNITS, POWER_UNITS, THROUGHPUT_UNITS
-
+# The vocabulary the warehouse knows. A term outside it is admitted and reported as drift.
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
 THROUGHPUT_SCENARIOS = ["Offline", "Server", "Interactive"]
 LATENCY_SCENARIOS = ["SingleStream", "MultiStream"]
+THROUGHPUT_UNITS = ["Samples/s", "Queries/s", "Tokens/s"]
+LATENCY_UNITS = ["Latency (ms)", "Latency (s)"]
+POWER_UNITS = ["Watts", "millijoules", "millijoules/Stream"]
+KNOWN_UNITS = THROUGHPUT_UNITS + LATENCY_UNITS + POWER_UNITS
 DIVISIONS = ["closed", "open", "network"]
 AVAILABILITIES = ["available", "preview", "rdi"]
+SUITES = ["datacenter", "edge"]
 VERIFICATIONS = ["verified", "preview", "rdi", "open", "unverified"]
-DUPLICATE_KEY = ["round", "source_id", "entry_id", "model", "used_model", "scenario", "metric"]
+METRICS = ["performance", "power"]
+# Two rows with this key are one result published twice; MLCommons' final-report tool keeps the
+# first of (ID, UsedModel, Scenario, Units); the later copies are quarantined here, not dropped.
+DUPLICATE_KEY = ["round", "source_id", "entry_id", "model", "used_model", "scenario", "metric", "units"]
+
+# The form of a unit says which way is better; the words inside it may be new ("Tasks/s").
+RATE_UNIT = r"(?i)(^.+/\s*s(ec(ond)?)?$|\bper\s+second\b)"
+LATENCY_UNIT = r"(?i)^latency\b"
+
+
+def unit_family(units: pl.Expr) -> pl.Expr:
+    """'rate' (higher is better), 'latency' (lower is better) or null, from the unit's form."""
+    return (pl.when(units.str.contains(LATENCY_UNIT)).then(pl.lit("latency"))
+            .when(units.str.contains(RATE_UNIT)).then(pl.lit("rate"))
+            .otherwise(pl.lit(None, dtype=pl.String)))
+
+
+def is_power_unit(units: pl.Expr) -> pl.Expr:
+    return units.is_in(POWER_UNITS) | units.str.contains("(?i)joule|watt")
 
 
 class CanonicalResult(pa.DataFrameModel):
     """A published result, canonicalized. Rows failing any check go to the quarantine table."""
 
     round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
-    division: str = pa.Field(isin=DIVISIONS)
-    availability: str = pa.Field(isin=AVAILABILITIES)
-    suite: str = pa.Field(str_matches=r"^(datacenter|edge)(,(datacenter|edge))*$",
-                          description="datacenter, edge or both comma-joined")
+    division: str = pa.Field(nullable=True, description="closed | open | network, or a new one")
+    availability: str = pa.Field(nullable=True, description="available | preview | rdi, or a new one")
+    suite: str = pa.Field(nullable=True, description="datacenter, edge or both comma-joined")
     submitter: str = pa.Field(str_length={"min_value": 1})
     system: str = pa.Field(nullable=True)
     platform: str = pa.Field(str_length={"min_value": 1})
@@ -30,15 +58,18 @@ class CanonicalResult(pa.DataFrameModel):
     entry_id: str = pa.Field(description="Suite/Division/Submitter/Platform[/UsedModel]")
     model: str = pa.Field(str_length={"min_value": 1}, description="the benchmark, as published")
     used_model: str = pa.Field(nullable=True)
-    scenario: str = pa.Field(isin=SCENARIOS)
-    metric: str = pa.Field(isin=["performance", "power"])
+    scenario: str = pa.Field(str_length={"min_value": 1},
+                             description="known scenarios in MLCommons' spelling, any case in the file")
+    metric: str = pa.Field(isin=METRICS)
     value: float = pa.Field(gt=0, description="finite and positive")
-    units: str = pa.Field(isin=list(KNOWN_UNITS))
-    higher_is_better: bool = pa.Field(nullable=True)
+    units: str = pa.Field(nullable=True, description="as published")
+    higher_is_better: bool = pa.Field(nullable=True, description="from the unit's form; null if unknown")
     accelerator_raw: str = pa.Field(nullable=True, description="as published; null for CPU-only")
     accelerators_per_node: pl.Int64 = pa.Field(nullable=True, ge=1)
     nodes: pl.Int64 = pa.Field(nullable=True, ge=1)
     total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
+    accelerator_count_disagrees: bool = pa.Field(
+        description="the file's total accelerators differs from nodes x accelerators per node")
     processor: str = pa.Field(nullable=True)
     software: str = pa.Field(nullable=True)
     weight_data_types: str = pa.Field(nullable=True)
@@ -46,6 +77,7 @@ class CanonicalResult(pa.DataFrameModel):
     tokens_per_sample: float = pa.Field(nullable=True, gt=0)
     inferred: bool
     verification: str = pa.Field(isin=VERIFICATIONS)
+    extra: str = pa.Field(nullable=True, description="JSON object of the fields the parser does not map")
     source_id: str
 
     @pa.dataframe_check(error="value is infinite")
@@ -53,18 +85,17 @@ class CanonicalResult(pa.DataFrameModel):
         # NaN is caught (as missing) by the column's own not-null check.
         return data.lazyframe.select(pl.col("value").is_infinite().not_().fill_null(True))
 
-    @pa.dataframe_check(error="units do not fit the scenario and metric")
+    @pa.dataframe_check(error="units contradict the scenario")
     def units_fit_scenario(cls, data) -> pl.LazyFrame:
-        scenario, units, metric = pl.col("scenario"), pl.col("units"), pl.col("metric")
-        fits = (
-            pl.when(metric == "power").then(units.is_in(list(POWER_UNITS)))
-            .when(scenario.is_in(THROUGHPUT_SCENARIOS)).then(units.is_in(list(THROUGHPUT_UNITS)))
-            .when(scenario.is_in(LATENCY_SCENARIOS)).then(units.is_in(list(LATENCY_UNITS)))
-            .otherwise(True)  # an unknown scenario or unit already fails its own check
+        scenario, family = pl.col("scenario"), unit_family(pl.col("units"))
+        contradicts = (
+            (pl.col("metric") == "performance")
+            & ((scenario.is_in(THROUGHPUT_SCENARIOS) & (family == "latency"))
+               | (scenario.is_in(LATENCY_SCENARIOS) & (family == "rate")))
         )
-        return data.lazyframe.select(fits.fill_null(True))
+        return data.lazyframe.select(contradicts.not_().fill_null(True))
 
-    @pa.dataframe_check(error="duplicate of an earlier row (same round, entry, model, scenario, metric)")
+    @pa.dataframe_check(error="duplicate of an earlier row (same round, entry, model, scenario, metric, units)")
     def not_a_duplicate(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select(pl.struct(DUPLICATE_KEY).is_first_distinct())
 

@@ -6,11 +6,13 @@ import pytest
 
 from tests.conftest import SHARED_ROUNDS
 from tests.shared_rows import records, rows
-from warehouse.reference import attach_identities, default_reference, load_reference
+from warehouse.reference import default_reference, load_reference
+from warehouse.views import resolve_identities
 
 
 def identities(frame: pl.DataFrame) -> pl.DataFrame:
-    return attach_identities(frame, load_reference())
+    """The views' identity SQL (stg_accelerator_names, stg_results) on these names."""
+    return resolve_identities(frame, load_reference())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -28,7 +30,7 @@ def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con
     unmatched = mapped.filter(pl.col("accelerator").is_null())["accelerator_raw"].to_list()
     assert unmatched == []
     # ...and in the warehouse: zero rows with a raw name but no canonical accelerator.
-    assert shared_con.execute("SELECT count(*) FROM results WHERE accelerator_raw IS NOT NULL "
+    assert shared_con.execute("SELECT count(*) FROM stg_results WHERE accelerator_raw IS NOT NULL "
                               "AND accelerator IS NULL").fetchone()[0] == 0
 
 
@@ -43,6 +45,15 @@ def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con
     ("NVIDIA L4-PCIe-24GB", "L4"),
     ("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)", "MI355X"),
     ("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo", "Arc Pro B60 Dual"),
+    # drift a new round may bring: trademark marks, doubled or non-breaking spaces, other casing
+    ("NVIDIA® GB300™", "GB300"),
+    ("Intel® Arc™ Pro B60  Dual", "Arc Pro B60 Dual"),
+    ("Intel(R) Arc(TM) Pro B50", "Arc Pro B50"),
+    ("amd instinct\u00a0mi355x", "MI355X"),
+    ("NVIDIA  h200-sxm-141gb", "H200 SXM"),
+    ("NVIDIA B200 and NVIDIA GB200", "B200 + GB200"),
+    ("Frobnicator 9000", None),
+    ("NVIDIA B200, Frobnicator 9000", None),
 ])
 def test_raw_accelerator_names_map_to_canonical_ones(raw, canonical):
     mapped = identities(pl.DataFrame({"accelerator_raw": [raw], "model": ["resnet"], "used_model": ["resnet"]}))
@@ -77,7 +88,7 @@ def test_llama3_1_8b_used_model_is_the_llama3_1_8b_benchmark(shared_con):
                 for name in ("v5.1", "v6.0")}
     assert expected == {"v5.1": 14, "v6.0": 20}
     found = dict(shared_con.execute(
-        "SELECT round, count(*) FROM results WHERE division = 'closed' AND used_model = 'llama3_1-8b' "
+        "SELECT round, count(*) FROM stg_results WHERE division = 'closed' AND used_model = 'llama3_1-8b' "
         "AND metric = 'performance' AND benchmark = 'llama3.1-8b' GROUP BY round").fetchall())
     assert found == expected
     # ...so they match across rounds: Intel "1-node-4x-BMG-Pro-B60-Dual" (UsedModel llama3_1-8b on both
@@ -103,7 +114,7 @@ def test_a_checker_vlm_row_takes_its_benchmark_from_the_model_run():
 
 
 def test_benchmark_aliases_are_unique_ignoring_case():
-    # attach_identities matches aliases case-insensitively, so two aliases that differ only in case
+    # stg_results matches aliases case-insensitively, so two aliases that differ only in case
     # would duplicate every row they match.
     aliases = default_reference().benchmarks["alias"].str.to_lowercase()
     assert aliases.is_duplicated().sum() == 0

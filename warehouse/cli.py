@@ -17,6 +17,8 @@ from warehouse.rounds import (DEFAULT_SOURCE, InvalidRoundName, load_registry, p
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+STRICT_HELP = ("exit 1 when a file loaded by this run brought drift (new words or unmatched names, "
+               "see `mlperf-wh drift`); without it drift is reported and the run exits 0")
 UNREACHABLE_HINT = (
     "The source {source} cannot be reached from this machine.\n"
     "Point MLPERF_SOURCE (or --source) at a mirror or a local directory laid out as "
@@ -51,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("backfill", parents=[common], help="fetch, validate and load every round")
     p.add_argument("--rounds", default="", help="comma-separated, e.g. v5.1,v6.0 (default: all)")
     p.add_argument("--force", action="store_true", help="reload even unchanged files")
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
     p.set_defaults(handler=cmd_backfill)
 
     p = sub.add_parser("ingest", parents=[common], help="ingest one round (or one local file)")
@@ -60,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="official MLCommons round repository, or anything else (default: official "
                         "from the source, unofficial for --file)")
     p.add_argument("--force", action="store_true")
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
     p.set_defaults(handler=cmd_ingest)
 
     p = sub.add_parser("sql", parents=[common], help="run a read-only SQL query")
@@ -70,8 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", parents=[common], help="what is loaded, quarantined, unmatched")
     p.set_defaults(handler=cmd_status)
 
-    p = sub.add_parser("views", parents=[common], help="list the views and the question each answers")
+    p = sub.add_parser("views", parents=[common], help="list the views (or rebuild them: `views refresh`)",
+                       description="`views` lists every view and the question it answers; `views refresh` "
+                                   "rebuilds them from the loaded rows and today's reference tables "
+                                   "(MLPERF_REFERENCE_DIR or warehouse/reference), with no refetch.")
+    p.add_argument("action", nargs="?", choices=["list", "refresh"], default="list")
     p.set_defaults(handler=cmd_views)
+
+    p = sub.add_parser("drift", parents=[common],
+                       help="what the loaded files say that the warehouse does not know yet")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=cmd_drift)
 
     for extra in _extra_commands():
         extra(sub, common)
@@ -89,7 +102,8 @@ def cmd_backfill(args) -> int:
     rounds = resolve_rounds(parse_round_list(args.rounds), load_registry())
     from flows.ingest import backfill
     source = resolve_source(args.source)
-    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db)
+    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db,
+                  strict=args.strict)
 
 
 def cmd_ingest(args) -> int:
@@ -100,28 +114,48 @@ def cmd_ingest(args) -> int:
         from flows.ingest import ingest_file
         outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db.db_path(args.db),
                               force=args.force)
-        return report([outcome], args.file, args.db)
+        return report([outcome], args.file, args.db, strict=args.strict)
     if args.origin == "unofficial":
         raise UserError("--origin unofficial needs --file: the round repositories are official")
     rounds = resolve_rounds([round_name], load_registry())
     from flows.ingest import backfill
     source = resolve_source(args.source)
-    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db)
+    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db,
+                  strict=args.strict)
 
 
-def report(outcomes, source: str, db_file: str | None = None) -> int:
+def report(outcomes, source: str, db_file: str | None = None, strict: bool = False) -> int:
     frame = pl.DataFrame([{
         "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
         "rows_quarantined": o.rows_quarantined,
         "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
     } for o in outcomes])
     print(format_frame(frame, "table"))
+    drifted = _print_drift(outcomes, db_file)
     _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
     if failed and all(o.unreachable for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
         print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
+    if strict and drifted:
+        print(f"error: --strict: drift in {', '.join(drifted)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_drift(outcomes, db_file: str | None) -> list[str]:
+    """One line per round with drift; returns the rounds whose fresh load brought drift."""
+    from warehouse.drift import drift_rows, summary_lines
+    present = [o.source_id for o in outcomes if o.source_id and o.status in ("loaded", "unchanged")]
+    if not present:
+        return []
+    with db.connect(db_file, read_only=True) as con:
+        lines = summary_lines(con, present)
+        loaded = drift_rows(con, [o.source_id for o in outcomes if o.status == "loaded" and o.source_id])
+    if lines:
+        print("\nDrift (loaded, not failed):")
+        print("\n".join(f"  {line}" for line in lines))
+    return loaded["round"].unique(maintain_order=True).to_list()
 
 
 def _print_due_decisions(db_file: str | None = None) -> None:
@@ -165,15 +199,11 @@ STATUS_QUERIES = {
                   FROM sources ORDER BY round, source_id""",
     "results by round and verification": """
         SELECT round, verification, count(*) AS rows FROM results GROUP BY ALL ORDER BY ALL""",
-    "accelerator names that matched no alias (edit warehouse/reference/accelerators.csv)": """
-        SELECT accelerator_raw, count(*) AS rows, string_agg(DISTINCT round, ', ') AS rounds
-        FROM results WHERE accelerator_raw IS NOT NULL AND accelerator IS NULL
-        GROUP BY ALL ORDER BY rows DESC""",
-    "benchmark names that matched no alias (edit warehouse/reference/benchmarks.csv)": """
-        SELECT model, used_model, count(*) AS rows FROM results
-        WHERE lower(model) NOT IN (SELECT lower(alias) FROM ref_benchmarks)
-          AND lower(used_model) NOT IN (SELECT lower(alias) FROM ref_benchmarks)
-        GROUP BY ALL ORDER BY rows DESC""",
+    "drift: new words and unmatched names by round (details: mlperf-wh drift; unmatched names: "
+    "edit warehouse/reference/*.csv, then mlperf-wh views refresh)": """
+        SELECT round, kind, count(DISTINCT term) AS terms, sum(rows) AS rows,
+               string_agg(DISTINCT term, ', ' ORDER BY term) AS examples
+        FROM drift GROUP BY ALL ORDER BY ALL""",
 }
 
 
@@ -191,8 +221,24 @@ def cmd_status(args) -> int:
 
 
 def cmd_views(args) -> int:
-    from warehouse.views import list_views
+    from warehouse.views import list_views, materialize
+    if args.action == "refresh":
+        with db.connect(args.db) as con:
+            created = materialize(con)
+        print(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
+        return EXIT_OK
     print(format_frame(list_views(), "table"))
+    return EXIT_OK
+
+
+def cmd_drift(args) -> int:
+    from warehouse.drift import drift_rows
+    with db.connect(args.db, read_only=True) as con:
+        frame = drift_rows(con)
+    if args.format == "table" and frame.height == 0:
+        print("no drift: every loaded word and name is known")
+        return EXIT_OK
+    print(format_frame(frame, args.format), end="" if args.format == "csv" else "\n")
     return EXIT_OK
 
 

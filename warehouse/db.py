@@ -32,17 +32,20 @@ CREATE TABLE IF NOT EXISTS sources (
     unknown_columns  VARCHAR[] NOT NULL,
     CHECK (rows_read = rows_loaded + rows_quarantined)
 );
+-- Names as published; canonical accelerator and benchmark are resolved at view time (stg_results).
 CREATE TABLE IF NOT EXISTS results (
-    round VARCHAR NOT NULL, division VARCHAR NOT NULL, availability VARCHAR NOT NULL,
-    suite VARCHAR NOT NULL, submitter VARCHAR NOT NULL, system VARCHAR, platform VARCHAR NOT NULL,
+    round VARCHAR NOT NULL, division VARCHAR, availability VARCHAR,
+    suite VARCHAR, submitter VARCHAR NOT NULL, system VARCHAR, platform VARCHAR NOT NULL,
     result_id VARCHAR, entry_id VARCHAR NOT NULL,
-    model VARCHAR NOT NULL, used_model VARCHAR, benchmark VARCHAR NOT NULL,
-    scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE NOT NULL, units VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, used_model VARCHAR,
+    scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE NOT NULL, units VARCHAR,
     higher_is_better BOOLEAN,
-    accelerator_raw VARCHAR, accelerator VARCHAR,
+    accelerator_raw VARCHAR,
     accelerators_per_node BIGINT, nodes BIGINT, total_accelerators BIGINT,
+    accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false,
     processor VARCHAR, software VARCHAR, weight_data_types VARCHAR, accuracy VARCHAR,
     tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
+    extra VARCHAR,                         -- JSON: the record's fields the parser does not map
     source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS quarantine (
@@ -71,11 +74,24 @@ CREATE TABLE IF NOT EXISTS decisions (
 
 RESULT_COLUMNS = [
     "round", "division", "availability", "suite", "submitter", "system", "platform", "result_id",
-    "entry_id", "model", "used_model", "benchmark", "scenario", "metric", "value", "units",
-    "higher_is_better", "accelerator_raw", "accelerator", "accelerators_per_node", "nodes",
-    "total_accelerators", "processor", "software", "weight_data_types", "accuracy",
-    "tokens_per_sample", "inferred", "verification", "source_id", "record_no",
+    "entry_id", "model", "used_model", "scenario", "metric", "value", "units",
+    "higher_is_better", "accelerator_raw", "accelerators_per_node", "nodes",
+    "total_accelerators", "accelerator_count_disagrees", "processor", "software", "weight_data_types",
+    "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no",
 ]
+
+# A warehouse written by an earlier version: identity columns were resolved at load time and the
+# vocabulary columns were NOT NULL. Bring it to the current shape (identity now lives in the views).
+MIGRATIONS = [
+    ("results", "accelerator", "ALTER TABLE results DROP COLUMN accelerator"),
+    ("results", "benchmark", "ALTER TABLE results DROP COLUMN benchmark"),
+]
+ADDED_COLUMNS = [
+    ("results", "accelerator_count_disagrees",
+     "ALTER TABLE results ADD COLUMN accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false"),
+    ("results", "extra", "ALTER TABLE results ADD COLUMN extra VARCHAR"),
+]
+NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -95,7 +111,22 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(path)
     con.execute(TABLES)
+    migrate(con)
     return con
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    columns = {(t, c): nullable for t, c, nullable in con.execute(
+        "SELECT table_name, column_name, is_nullable = 'YES' FROM information_schema.columns "
+        "WHERE table_schema = current_schema()").fetchall()}
+    steps = [sql for table, column, sql in MIGRATIONS if (table, column) in columns]
+    steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
+    steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE
+              if columns.get((t, c)) is False]
+    if steps:
+        with transaction(con):
+            for sql in steps:
+                con.execute(sql)
 
 
 @contextmanager

@@ -8,6 +8,18 @@ Formats:
   (units Watts or millijoules); no result IDs, so they are assigned as the final-report tool does.
 
 Canonical frame: one row per (record, metric); ``metric`` is ``performance`` or ``power``.
+
+Parity with MLCommons' final-report tool (tools/submission/generate_final_report.py), for checker
+input: the same column renames, the same result IDs (entries numbered in (Category, Availability,
+Submitter, unique id) order), 'on-premise' read as 'available', '-' as no accelerator, and scenario
+names in the checker's canonical spelling (its SCENARIO_MAPPING folds case). Where we differ, on
+purpose:
+- the tool keeps only the (benchmark, scenario) pairs of its hard-coded table for that round (and
+  fails on a benchmark it does not list); we keep every row, so a new benchmark or scenario loads
+  and is reported as drift instead of being lost;
+- the tool silently keeps the first of two rows with the same (ID, UsedModel, Scenario, Units); we
+  keep the first in file order and quarantine the others with their reason, so nothing vanishes;
+- the tool merges a result's power row into its performance record; we keep one row per metric.
 """
 from __future__ import annotations
 
@@ -17,15 +29,18 @@ import json
 
 import polars as pl
 
-from schemas.raw import CHECKER_TO_FINAL, MODELS, missing_columns, unknown_columns
+from schemas.raw import CHECKER_TO_FINAL, MAPPED, MODELS, missing_columns, unknown_columns
+from schemas.results import SCENARIOS, is_power_unit, unit_family
 
 RECORD_NO = "_record_no"
 RECORD_JSON = "_record_json"
+RECORD_EXTRA = "_record_extra"
+BOOKKEEPING = {RECORD_NO, RECORD_JSON, RECORD_EXTRA}
 
-THROUGHPUT_UNITS = ("Samples/s", "Queries/s", "Tokens/s")
-LATENCY_UNITS = ("Latency (ms)", "Latency (s)")
-POWER_UNITS = ("Watts", "millijoules", "millijoules/Stream")
-KNOWN_UNITS = THROUGHPUT_UNITS + LATENCY_UNITS + POWER_UNITS
+# MLCommons' submission checker maps scenario names case-insensitively (its SCENARIO_MAPPING:
+# "singlestream" -> "SingleStream", ...), and the final-report tool publishes that spelling. We
+# also ignore spaces, '-' and '_' ("Single Stream"); a name that maps to none is kept as published.
+_SCENARIO_SPELLING = {name.lower(): name for name in SCENARIOS}
 
 
 class MalformedFile(ValueError):
@@ -51,13 +66,17 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
                "checker_csv": _csv_records}[fmt](text, label)
     if not records:
         raise MalformedFile(f"{label}: holds no result records")
-    columns = list(dict.fromkeys(key for _, record in records for key in record))
-    rows = [
-        {RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
-         **{col: _as_text(record.get(col)) for col in columns}}
-        for number, record in records
-    ]
-    schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, **{c: pl.String for c in columns}}
+    columns = list(dict.fromkeys(key.strip() for _, record in records for key in record))
+    mapped = MAPPED[fmt]
+    rows = []
+    for number, record in records:
+        record = {key.strip(): value for key, value in record.items()}
+        extra = {key: value for key, value in record.items() if key not in mapped}
+        rows.append({RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
+                     RECORD_EXTRA: json.dumps(extra, ensure_ascii=False) if extra else None,
+                     **{col: _as_text(record.get(col)) for col in columns}})
+    schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, RECORD_EXTRA: pl.String,
+              **{c: pl.String for c in columns}}
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -206,9 +225,8 @@ def _long_metrics(frame: pl.DataFrame, fmt: str) -> pl.DataFrame:
         )
         return pl.concat([perf, power], how="vertical")
     units = _text(frame, "Units")
-    is_power = units.is_in(list(POWER_UNITS)) | units.str.contains("(?i)joule|watt")
     return frame.with_columns(
-        pl.when(is_power).then(pl.lit("power")).otherwise(pl.lit("performance")).alias("metric"),
+        pl.when(is_power_unit(units)).then(pl.lit("power")).otherwise(pl.lit("performance")).alias("metric"),
         _text(frame, "Result").alias("value_text"),
         units.alias("units"),
     )
@@ -227,18 +245,28 @@ def verification_label(origin: str) -> pl.Expr:
     )
 
 
+def canonical_scenario(scenario: pl.Expr) -> pl.Expr:
+    key = scenario.str.replace_all(r"[\s_-]", "").str.to_lowercase()
+    return key.replace_strict(_SCENARIO_SPELLING, default=scenario)
+
+
 def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, source_id: str) -> pl.DataFrame:
-    """Raw frame of any format -> canonical long frame (not yet validated)."""
+    """Raw frame of any format -> canonical long frame (not yet validated).
+
+    Names stay as published (accelerator, benchmark, submitter); only spellings that MLCommons'
+    own tools treat as one (scenario case, availability 'on-premise') are folded."""
     f = _long_metrics(to_final_layout(raw, fmt, round_name), fmt)
-    per_node = _count(f, "a#")
+    per_node = _count(f, "a#").replace(0, None)
     nodes = _count(f, "Nodes")
     published_total = _count(f, "Total Accelerators")
+    computed_total = nodes * per_node
     units = pl.col("units")
     out = f.select(
         pl.lit(round_name).alias("round"),
-        _text(f, "Category").str.to_lowercase().alias("division"),
-        normalize_availability(_text(f, "Availability").str.to_lowercase()).alias("availability"),
-        _text(f, "Suite").str.replace_all(r"\s", "").alias("suite"),
+        _text(f, "Category").str.to_lowercase().replace("", None).alias("division"),
+        normalize_availability(_text(f, "Availability").str.to_lowercase()).replace("", None)
+        .alias("availability"),
+        _text(f, "Suite").str.replace_all(r"\s", "").str.to_lowercase().replace("", None).alias("suite"),
         _text(f, "Submitter").alias("submitter"),
         _text(f, "System").alias("system"),
         _text(f, "Platform").alias("platform"),
@@ -246,16 +274,20 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
         _text(f, "Unique ID (e.g. for Audit)").alias("entry_id"),
         _text(f, "Model").alias("model"),
         pl.coalesce(_text(f, "UsedModel").replace("", None), _text(f, "Model")).alias("used_model"),
-        _text(f, "Scenario").alias("scenario"),
+        canonical_scenario(_text(f, "Scenario")).alias("scenario"),
         pl.col("metric"),
         pl.col("value_text").replace("", None).cast(pl.Float64, strict=False).alias("value"),
         pl.col("value_text"),
-        units,
+        units.replace("", None),
         _text(f, "Accelerator").replace({"": None, "-": None, "N/A": None}).alias("accelerator_raw"),
-        per_node.replace(0, None).alias("accelerators_per_node"),
+        per_node.alias("accelerators_per_node"),
         nodes.alias("nodes"),
-        pl.when(published_total > 0).then(published_total)
-        .otherwise(nodes * per_node.replace(0, None)).alias("total_accelerators"),
+        # The file's own total wins (a GB300 NVL72 entry is 1 node of 72); a disagreement with
+        # nodes x accelerators per node is flagged, not hidden.
+        pl.when(published_total > 0).then(published_total).otherwise(computed_total)
+        .alias("total_accelerators"),
+        ((published_total > 0) & computed_total.is_not_null() & (published_total != computed_total))
+        .fill_null(False).alias("accelerator_count_disagrees"),
         _text(f, "Processor").alias("processor"),
         _text(f, "Software").alias("software"),
         _text(f, "weight_data_types").alias("weight_data_types"),
@@ -263,12 +295,14 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
         _text(f, "Accuracy").str.extract(r"TOKENS_PER_SAMPLE:\s*([0-9.]+)", 1)
         .cast(pl.Float64, strict=False).alias("tokens_per_sample"),
         _text(f, "inferred").is_in(["1", "1.0", "True", "true"]).alias("inferred"),
+        pl.col(RECORD_EXTRA).alias("extra"),
         pl.col(RECORD_NO),
     )
+    family = unit_family(pl.col("units"))
     return out.with_columns(
         pl.when(pl.col("metric") == "power").then(False)
-        .when(units.is_in(list(THROUGHPUT_UNITS))).then(True)
-        .when(units.is_in(list(LATENCY_UNITS))).then(False)
+        .when(family == "rate").then(True)
+        .when(family == "latency").then(False)
         .otherwise(None).alias("higher_is_better"),
         verification_label(origin).alias("verification"),
         pl.lit(source_id).alias("source_id"),
@@ -294,5 +328,5 @@ def parse(content: bytes, file_name: str, round_name: str, origin: str, source_i
     if missing:
         raise MalformedFile(f"{label}: required column(s) missing: {', '.join(missing)} "
                             f"(format {fmt}: {MODELS[fmt].__doc__.splitlines()[0]})")
-    unknown = unknown_columns(raw, fmt, {RECORD_NO, RECORD_JSON})
+    unknown = unknown_columns(raw, fmt, BOOKKEEPING)
     return raw, canonical_frame(raw, fmt, round_name, origin, source_id), unknown

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from warehouse import db
 from warehouse.fetch import Fetched, FetchSettings, Previous, fetch
 from warehouse.parse import RECORD_NO, detect_format, parse
-from warehouse.reference import Reference, attach_identities, default_reference
 from warehouse.validate import Validated, split_valid
 
 ORIGINS = ("official", "unofficial")
@@ -44,14 +43,12 @@ def source_id_for(round_name: str, origin: str, file_name: str) -> str:
     return f"official/{round_name}" if origin == "official" else f"unofficial/{round_name}/{file_name}"
 
 
-def prepare(content: bytes, file_name: str, round_name: str, origin: str, label: str,
-            ref: Reference | None = None) -> Prepared:
+def prepare(content: bytes, file_name: str, round_name: str, origin: str, label: str) -> Prepared:
     """Pure: bytes -> validated canonical rows and quarantined records. Raises MalformedFile."""
     source_id = source_id_for(round_name, origin, file_name)
     raw, canonical, unknown = parse(content, file_name, round_name, origin, source_id, label)
     validated = split_valid(raw, canonical)
-    good = attach_identities(validated.good, ref or default_reference()).rename({RECORD_NO: "record_no"})
-    validated.good = good
+    validated.good = validated.good.rename({RECORD_NO: "record_no"})
     return Prepared(detect_format(file_name), validated, unknown)
 
 

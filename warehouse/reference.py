@@ -1,6 +1,7 @@
 """Hardware and benchmark identity: map raw published names to canonical ones."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,9 +39,23 @@ def _casts(model) -> list[pl.Expr]:
     return [pl.col(name).cast(dtype, strict=True) for name, dtype in dtypes.items()]
 
 
-@lru_cache(maxsize=1)
+def reference_dir() -> Path:
+    """MLPERF_REFERENCE_DIR (a copy of warehouse/reference you edit), else the shipped tables."""
+    return Path(os.environ.get("MLPERF_REFERENCE_DIR") or REFERENCE_DIR)
+
+
 def default_reference() -> Reference:
-    return load_reference()
+    directory = reference_dir()
+    files = tuple((directory / name).stat().st_mtime_ns for name in REFERENCE_FILES)
+    return _cached_reference(directory, files)
+
+
+REFERENCE_FILES = ("accelerators.csv", "benchmarks.csv", "rack_capacity.csv")
+
+
+@lru_cache(maxsize=4)
+def _cached_reference(directory: Path, _mtimes: tuple[int, ...]) -> Reference:
+    return load_reference(directory)
 
 
 def canonical_accelerator(raw: str | None, aliases: tuple[tuple[re.Pattern, str], ...]) -> str | None:
@@ -61,32 +76,3 @@ def canonical_accelerator(raw: str | None, aliases: tuple[tuple[re.Pattern, str]
 
 def compiled_aliases(accelerators: pl.DataFrame) -> tuple[tuple[re.Pattern, str], ...]:
     return tuple((re.compile(p), a) for p, a in accelerators.select("pattern", "accelerator").iter_rows())
-
-
-def attach_identities(frame: pl.DataFrame, ref: Reference) -> pl.DataFrame:
-    """Add canonical `accelerator` and `benchmark` columns (raw names stay as they are)."""
-    aliases = compiled_aliases(ref.accelerators)
-    raw_names = frame["accelerator_raw"].unique().to_list()
-    accel = pl.DataFrame(
-        {"accelerator_raw": raw_names,
-         "accelerator": [canonical_accelerator(n, aliases) for n in raw_names]},
-        schema={"accelerator_raw": pl.String, "accelerator": pl.String},
-    )
-    lookup = ref.benchmarks.select(pl.col("alias").str.to_lowercase(), "benchmark", "kind")
-    model = lookup.rename({"alias": "_model", "benchmark": "_by_model", "kind": "_model_kind"})
-    used = lookup.filter(pl.col("kind") == "benchmark").select(
-        pl.col("alias").alias("_used"), pl.col("benchmark").alias("_by_used"))
-    out = (
-        frame.with_columns(pl.col("model").str.to_lowercase().alias("_model"),
-                           pl.col("used_model").str.to_lowercase().alias("_used"))
-        .join(accel, on="accelerator_raw", how="left", nulls_equal=True, maintain_order="left")
-        .join(model, on="_model", how="left", maintain_order="left")
-        .join(used, on="_used", how="left", maintain_order="left")
-    )
-    # A checker file's MlperfModel may hold a category (VLM): the model actually run names it then.
-    benchmark = (pl.when(pl.col("_model_kind") == "category").then(pl.col("_by_used"))
-                 .otherwise(pl.col("_by_model")))
-    return out.with_columns(
-        pl.coalesce(benchmark, pl.col("model")).alias("benchmark"),
-        benchmark.is_not_null().alias("benchmark_matched"),
-    ).drop("_model", "_used", "_by_model", "_model_kind", "_by_used")

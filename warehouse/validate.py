@@ -43,7 +43,7 @@ def _reasons_from(cases: pl.DataFrame, canonical: pl.DataFrame) -> pl.DataFrame:
 def _describe(case: dict, row: dict) -> str:
     column, check, value = case["column"], case["check"], case["failure_case"]
     if case["schema_context"] == "DataFrameSchema":
-        detail = {"units do not fit the scenario and metric":
+        detail = {"units contradict the scenario":
                   f" ({row['metric']} in {row['scenario']}: {row['units']!r})",
                   "value is infinite": f" ({row['value_text']!r})"}.get(check, "")
         key = f"{row['model']} {row['scenario']} {row['metric']}"
@@ -51,8 +51,10 @@ def _describe(case: dict, row: dict) -> str:
     if column in NUMERIC_SOURCES and check == "not_nullable":
         raw = row.get(NUMERIC_SOURCES[column])
         return f"{column}: missing or not a number (got {raw!r})"
-    if column == "units" and check.startswith("isin"):
-        return f"units: unknown unit {value!r}"
+    if check == "not_nullable":
+        return f"{column}: missing"
+    if check.startswith("str_length"):
+        return f"{column}: empty"
     return f"{column}: failed {check} (got {value!r})"
 
 

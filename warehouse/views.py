@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from schemas import results as vocabulary
 from warehouse import db
 from warehouse.reference import Reference, default_reference
 
@@ -51,7 +52,8 @@ class ViewFile:
         return " ".join(words)
 
     def reads(self, names) -> set[str]:
-        return {n for n in names if n != self.name and re.search(rf"\b{n}\b", self.sql)}
+        code = re.sub(r"--[^\n]*", "", self.sql)  # a name in a comment is not a dependency
+        return {n for n in names if n != self.name and re.search(rf"\b{n}\b", code)}
 
 
 def view_files() -> list[Path]:
@@ -62,10 +64,24 @@ def definitions() -> list[ViewFile]:
     return [ViewFile(p, p.read_text(encoding="utf-8")) for p in view_files()]
 
 
+VOCABULARY = {
+    "unit": vocabulary.KNOWN_UNITS, "scenario": vocabulary.SCENARIOS,
+    "division": vocabulary.DIVISIONS, "availability": vocabulary.AVAILABILITIES,
+    "suite": vocabulary.SUITES,
+}
+
+
+def vocabulary_frame() -> pl.DataFrame:
+    """The words the schema knows, by kind (what `drift` compares each loaded row with)."""
+    return pl.DataFrame([{"kind": kind, "term": term} for kind, terms in VOCABULARY.items() for term in terms])
+
+
 def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
     ref = ref or default_reference()
-    for table, frame in (("ref_accelerators", ref.accelerators), ("ref_benchmarks", ref.benchmarks),
-                         ("ref_rack_capacity", ref.racks)):
+    # priority: file order; the first pattern that matches a name wins.
+    accelerators = ref.accelerators.with_row_index("priority")
+    for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
+                         ("ref_rack_capacity", ref.racks), ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
@@ -115,3 +131,18 @@ def list_views() -> pl.DataFrame:
     views = definitions()
     return pl.DataFrame({"view": [v.name for v in views], "layer": [v.layer for v in views],
                          "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})
+
+
+IDENTITY_MODELS = ("stg_accelerator_names", "stg_results")
+
+
+def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.DataFrame:
+    """The identity the views give rows like these (columns accelerator_raw, model, used_model, and
+    any others): the same SQL models, run on an in-memory database. For names outside `results`."""
+    by_name = {v.name: v for v in definitions()}
+    with duckdb.connect() as con:
+        load_reference_tables(con, ref)
+        with db.registered(con, results=frame):
+            for name in IDENTITY_MODELS:
+                con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
+            return db.query_frame(con, "SELECT * FROM stg_results")

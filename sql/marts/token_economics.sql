@@ -24,7 +24,7 @@ WITH tokens AS (
 ),
 measured_power AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS watts
-    FROM results
+    FROM stg_results
     WHERE metric = 'power' AND units = 'Watts'
 )
 SELECT

@@ -11,6 +11,6 @@ SELECT
     a.tdp_watts,
     CASE WHEN r.higher_is_better AND r.total_accelerators > 0
          THEN r.value / r.total_accelerators END AS value_per_accelerator
-FROM results AS r
+FROM stg_results AS r
 LEFT JOIN stg_accelerators AS a USING (accelerator)
 WHERE r.metric = 'performance'

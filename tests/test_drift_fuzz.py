@@ -1,0 +1,276 @@
+"""Drift fuzz: rounds the warehouse has never seen, generated from the real shared rounds.
+
+Each example takes a real published file (v6.0's final table, or GATEOverflow's checker CSV), applies
+a random mix of the drift a new round brings (scenario spellings, new units, scenarios, benchmarks,
+accelerator names with trademark marks and odd spacing, unknown columns, reordered columns, CRLF,
+a byte-order mark, a missing optional column) and a few broken records, loads it into a real DuckDB
+warehouse and checks: only the broken records are quarantined, with their reasons; every new term is
+in `drift`; every untouched row is exactly what the unmodified file gives.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import polars as pl
+from polars.testing import assert_frame_equal
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import MIRROR, UNOFFICIAL
+from warehouse import db
+from warehouse.pipeline import load, prepare
+from warehouse.views import materialize
+
+FINAL_BYTES = (MIRROR / "inference_results_v6.0" / "main" / "summary_results.json").read_bytes()
+CHECKER_BYTES = (UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv").read_bytes()
+
+
+@dataclass
+class Drifted:
+    """A drifted file: its records, what was done to them, and what the load must report."""
+    records: list[dict]
+    fmt: str                                   # "final" or "checker_csv"
+    touched: set[int] = field(default_factory=set)        # records whose canonical rows may differ
+    broken: dict[int, str] = field(default_factory=dict)  # record -> start of the expected reason
+    new_terms: set[tuple[str, str]] = field(default_factory=set)  # (kind, term) expected in drift
+    crlf: bool = False
+    bom: bool = False
+    # A checker file has no IDs: they are numbered over its system entries, as MLCommons' final-report
+    # tool does, so a record moved to another entry (a blanked submitter, an open-division record
+    # renamed to another model) renumbers the entries after it. Only then may IDs differ.
+    entries_changed: bool = False
+
+    @property
+    def file_name(self) -> str:
+        return "summary_results.json" if self.fmt == "final" else "summary.csv"
+
+    def content(self) -> bytes:
+        if self.fmt == "final":
+            text = json.dumps(self.records, ensure_ascii=False, indent=1)
+            text = text.replace("\n", "\r\n") if self.crlf else text
+        else:
+            columns = list(dict.fromkeys(k for r in self.records for k in r))
+            out = io.StringIO(newline="")
+            writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\r\n" if self.crlf else "\n")
+            writer.writeheader()
+            writer.writerows(self.records)
+            text = out.getvalue()
+        return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
+
+
+def real(fmt: str) -> list[dict]:
+    if fmt == "final":
+        return json.loads(FINAL_BYTES)
+    return list(csv.DictReader(io.StringIO(CHECKER_BYTES.decode("utf-8-sig"), newline="")))
+
+
+# ---------------------------------------------------------------------------------------------
+# the drift a new round brings, one function each: (drifted file, hypothesis data) -> None
+
+FIELDS = {  # the format's field for each concept
+    "final": {"scenario": "Scenario", "units": "Performance_Units", "model": "Model", "used": "UsedModel",
+              "accelerator": "Accelerator", "value": "Performance_Result", "submitter": "Submitter"},
+    "checker_csv": {"scenario": "Scenario", "units": "Units", "model": "MlperfModel", "used": "Model",
+                    "accelerator": "accelerator_model_name", "value": "Result", "submitter": "Organization"},
+}
+
+
+def _pick(d: Drifted, data, condition, n_max: int = 6, one_per_entry: bool = False) -> list[int]:
+    """Some records (not already touched or broken) that satisfy condition(record). one_per_entry:
+    at most one record of each system entry (two of an entry renamed alike would be duplicates)."""
+    candidates = [i for i, r in enumerate(d.records)
+                  if condition(r) and i not in d.touched and i not in d.broken]
+    if not candidates:
+        return []
+    chosen = sorted(data.draw(st.sets(st.sampled_from(candidates), min_size=1, max_size=n_max)))
+    if one_per_entry:
+        f = FIELDS[d.fmt]
+        firsts = {}
+        for i in chosen:
+            firsts.setdefault((d.records[i][f["submitter"]], d.records[i]["Platform"]), i)
+        chosen = sorted(firsts.values())
+    return chosen
+
+
+def scenario_case(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]["scenario"]
+    for i in _pick(d, data, lambda r: True, 40):
+        d.records[i][f] = data.draw(st.sampled_from([str.lower, str.upper, str.swapcase]))(d.records[i][f])
+
+
+def new_rate_unit(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]
+    rate = lambda r: r[f["units"]] in ("Samples/s", "Tokens/s", "Queries/s")  # noqa: E731
+    for i in _pick(d, data, rate):
+        d.records[i][f["units"]] = "Tasks/s"
+        d.touched.add(i)
+        d.new_terms.add(("unit", "Tasks/s"))
+
+
+def new_latency_unit(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]
+    for i in _pick(d, data, lambda r: r[f["units"]].startswith("Latency")):
+        d.records[i][f["units"]] = "Latency (us)"
+        d.touched.add(i)
+        d.new_terms.add(("unit", "Latency (us)"))
+
+
+def new_scenario(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]
+    for i in _pick(d, data, lambda r: True, one_per_entry=True):
+        d.records[i][f["scenario"]] = "Burst"
+        d.touched.add(i)
+        d.new_terms.add(("scenario", "Burst"))
+
+
+def new_benchmark(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]
+    for i in _pick(d, data, lambda r: True, one_per_entry=True):
+        d.records[i][f["model"]] = d.records[i][f["used"]] = "frobnet-99"
+        d.touched.add(i)
+        d.entries_changed |= d.fmt == "checker_csv"
+        d.new_terms.add(("benchmark", "frobnet-99"))
+
+
+def accelerator_spelling(d: Drifted, data) -> None:
+    """Marks, doubled or non-breaking spaces and case: the same accelerator, so nothing changes."""
+    f = FIELDS[d.fmt]["accelerator"]
+    named = lambda r: r.get(f) and any(k in r[f] for k in ("GB300", "B200", "MI355X", "H200"))  # noqa: E731
+    for i in _pick(d, data, named, 20):
+        name = d.records[i][f]
+        spelled = data.draw(st.sampled_from([
+            name.replace("NVIDIA ", "NVIDIA® ").replace("AMD ", "AMD™ "),
+            name.replace(" ", "  "), name.replace(" ", "\u00a0"), name.lower(), name.upper() + "™"]))
+        d.records[i][f] = spelled
+        d.touched.add(i)  # accelerator_raw is kept as published; the canonical accelerator must not move
+
+
+def unknown_column(d: Drifted, data) -> None:
+    name = data.draw(st.sampled_from(["Frobnication", "energy_per_token", "Rack Units"]))
+    for r in d.records:
+        r[name] = "42"
+    d.new_terms.add(("column", name))
+
+
+def reordered_columns(d: Drifted, data) -> None:
+    order = data.draw(st.permutations(list(d.records[0])))
+    d.records[:] = [{k: r[k] for k in order if k in r} | r for r in d.records]
+
+
+def missing_optional_column(d: Drifted, data) -> None:
+    optional = "weight_data_types" if d.fmt == "checker_csv" else "Details"
+    for i, r in enumerate(d.records):
+        if r.pop(optional, None) is not None and d.fmt == "checker_csv":
+            d.touched.add(i)
+
+
+def line_ends_and_bom(d: Drifted, data) -> None:
+    d.crlf, d.bom = data.draw(st.booleans()), data.draw(st.booleans())
+
+
+def broken_records(d: Drifted, data) -> None:
+    f = FIELDS[d.fmt]
+    breakers = {
+        "value": lambda r: r.update({f["value"]: data.draw(st.sampled_from(["abc", "-3", "inf", ""]))}),
+        "submitter": lambda r: r.update({f["submitter"]: ""}),
+    }
+    for i in _pick(d, data, lambda r: True, 3):
+        kind = data.draw(st.sampled_from(sorted(breakers)))
+        breakers[kind](d.records[i])
+        d.broken[i] = kind
+        d.entries_changed |= d.fmt == "checker_csv" and kind == "submitter"
+
+
+DRIFTS = [scenario_case, new_rate_unit, new_latency_unit, new_scenario, new_benchmark,
+          accelerator_spelling, unknown_column, reordered_columns, missing_optional_column,
+          line_ends_and_bom]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def load_into(con, content: bytes, file_name: str):
+    prepared = prepare(content, file_name, "v6.0", "official", f"fuzz/{file_name}")
+    fetched = _Fetched(file_name, content)
+    outcome = load(con, fetched, prepared, "v6.0", "official")
+    materialize(con)
+    return prepared, outcome
+
+
+@dataclass
+class _Fetched:
+    """What a fetch returns, for content made in the test (the loader reads these fields)."""
+    file_name: str
+    content: bytes
+    location: str = "fuzz://drifted"
+    etag: str | None = None
+    last_modified: str | None = None
+    fetched_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    @property
+    def sha256(self) -> str:
+        import hashlib
+        return hashlib.sha256(self.content).hexdigest()
+
+    @property
+    def size(self) -> int:
+        return len(self.content)
+
+
+def canonical_rows(con, exclude: set[int]) -> pl.DataFrame:
+    """Every loaded row with its resolved identity, but those of the excluded records. Record numbers
+    are positions in the file: a drifted file keeps every record where the original had it."""
+    frame = db.query_frame(con, "SELECT * FROM stg_results ORDER BY record_no, metric, units")
+    return frame.filter(~pl.col("record_no").is_in(sorted(exclude))).drop("extra")
+
+
+@pytest.fixture(scope="module")
+def baselines(tmp_path_factory):
+    """The unmodified files loaded: the rows every untouched record must reproduce."""
+    out = {}
+    for fmt in ("final", "checker_csv"):
+        con = db.connect(str(tmp_path_factory.mktemp(fmt) / "base.duckdb"))
+        d = Drifted(real(fmt), fmt)
+        load_into(con, d.content(), d.file_name)
+        out[fmt] = canonical_rows(con, set())
+        con.close()
+    return out
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), fmt=st.sampled_from(["final", "checker_csv"]))
+def test_drifted_round_loads_every_unbroken_row_and_names_every_new_term(data, fmt, baselines, tmp_path):
+    d = Drifted(real(fmt), fmt)
+    for drift in data.draw(st.lists(st.sampled_from(DRIFTS), min_size=1, max_size=len(DRIFTS), unique=True)):
+        drift(d, data)
+    if data.draw(st.booleans()):
+        broken_records(d, data)
+
+    path = tmp_path / f"{data.draw(st.integers(0, 10**9))}.duckdb"
+    with db.connect(str(path)) as con:
+        prepared, outcome = load_into(con, d.content(), d.file_name)
+        v = prepared.validated
+
+        # only what is broken is quarantined, each with its reason
+        assert outcome.rows_read == len(d.records)
+        quarantined = dict(zip(v.quarantine["record_no"], v.quarantine["reasons"]))
+        assert quarantined.keys() == d.broken.keys(), quarantined
+        for record_no, reasons in zip(v.quarantine["record_no"], v.quarantine["reasons"]):
+            assert any(r.startswith(d.broken[record_no]) for r in reasons), reasons
+
+        # every new term is in drift, and nothing else is
+        drift = {(k, t) for k, t in con.execute("SELECT kind, term FROM drift").fetchall()}
+        assert drift == d.new_terms
+
+        # untouched rows are exactly what the unmodified file gives
+        changed = d.touched | set(d.broken)
+        ids = ["result_id"] if d.entries_changed else []
+        assert_frame_equal(canonical_rows(con, changed).drop(ids),
+                           baselines[fmt].filter(~pl.col("record_no").is_in(sorted(changed))).drop(ids))
