@@ -303,5 +303,6 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     assert record["vendor_claims_used"][0]["statement"] == "statement of gen-1.7"
     assert record["vendor_claims_used"][0]["verdict"] == COMPARABLE
     assert record["review_due"] == "next" and record["review_round"] == "v6.1"
+    assert record["weak_baseline_claims"] == []  # gen-1.7 cites nothing: no cited baseline to judge
     code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
     assert code != 0 and "no such file" in err

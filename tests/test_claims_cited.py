@@ -66,6 +66,9 @@ LEDGER = "".join([
           direction="latency", submitter="UntetherAI", accelerator="speedAI240 Slim",
           baseline_total_accelerators=1, total_accelerators=4, multiplier=1.7,
           cited_result_ids=["v4.1-0067", "v4.1-0069"]),
+    claim("untether-latency-scale-uncited", vendor="UntetherAI", round="v4.1", model="resnet",
+          kind="scale_speedup", direction="latency", submitter="UntetherAI", accelerator="speedAI240 Slim",
+          baseline_total_accelerators=1, total_accelerators=4, multiplier=1.7),
     claim("sw-cited", vendor="Google", kind="software_gain", round_from="v5.1", submitter="Google",
           accelerator="B200", scenario="Server", total_accelerators=8, multiplier=2.8,
           cited_result_ids=["5.1-0047", "6.0-0040"]),
@@ -170,6 +173,14 @@ def test_cited_entries_that_do_not_match_make_the_claim_unclassified(audited, cl
     assert row["rows_used"] == [] and row["weak_baseline"] is None
 
 
+def test_a_citation_that_does_not_match_never_falls_back_to_the_best_rows(audited):
+    # The best-vs-best figure is still shown (Supermicro's best B300 x8 over Google's B200 x8,
+    # 50562.2 / 49327.2), but the verdict does not use it: the claim is unclassified.
+    row = audit(audited, "cite-other-accelerator")
+    assert row["recomputed_best"] == pytest.approx(B300_SUPERMICRO / B200_GOOGLE, rel=1e-12)
+    assert row["recomputed"] is None and row["verdict"] == UNCLASSIFIED
+
+
 def test_cited_entries_may_be_listed_in_any_order(audited):
     # gen-cited lists the baseline first, scaling-cited the large system first: roles come from the
     # entries' accelerator and size, not from their position.
@@ -219,6 +230,11 @@ def test_latency_scale_speedup_takes_the_largest_scenario(audited):
     assert row["recomputed_scenario"] == "MultiStream"
     assert row["recomputed"] == pytest.approx(0.285447 / 0.169333, rel=1e-12)
     assert row["verdict"] == COMPARABLE
+    # Uncited, best-vs-best: the best speedAI240 Slim x4 MultiStream (v4.1-0069) over the best
+    # verified x1 (v4.1-0067, the only one): the same 1.6857, in the same direction.
+    uncited = audit(audited, "untether-latency-scale-uncited")
+    assert uncited["recomputed"] == uncited["recomputed_best"] == pytest.approx(0.285447 / 0.169333, rel=1e-12)
+    assert ids(uncited["rows_best"]) == [("new", "v4.1-0069"), ("base", "v4.1-0067")]
 
 
 def test_software_gain_as_cited_and_against_the_best_previous_round(audited):

@@ -58,7 +58,7 @@ cited_rows AS (
     SELECT ci.claim_id, ci.role, p.*
     FROM citations AS ci
     JOIN claims AS c ON c.id = ci.claim_id
-    JOIN stg_performance AS p
+    JOIN stg_cited_performance AS p
       ON  p.result_id = ci.result_id AND p.round = ci.entry_round AND p.benchmark = c.benchmark
       AND (c.scenario IS NULL OR p.scenario = c.scenario)
       AND p.higher_is_better = (c.direction = 'throughput')

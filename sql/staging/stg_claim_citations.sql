@@ -26,8 +26,7 @@ entries AS (
     SELECT result_id, round, any_value(round_order) AS round_order,
            any_value(coalesce(accelerator, accelerator_raw)) AS accelerator,
            any_value(total_accelerators) AS total_accelerators, any_value(submitter) AS submitter
-    FROM stg_performance
-    WHERE result_id IS NOT NULL
+    FROM stg_cited_performance
     GROUP BY result_id, round
 ),
 located AS (
@@ -56,7 +55,7 @@ roled AS (
             ELSE 'new'
         END AS role,
         EXISTS (
-            SELECT 1 FROM stg_performance AS p
+            SELECT 1 FROM stg_cited_performance AS p
             WHERE p.result_id = located.result_id AND p.round = located.entry_round
               AND p.benchmark = located.benchmark
               AND (located.scenario IS NULL OR p.scenario = located.scenario)
@@ -70,7 +69,7 @@ SELECT
     CASE
         WHEN entry_round IS NULL THEN
             format('cited entry {} is in no loaded round', result_id)
-            || CASE WHEN NOT EXISTS (SELECT 1 FROM stg_performance AS p WHERE p.round = roled.round)
+            || CASE WHEN round NOT IN (SELECT round FROM sources WHERE rows_loaded > 0)
                     THEN format(' (round {} is not loaded)', round) ELSE '' END
         WHEN kind = 'software_gain' AND role IS NULL THEN
             format('cited entry {} is from round {}, the claim compares {} with {}', result_id,
