@@ -38,11 +38,15 @@ def _load_with(loader, noun: str):
 
 
 def cmd_claims_audit(args) -> int:
+    """Table: both figures and the result ids behind each (new vs base); csv/json: every column,
+    the rows as JSON lists."""
     from warehouse.cli import format_frame
     with db.connect(args.db, read_only=True) as con:
         frame = db.query_frame(con, "SELECT * FROM claim_audit ORDER BY round, id")
     if args.format == "table":
-        print(format_frame(frame.select(AUDIT_COLUMNS), "table"))
+        result_ids = {f"{c}_ids": pl.col(c).list.eval(pl.element().struct.field("result_id")).list.join(" vs ")
+                      for c in ("rows_as_cited", "rows_best")}
+        print(format_frame(frame.select(*AUDIT_COLUMNS, **result_ids), "table"))
         for claim in frame.filter(pl.col("citation_problem").is_not_null()).iter_rows(named=True):
             print(f"{claim['id']}: as cited: {claim['citation_problem']}")
     elif args.format == "csv":
