@@ -37,7 +37,8 @@ located AS (
     FROM cited AS c
     LEFT JOIN entries AS e ON e.result_id = c.result_id
     QUALIFY row_number() OVER (PARTITION BY c.claim_id, c.position
-                               ORDER BY e.round IN (c.round, c.round_from) DESC, e.round_order DESC) = 1
+                               ORDER BY coalesce(e.round IN (c.round, c.round_from), false) DESC,
+                                        e.round_order DESC) = 1
 ),
 roled AS (
     SELECT *,
