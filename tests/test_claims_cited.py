@@ -55,6 +55,12 @@ LEDGER = "".join([
           baseline_accelerator="GB200", multiplier=1.19, cited_result_ids=["6.0-0078", "6.0-0075"]),
     claim("cite-two-new", **{**WHISPER_B300_VS_B200, "submitter": None}, multiplier=1.19,
           cited_result_ids=["6.0-0098", "6.0-0039"]),  # two B300 entries, Supermicro's and GigaComputing's
+    claim("cite-partner-rack", kind="scale_speedup", **GB300_DSR1_72_TO_288, multiplier=3.7,
+          cited_result_ids=["6.0-0076", "6.0-0081"]),   # Nebius's 72-GPU rack under NVIDIA's claim
+    claim("cite-other-size", kind="scale_speedup", **GB300_DSR1_72_TO_288, multiplier=3.7,
+          cited_result_ids=["6.0-0076", "6.0-0082"]),   # Nebius's GB300 x8
+    claim("absolute-cited", kind="absolute", submitter="NVIDIA", accelerator="GB300", scenario="Offline",
+          total_accelerators=72, multiplier=650000.0, cited_result_ids=["6.0-0078"]),
     claim("scale-cited", kind="scale_speedup", **GB300_DSR1_72_TO_288, multiplier=3.85,
           cited_result_ids=["6.0-0078", "6.0-0076"]),
     claim("scaling-cited", kind="scaling_efficiency", **GB300_DSR1_72_TO_288, multiplier=0.99,
@@ -162,6 +168,8 @@ def test_weak_baseline_when_a_partner_beats_the_cited_baseline(audited):
     ("cite-other-benchmark", "cited entry 6.0-0078 has no whisper Offline throughput result; "
                              "cited entry 6.0-0075 has no whisper Offline throughput result"),
     ("cite-two-new", "cited entries 6.0-0098, 6.0-0039 all stand for the new side"),
+    ("cite-partner-rack", "cited entry 6.0-0081 was submitted by Nebius, the claim names NVIDIA"),
+    ("cite-other-size", "cited entry 6.0-0082 has 8 accelerators, the claim compares 72 with 288"),
 ])
 def test_cited_entries_that_do_not_match_make_the_claim_unclassified(audited, claim_id, reason):
     # Whatever the stage (preview, post-submission, verified), and with no fallback to other rows.
@@ -179,6 +187,14 @@ def test_a_citation_that_does_not_match_never_falls_back_to_the_best_rows(audite
     row = audit(audited, "cite-other-accelerator")
     assert row["recomputed_best"] == pytest.approx(B300_SUPERMICRO / B200_GOOGLE, rel=1e-12)
     assert row["recomputed"] is None and row["verdict"] == UNCLASSIFIED
+
+
+def test_absolute_claim_as_cited(audited):
+    # NVIDIA GB300 x72 deepseek-r1 Offline, 6.0-0078: 647076 tokens/s; claimed 650000 (+0.45%).
+    row = audit(audited, "absolute-cited")
+    assert row["recomputed"] == row["recomputed_as_cited"] == GB300_72
+    assert ids(row["rows_used"]) == [("new", "6.0-0078")] and row["weak_baseline"] is None
+    assert row["verdict"] == COMPARABLE
 
 
 def test_cited_entries_may_be_listed_in_any_order(audited):
