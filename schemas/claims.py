@@ -6,9 +6,10 @@ import polars as pl
 
 from schemas.results import SCENARIOS
 
-KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "absolute"]
+KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "scale_speedup", "absolute"]
 STAGES = ["mlcommons_verified", "preview", "post_submission_unverified", "vendor_self_test"]
 BASES = ["same_scale", "per_accelerator"]
+DIRECTIONS = ["throughput", "latency"]
 ROUND = r"^v\d+\.\d+$"
 
 
@@ -34,8 +35,11 @@ class Claim(pa.DataFrameModel):
     basis: str = pa.Field(nullable=True, isin=BASES, description="absent: the largest available")
     multiplier: float = pa.Field(nullable=True, gt=0,
                                  description="the claimed number; absent only when the vendor gave none")
+    direction: str = pa.Field(isin=DIRECTIONS, description="throughput (higher wins: new over base) or "
+                              "latency (lower wins: base over new); absent in the file: throughput")
     stage: str = pa.Field(isin=STAGES)
-    cited_result_ids: pl.List(pl.String) = pa.Field(nullable=True)
+    cited_result_ids: pl.List(pl.String) = pa.Field(nullable=True, description="the result entries the "
+                                                    "vendor cites (e.g. 6.1-0106); audited as cited")
 
     @pa.dataframe_check(error="a generation_speedup needs accelerator and baseline_accelerator")
     def generation_pair_named(cls, data) -> pl.LazyFrame:
@@ -48,6 +52,17 @@ class Claim(pa.DataFrameModel):
         return data.lazyframe.select((pl.col("kind") != "scaling_efficiency")
                                      | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))
                                      .fill_null(False))
+
+    @pa.dataframe_check(error="a scale_speedup needs total_accelerators > baseline_total_accelerators")
+    def scale_speedup_sizes_named(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") != "scale_speedup")
+                                     | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))
+                                     .fill_null(False))
+
+    @pa.dataframe_check(error="a scaling_efficiency is a throughput ratio: direction must be throughput")
+    def scaling_is_throughput(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") != "scaling_efficiency")
+                                     | (pl.col("direction") == "throughput"))
 
     @pa.dataframe_check(error="a software_gain needs an accelerator")
     def software_gain_named(cls, data) -> pl.LazyFrame:

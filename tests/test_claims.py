@@ -139,9 +139,13 @@ def test_claim_reproduced_only_by_an_open_division_row_is_unclassified(warehouse
     assert row["verdict"] == UNCLASSIFIED
 
 
-def test_software_gain_and_scaling_claims_recompute_from_their_views(warehouse, tmp_path):
-    # Software: Google B200 x8 deepseek-r1 Server v5.1 -> v6.0: 41027.9 / 14630.7 = 2.804.
-    # Scaling: NVIDIA GB300 deepseek-r1 Offline 72 -> 288: (2494310 / 647076) / 4 = 0.9637.
+def test_uncited_software_gain_and_scaling_claims_are_judged_against_the_best_baseline(warehouse, tmp_path):
+    # No entries cited: the verdict uses the best-vs-best figure, whose baseline is the best VERIFIED
+    # result of the baseline hardware, whoever submitted it.
+    # Software: Google B200 x8 deepseek-r1 Server, v6.0 41027.9 (6.0-0040) over the best v5.1 B200 x8
+    # Server, NVIDIA's 18592.2 (5.1-0069; Google's own was 14630.7): 2.2067, 21% below 2.8.
+    # Scaling: NVIDIA GB300 x288 Offline 2494310 (6.0-0076) over the best GB300 x72 Offline, Nebius's
+    # 673936 (6.0-0081; NVIDIA's own 647076): (2494310 / 673936) / 4 = 0.9253, 6.5% below 0.99.
     load(warehouse, tmp_path,
          claim("sw", vendor="Google", kind="software_gain", round_from="v5.1", submitter="Google",
                accelerator="B200", scenario="Server", basis="same_scale", total_accelerators=8,
@@ -150,11 +154,14 @@ def test_software_gain_and_scaling_claims_recompute_from_their_views(warehouse, 
                  scenario="Offline", baseline_total_accelerators=72, total_accelerators=288,
                  multiplier=0.99))
     sw, scale = audit(warehouse, "sw"), audit(warehouse, "scale")
-    assert sw["recomputed"] == pytest.approx(41027.9 / 14630.7)
-    assert sw["verdict"] == COMPARABLE
-    assert scale["recomputed"] == pytest.approx((2494310 / 647076) / (288 / 72))
-    # 99% claimed, 96.4% measured: -2.7%, within 5%.
-    assert scale["verdict"] == COMPARABLE
+    assert sw["recomputed"] == sw["recomputed_best"] == pytest.approx(41027.9 / 18592.2)
+    assert [r["result_id"] for r in sw["rows_used"]] == ["6.0-0040", "5.1-0069"]
+    assert (sw["best_baseline_result_id"], sw["best_baseline_submitter"]) == ("5.1-0069", "NVIDIA")
+    assert sw["recomputed_as_cited"] is None and sw["weak_baseline"] is None
+    assert sw["verdict"] == DIRECTIONAL
+    assert scale["recomputed"] == pytest.approx((2494310 / 673936) / (288 / 72))
+    assert scale["best_baseline_result_id"] == "6.0-0081"
+    assert scale["verdict"] == DIRECTIONAL
 
 
 def test_reloading_a_file_replaces_its_claims(warehouse, tmp_path):
@@ -258,12 +265,21 @@ def test_decision_becomes_due_when_its_review_round_is_loaded(tmp_path):
 
 def test_example_ledger_and_decision_load_and_audit(warehouse):
     """The shipped examples: NVIDIA's v6.1 claims and the seeds' capacity decision record."""
-    assert load_claims(warehouse, ROOT / "examples" / "claims_v6.1_nvidia.example.toml") == 12
+    assert load_claims(warehouse, ROOT / "examples" / "claims_v6.1_nvidia.example.toml") == 15
     assert load_decisions(warehouse, ROOT / "examples" / "decisions.example.toml") == 1
     materialize(warehouse)
     verdicts = dict(warehouse.execute("SELECT id, verdict FROM claim_audit").fetchall())
-    # v6.1 is not in the shared data: the preview claims stay 'promising', nothing is reproduced.
-    assert verdicts["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"] == PROMISING
+    # v6.1 is not in the shared data: claims citing v6.1 entries cannot be audited as cited
+    # (unclassified, with the reason); uncited ones are not reproduced by any row.
+    assert verdicts["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"] == UNCLASSIFIED
+    [(reason,)] = warehouse.execute("SELECT citation_problem FROM claim_audit WHERE id = ?",
+                                    ["nv-v6.1-gb300-dsr1-scaling-72-288"]).fetchall()
+    assert reason == ("cited entry 6.1-0073 is in no loaded round (round v6.1 is not loaded); "
+                      "cited entry 6.1-0074 is in no loaded round (round v6.1 is not loaded)")
+    for wan in ("nv-v6.1-gb300-wan22-videos-per-second", "nv-v6.1-gb300-wan22-seconds-per-video",
+                "nv-v6.1-gb300-wan22-throughput-vs-single-node",
+                "nv-v6.1-gb300-wan22-latency-vs-single-node"):
+        assert verdicts[wan] == DIRECTIONAL
     assert verdicts["nv-v6.1-post-submission-gpt-oss-120b"] == DIRECTIONAL
     assert verdicts["nv-v6.1-rubin-agentx-30x"] == DIRECTIONAL
     record = db.query_frame(warehouse, "SELECT * FROM decision_records").row(0, named=True)
@@ -287,5 +303,6 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     assert record["vendor_claims_used"][0]["statement"] == "statement of gen-1.7"
     assert record["vendor_claims_used"][0]["verdict"] == COMPARABLE
     assert record["review_due"] == "next" and record["review_round"] == "v6.1"
+    assert record["weak_baseline_claims"] == []  # gen-1.7 cites nothing: no cited baseline to judge
     code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
     assert code != 0 and "no such file" in err

@@ -67,7 +67,8 @@ CLAIM_FIELDS = {
     "accelerator": (_text, False), "baseline_accelerator": (_text, False),
     "total_accelerators": (_integer, False), "baseline_total_accelerators": (_integer, False),
     "round_from": (_text, False), "submitter": (_text, False), "basis": (_text, False),
-    "multiplier": (_number, False), "stage": (_text, True), "cited_result_ids": (_text_list, False),
+    "multiplier": (_number, False), "direction": (_text, False), "stage": (_text, True),
+    "cited_result_ids": (_text_list, False),
 }
 DECISION_FIELDS = {
     "id": (_text, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
@@ -142,6 +143,7 @@ def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
     problems = []
     for row in rows:
         row["benchmark"] = benchmarks.get(row["model"].lower(), row["model"])
+        row["direction"] = row["direction"] or "throughput"
         for field in ("accelerator", "baseline_accelerator"):
             if row[field] is not None:
                 canonical = canonical_accelerator(row[field], aliases)

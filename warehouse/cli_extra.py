@@ -12,8 +12,10 @@ from warehouse.export import EXPORT_FORMATS, export_views
 from warehouse.prices import PriceError, load_prices
 from warehouse.views import materialize
 
-AUDIT_COLUMNS = ["id", "vendor", "kind", "stage", "round", "benchmark", "scenario", "multiplier",
-                 "recomputed", "relative_difference", "verdict", "procurement_grade"]
+AUDIT_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier",
+                 "recomputed", "recomputed_as_cited", "recomputed_best", "weak_baseline",
+                 "verdict"]
+ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best"]
 
 
 def _fail(message: str) -> int:
@@ -36,18 +38,28 @@ def _load_with(loader, noun: str):
 
 
 def cmd_claims_audit(args) -> int:
+    """Table: both figures and the result ids behind each (new vs base); csv/json: every column,
+    the rows as JSON lists."""
     from warehouse.cli import format_frame
     with db.connect(args.db, read_only=True) as con:
         frame = db.query_frame(con, "SELECT * FROM claim_audit ORDER BY round, id")
     if args.format == "table":
-        print(format_frame(frame.select(AUDIT_COLUMNS), "table"))
+        result_ids = {f"{c}_ids": pl.col(c).list.eval(pl.element().struct.field("result_id")).list.join(" vs ")
+                      for c in ("rows_as_cited", "rows_best")}
+        print(format_frame(frame.select(*AUDIT_COLUMNS, **result_ids), "table"))
+        for claim in frame.filter(pl.col("citation_problem").is_not_null()).iter_rows(named=True):
+            print(f"{claim['id']}: as cited: {claim['citation_problem']}")
     elif args.format == "csv":
-        flat = frame.with_columns(pl.col("rows_used").map_elements(json.dumps, return_dtype=pl.String),
+        flat = frame.with_columns(*(pl.col(c).map_elements(_rows_json, return_dtype=pl.String) for c in ROW_LISTS),
                                   pl.col("cited_result_ids").list.join(" "))
         print(format_frame(flat, "csv"), end="")
     else:
         print(json.dumps(frame.to_dicts(), indent=2, default=str))
     return 0
+
+
+def _rows_json(rows) -> str:
+    return json.dumps(rows.to_list() if isinstance(rows, pl.Series) else rows)
 
 
 def decision_record(con, decision_id: str) -> dict | None:
@@ -61,7 +73,8 @@ def decision_record(con, decision_id: str) -> dict | None:
     def expand(ids):
         if not ids:
             return []
-        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, verdict, "
+        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, "
+                                     "recomputed_as_cited, recomputed_best, weak_baseline, verdict, "
                                      "procurement_grade FROM claim_audit WHERE list_contains(?, id)", [ids])
         by_id = {c["id"]: c for c in claims.to_dicts()}
         return [by_id.get(i, {"id": i, "verdict": "claim no longer in the ledger"}) for i in ids]
@@ -76,6 +89,7 @@ def decision_record(con, decision_id: str) -> dict | None:
         "review_date": str(d["review_date"]) if d["review_date"] else None,
         "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
         "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
+        "weak_baseline_claims": d["weak_baseline_claims"],
     }}
 
 

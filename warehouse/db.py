@@ -59,8 +59,11 @@ CREATE TABLE IF NOT EXISTS claims (
     model VARCHAR NOT NULL, benchmark VARCHAR NOT NULL, scenario VARCHAR, kind VARCHAR NOT NULL,
     accelerator VARCHAR, baseline_accelerator VARCHAR, total_accelerators BIGINT,
     baseline_total_accelerators BIGINT, round_from VARCHAR, submitter VARCHAR, basis VARCHAR,
-    multiplier DOUBLE, stage VARCHAR NOT NULL, cited_result_ids VARCHAR[]
+    multiplier DOUBLE, stage VARCHAR NOT NULL, cited_result_ids VARCHAR[],
+    direction VARCHAR NOT NULL DEFAULT 'throughput'   -- throughput | latency
 );
+-- warehouses created before claims had a direction: every earlier claim was a throughput claim
+ALTER TABLE claims ADD COLUMN IF NOT EXISTS direction VARCHAR DEFAULT 'throughput';
 CREATE TABLE IF NOT EXISTS decisions (
     id VARCHAR PRIMARY KEY, decision_file VARCHAR NOT NULL, title VARCHAR NOT NULL,
     workload VARCHAR, metric VARCHAR, measured_by VARCHAR,
