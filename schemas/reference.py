@@ -1,8 +1,7 @@
 """Reference tables shipped as data files in warehouse/reference/ and edited by hand."""
 from __future__ import annotations
 
-import re
-
+import duckdb
 import pandera.polars as pa
 import polars as pl
 
@@ -18,10 +17,12 @@ class AcceleratorAlias(pa.DataFrameModel):
     memory_gb: float = pa.Field(nullable=True, gt=0)
     tdp_watts: float = pa.Field(nullable=True, gt=0, description="design power, where publicly stated")
 
-    @pa.check("pattern", error="pattern is not a valid regular expression")
+    @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
-        return series.lazyframe.select(
-            pl.col("pattern").map_elements(_compiles, return_dtype=pl.Boolean))
+        patterns = series.lazyframe.select("pattern").collect().to_series().to_list()
+        with duckdb.connect() as con:
+            valid = [_compiles(con, p) for p in patterns]
+        return pl.LazyFrame({"pattern": valid})
 
     @pa.dataframe_check(error="one canonical accelerator has conflicting vendor/generation/TDP")
     def consistent_attributes(cls, data) -> pl.LazyFrame:
@@ -55,9 +56,10 @@ class RackCapacity(pa.DataFrameModel):
     assumption: str
 
 
-def _compiles(pattern: str) -> bool:
+def _compiles(con: duckdb.DuckDBPyConnection, pattern: str) -> bool:
+    """The patterns run in DuckDB's regular expression engine (RE2), at view time."""
     try:
-        re.compile(pattern)
-    except re.error:
+        con.execute("SELECT regexp_matches('', ?)", [pattern])
+    except duckdb.Error:
         return False
     return True

@@ -11,7 +11,8 @@ import polars as pl
 
 from schemas.claims import Claim, Decision
 from warehouse import db
-from warehouse.reference import Reference, compiled_aliases, canonical_accelerator, default_reference
+from warehouse.reference import Reference, default_reference
+from warehouse.views import canonical_accelerators
 from warehouse.rounds import ROUND_PATTERN, load_registry, round_sort_key
 
 
@@ -137,7 +138,8 @@ def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
     """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
     ref = ref or default_reference()
     rows = coerce(read_entries(path, "claim"), CLAIM_FIELDS, path, "claim")
-    aliases = compiled_aliases(ref.accelerators)
+    canonical = canonical_accelerators(
+        [row[f] for row in rows for f in ("accelerator", "baseline_accelerator") if row[f] is not None], ref)
     benchmarks = dict(ref.benchmarks.filter(pl.col("kind") == "benchmark")
                       .select(pl.col("alias").str.to_lowercase(), "benchmark").iter_rows())
     problems = []
@@ -146,11 +148,10 @@ def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
         row["direction"] = row["direction"] or "throughput"
         for field in ("accelerator", "baseline_accelerator"):
             if row[field] is not None:
-                canonical = canonical_accelerator(row[field], aliases)
-                if canonical is None:
+                if canonical[row[field]] is None:
                     problems.append(f"claim {row['id']!r}: field {field!r}: {row[field]!r} matches no "
                                     "accelerator in warehouse/reference/accelerators.csv")
-                row[field] = canonical
+                row[field] = canonical[row[field]]
     if problems:
         raise LedgerError(f"{path}: " + "; ".join(problems))
     schema = {name: dtype for name, dtype in Claim.to_schema().dtypes.items()}

@@ -1,8 +1,10 @@
-"""Hardware and benchmark identity: map raw published names to canonical ones."""
+"""The reference tables (accelerators, benchmarks, rack capacity), read and validated.
+
+Names are resolved with them at view time, in SQL (sql/staging/stg_accelerator_names.sql,
+stg_results.sql); warehouse.views.canonical_accelerators applies that same rule to other names."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -11,11 +13,6 @@ import polars as pl
 
 from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity
 from warehouse.rounds import REFERENCE_DIR
-
-# "AMD Instinct MI355X 288GB HBM3e (x87)" / "(Power Cap 1000 W)": annotations, not identity.
-_ANNOTATION = re.compile(r"\((x\d+|power cap[^)]*)\)", re.IGNORECASE)
-# Systems with several accelerator types list them joined by commas, "and" or "+".
-_SEPARATORS = re.compile(r",|\band\b|\+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,23 +53,3 @@ REFERENCE_FILES = ("accelerators.csv", "benchmarks.csv", "rack_capacity.csv")
 @lru_cache(maxsize=4)
 def _cached_reference(directory: Path, _mtimes: tuple[int, ...]) -> Reference:
     return load_reference(directory)
-
-
-def canonical_accelerator(raw: str | None, aliases: tuple[tuple[re.Pattern, str], ...]) -> str | None:
-    """Canonical name; several types -> 'A + B'; None when any part matches no alias."""
-    if raw is None or not raw.strip():
-        return None
-    names = []
-    for part in _SEPARATORS.split(_ANNOTATION.sub("", raw)):
-        if not part.strip():
-            continue
-        match = next((name for pattern, name in aliases if pattern.search(part)), None)
-        if match is None:
-            return None
-        if match not in names:
-            names.append(match)
-    return " + ".join(sorted(names)) if names else None
-
-
-def compiled_aliases(accelerators: pl.DataFrame) -> tuple[tuple[re.Pattern, str], ...]:
-    return tuple((re.compile(p), a) for p, a in accelerators.select("pattern", "accelerator").iter_rows())

@@ -146,3 +146,11 @@ def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.
             for name in IDENTITY_MODELS:
                 con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
             return db.query_frame(con, "SELECT * FROM stg_results")
+
+
+def canonical_accelerators(names: list[str], ref: Reference | None = None) -> dict[str, str | None]:
+    """Published (or typed) accelerator names -> canonical accelerator, by the views' own rule."""
+    frame = pl.DataFrame({"accelerator_raw": sorted(set(names))}, schema={"accelerator_raw": pl.String})
+    frame = frame.with_columns(model=pl.lit(None, pl.String), used_model=pl.lit(None, pl.String))
+    resolved = resolve_identities(frame, ref)
+    return dict(resolved.select("accelerator_raw", "accelerator").iter_rows())
