@@ -104,38 +104,35 @@ def scenario_case(d: Drifted, data) -> None:
         d.records[i][f] = data.draw(st.sampled_from([str.lower, str.upper, str.swapcase]))(d.records[i][f])
 
 
-def new_rate_unit(d: Drifted, data) -> None:
+def _new_term(d: Drifted, data, kind: str, term: str, concepts: tuple[str, ...], condition=lambda r: True,
+              one_per_entry: bool = False) -> None:
+    """Some records take `term` in the fields of `concepts`; the load must report (kind, term)."""
     f = FIELDS[d.fmt]
-    rate = lambda r: r[f["units"]] in ("Samples/s", "Tokens/s", "Queries/s")  # noqa: E731
-    for i in _pick(d, data, rate):
-        d.records[i][f["units"]] = "Tasks/s"
+    for i in _pick(d, data, condition, one_per_entry=one_per_entry):
+        for concept in concepts:
+            d.records[i][f[concept]] = term
         d.touched.add(i)
-        d.new_terms.add(("unit", "Tasks/s"))
+        d.new_terms.add((kind, term))
+
+
+def new_rate_unit(d: Drifted, data) -> None:
+    units = FIELDS[d.fmt]["units"]
+    _new_term(d, data, "unit", "Tasks/s", ("units",),
+              lambda r: r[units] in ("Samples/s", "Tokens/s", "Queries/s"))
 
 
 def new_latency_unit(d: Drifted, data) -> None:
-    f = FIELDS[d.fmt]
-    for i in _pick(d, data, lambda r: r[f["units"]].startswith("Latency")):
-        d.records[i][f["units"]] = "Latency (us)"
-        d.touched.add(i)
-        d.new_terms.add(("unit", "Latency (us)"))
+    units = FIELDS[d.fmt]["units"]
+    _new_term(d, data, "unit", "Latency (us)", ("units",), lambda r: r[units].startswith("Latency"))
 
 
 def new_scenario(d: Drifted, data) -> None:
-    f = FIELDS[d.fmt]
-    for i in _pick(d, data, lambda r: True, one_per_entry=True):
-        d.records[i][f["scenario"]] = "Burst"
-        d.touched.add(i)
-        d.new_terms.add(("scenario", "Burst"))
+    _new_term(d, data, "scenario", "Burst", ("scenario",), one_per_entry=True)
 
 
 def new_benchmark(d: Drifted, data) -> None:
-    f = FIELDS[d.fmt]
-    for i in _pick(d, data, lambda r: True, one_per_entry=True):
-        d.records[i][f["model"]] = d.records[i][f["used"]] = "frobnet-99"
-        d.touched.add(i)
-        d.entries_changed |= d.fmt == "checker_csv"
-        d.new_terms.add(("benchmark", "frobnet-99"))
+    _new_term(d, data, "benchmark", "frobnet-99", ("model", "used"), one_per_entry=True)
+    d.entries_changed |= d.fmt == "checker_csv" and ("benchmark", "frobnet-99") in d.new_terms
 
 
 def accelerator_spelling(d: Drifted, data) -> None:
