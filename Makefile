@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench docs report clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,6 +19,9 @@ test: install
 
 bench: install
 	$(PY) bench/run.py
+
+docs: install
+	$(VENV)/bin/mlperf-wh docs
 
 clean:
 	rm -rf $(VENV) warehouse/*.duckdb

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import db
+from warehouse import cli_bi, db
 from warehouse.claims import LedgerError, load_claims, load_decisions
 from warehouse.export import EXPORT_FORMATS, export_views
 from warehouse.prices import PriceError, load_prices
@@ -154,7 +154,7 @@ def register(sub, common) -> None:
     p.set_defaults(handler=cmd_schedule)
 
 
-REGISTER = [register]
+REGISTER = [register, cli_bi.register]
 STATUS_QUERIES = {
     "claims by verdict": "SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL",
     "decisions due for review": "SELECT id, title, review_due, due_because FROM decisions_due ORDER BY id",
