@@ -14,7 +14,33 @@ def cmd_docs(args) -> int:
     return 0
 
 
+def cmd_export(args) -> int:
+    from warehouse import db
+    from warehouse.export import ExportError, export_views
+    views = [v.strip() for v in args.views.split(",") if v.strip()] if args.views else None
+    with db.connect(args.db, read_only=True) as con:
+        try:
+            manifest = export_views(con, Path(args.directory), args.format, views,
+                                    warehouse_file=db.db_path(args.db))
+        except ExportError as exc:
+            return _fail(f"{exc}\nnothing was written; {args.directory} is as it was")
+    rows = sum(v["rows"] for v in manifest["views"].values())
+    print(f"exported {len(manifest['views'])} views ({rows} rows) as {args.format} to {args.directory}: "
+          f"{len({f['path'] for f in manifest['files']})} files, see {Path(args.directory) / 'manifest.json'}")
+    return 0
+
+
 def register(sub, common) -> None:
+    from warehouse.export import EXPORT_FORMATS
+    p = sub.add_parser("export", parents=[common],
+                       help="write every mart and dimension to files for BI tools, with a manifest")
+    p.add_argument("directory", help="replaced whole, atomically, by the new export")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="parquet",
+                   help="parquet (partitioned by round), csv (nested values as JSON), xlsx (a sheet per view)")
+    p.add_argument("--views", default=None, help="comma-separated, e.g. software_gains,claim_audit "
+                                                 "(default: every mart; `results` is available too)")
+    p.set_defaults(handler=cmd_export)
+
     p = sub.add_parser("docs", help="write docs/views.md: every mart and its column descriptions")
     p.add_argument("--out", default=None, help="default: docs/views.md of the checkout")
     p.set_defaults(handler=cmd_docs)

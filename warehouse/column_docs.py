@@ -82,6 +82,16 @@ def described_columns(con: duckdb.DuckDBPyConnection, views: list[ViewFile] | No
     ).select("view", "layer", "column", "type", "description")
 
 
+def relation_documentation(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
+    """name, type, description of every column of one view or table (a table outside sql/, such as
+    `results`, gets the [_common] descriptions of the layer that documents it)."""
+    layer_of = {v.name: v.layer for v in definitions()}
+    docs = all_docs()
+    layer_docs = docs[layer_of.get(name, DOCUMENTED_LAYERS[0])]
+    return [{"name": column, "type": type_, "description": layer_docs.describe(name, column)}
+            for column, type_ in relation_columns(con, [name]).select("column", "type").iter_rows()]
+
+
 def missing_descriptions(con: duckdb.DuckDBPyConnection) -> list[str]:
     """`view.column` of every column of a documented layer that has no description."""
     described = described_columns(con)
