@@ -20,6 +20,9 @@ test: install
 bench: install
 	$(PY) bench/run.py
 
+report: install
+	$(VENV)/bin/mlperf-wh report --out report
+
 docs: install
 	$(VENV)/bin/mlperf-wh docs
 

@@ -15,47 +15,10 @@ import duckdb
 import polars as pl
 import pytest
 
+from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
 from warehouse import db
-from warehouse.claims import load_claims, load_decisions
 from warehouse.export import ExportError, default_views, export_views, sha256_of
-from warehouse.views import materialize
-
-
-@pytest.fixture(scope="module")
-def claims_warehouse(shared_warehouse, tmp_path_factory) -> str:
-    """The shared rounds plus the example claims and decision, and one claim the shared rows
-    reproduce (so claim_audit.rows_used and cited_result_ids are non-empty lists)."""
-    path = tmp_path_factory.mktemp("export") / "warehouse.duckdb"
-    shutil.copyfile(shared_warehouse, path)
-    with db.connect(str(path)) as con:
-        load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
-        new, base = con.execute(
-            "SELECT result_id_new, result_id_base FROM generation_speedups WHERE round = 'v6.0' "
-            "AND benchmark = 'deepseek-r1' AND scenario = 'Server' AND accelerator_new = 'GB300' "
-            "AND accelerator_base = 'GB200' AND total_accelerators = 72").fetchall()[0]
-        claims = path.parent / "shared_claim.toml"
-        claims.write_text(f'''[[claim]]
-id = "gb300-vs-gb200-dsr1-server"
-vendor = "NVIDIA"
-source = "https://example.com/post"
-published_on = 2026-04-01
-statement = "GB300 vs GB200, \\"DeepSeek-R1\\" server, 72 GPUs"
-round = "v6.0"
-model = "deepseek-r1"
-scenario = "Server"
-kind = "generation_speedup"
-accelerator = "GB300"
-baseline_accelerator = "GB200"
-total_accelerators = 72
-multiplier = 1.5
-stage = "mlcommons_verified"
-cited_result_ids = ["{new}", "{base}"]
-''', encoding="utf-8")
-        load_claims(con, claims)
-        load_decisions(con, ROOT / "examples" / "decisions.example.toml")
-        materialize(con)
-    return str(path)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +115,7 @@ def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     with (exports["csv"] / "claim_audit.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     expected = db.query_frame(wcon, "SELECT id, statement, rows_used, cited_result_ids FROM claim_audit")
-    assert len(rows) == expected.height == 13
+    assert len(rows) == expected.height == 13  # 12 example claims + 1 on the shared rows
     by_id = {r["id"]: r for r in rows}
     for claim in expected.to_dicts():
         row = by_id[claim["id"]]

@@ -30,6 +30,18 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from warehouse import db
+    from warehouse.report import render_report
+    with db.connect(args.db, read_only=True) as con:
+        try:
+            page = render_report(con, Path(args.out), db.db_path(args.db))
+        except FileExistsError as exc:
+            return _fail(f"{exc}\nnothing was written")
+    print(f"report: {page} (charts as PNG and SVG in {page.parent / 'charts'})")
+    return 0
+
+
 def register(sub, common) -> None:
     from warehouse.export import EXPORT_FORMATS
     p = sub.add_parser("export", parents=[common],
@@ -40,6 +52,11 @@ def register(sub, common) -> None:
     p.add_argument("--views", default=None, help="comma-separated, e.g. software_gains,claim_audit "
                                                  "(default: every mart; `results` is available too)")
     p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("report", parents=[common],
+                       help="a static HTML report (no network needed to view it) with each chart as PNG and SVG")
+    p.add_argument("--out", default="report", help="directory, replaced whole (default: report/)")
+    p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("docs", help="write docs/views.md: every mart and its column descriptions")
     p.add_argument("--out", default=None, help="default: docs/views.md of the checkout")

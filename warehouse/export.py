@@ -24,6 +24,7 @@ import polars as pl
 
 from warehouse import db
 from warehouse.column_docs import relation_documentation
+from warehouse.rounds import round_sort_key
 from warehouse.views import LAYERS, definitions
 
 EXPORT_FORMATS = ("parquet", "csv", "xlsx")
@@ -94,13 +95,13 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     _check_target(target)
     _remove_abandoned_partials(target)
     relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
-    staging = Path(tempfile.mkdtemp(prefix=f"{_partial_prefix(target)}{os.getpid()}-", dir=target.parent))
+    staging = make_staging_dir(target)
     try:
         writer = {"parquet": _write_parquet, "csv": _write_csv, "xlsx": _write_xlsx}[fmt]
         files = writer(con, staging, relations)
         manifest = _manifest(con, fmt, relations, files, staging, warehouse_file)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
-        _swap_in(staging, target)
+        swap_in(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -108,6 +109,14 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
 
 
 # --- the target directory ----------------------------------------------------------------------
+
+def make_staging_dir(target: Path) -> Path:
+    """An empty directory beside `target` (same file system, so it can be renamed into place),
+    readable by others as the finished directory will be (mkdtemp makes it private)."""
+    staging = Path(tempfile.mkdtemp(prefix=f"{_partial_prefix(target)}{os.getpid()}-", dir=target.parent))
+    staging.chmod(0o755)
+    return staging
+
 
 def _partial_prefix(target: Path) -> str:
     return f".{target.name}.partial-"
@@ -142,8 +151,8 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def _swap_in(staging: Path, target: Path) -> None:
-    """Put the finished export at `target` in one step; the previous export is removed after."""
+def swap_in(staging: Path, target: Path) -> None:
+    """Put a finished directory at `target` in one step; what was there before is removed after."""
     if not target.exists():
         os.rename(staging, target)
         return
@@ -303,7 +312,7 @@ def _stats(con, rel: Relation, where: str, loads: pl.DataFrame) -> dict:
     rows = _scalar(con, f"SELECT count(*) FROM {source}")
     rounds = sorted({r for col in rel.round_columns for (r,) in con.execute(
         f"SELECT DISTINCT {_ident(col)} FROM {source} WHERE {_ident(col)} IS NOT NULL").fetchall()},
-        key=_round_key)
+        key=round_sort_key)
     if rel.has_source_id:
         used = sorted(s for (s,) in con.execute(f"SELECT DISTINCT source_id FROM {source}").fetchall())
     elif rel.round_columns:
@@ -317,17 +326,12 @@ def _scalar(con, sql: str):
     return con.execute(sql).fetchall()[0][0]
 
 
-def _round_key(name: str):
-    found = re.match(r"^v(\d+)\.(\d+)$", name)
-    return (int(found.group(1)), int(found.group(2)), name) if found else (sys.maxsize, 0, name)
-
-
 def _view_entry(rel: Relation, entries: list[dict]) -> dict:
     questions = {v.name: v.question for v in definitions()}
     return {
         "question": questions.get(rel.name),
         "rows": sum(e["rows"] for e in entries),
-        "rounds": sorted({r for e in entries for r in e["rounds"]}, key=_round_key),
+        "rounds": sorted({r for e in entries for r in e["rounds"]}, key=round_sort_key),
         "files": [e["path"] + (f"#{e['sheet']}" if "sheet" in e else "") for e in entries],
         "columns": rel.columns,
     }
