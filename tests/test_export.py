@@ -195,3 +195,22 @@ def test_killed_export_leaves_the_previous_export_intact(claims_warehouse, tmp_p
         export_views(con, target, "csv", ["dim_rounds"])
     assert [p.name for p in tmp_path.iterdir()] == ["bi"]
     assert manifest(target)["format"] == "csv"
+
+
+def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
+    code, out, err = cli("export", tmp_path / "bi", "--format", "csv", "--views", "dim_rounds,claim_audit",
+                         "--db", claims_warehouse)
+    assert code == 0, err
+    assert out.startswith("exported 2 views") and "manifest.json" in out
+    assert sorted(p.name for p in (tmp_path / "bi").iterdir()) == ["claim_audit.csv", "dim_rounds.csv",
+                                                                   "manifest.json"]
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    code, out, err = cli("export", tmp_path / "mine", "--db", claims_warehouse)
+    assert code == 1 and "not an mlperf-wh export" in err and "Traceback" not in err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+    code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
+    assert code == 1 and "unknown view(s) nope" in err
+    code, out, _ = cli("docs", "--out", tmp_path / "views.md")
+    assert code == 0
+    assert (tmp_path / "views.md").read_text(encoding="utf-8") == (ROOT / "docs" / "views.md").read_text(encoding="utf-8")

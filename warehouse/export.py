@@ -34,6 +34,7 @@ RAW_TABLES = ("results", "sources", "quarantine")
 # The round a row belongs to, for partitioning and for the manifest's "rounds covered".
 ROUND_COLUMNS = ("round", "round_to", "round_from")
 EXCEL_MAX_ROWS = 1_048_575  # one row of the sheet is the header
+EXCEL_MAX_SHEET_NAME = 31
 
 
 class ExportError(Exception):
@@ -239,6 +240,9 @@ def _write_xlsx(con, staging: Path, relations: list[Relation]) -> list[WrittenFi
     path = staging / WORKBOOK
     frames = {}
     for rel in relations:
+        if len(rel.name) > EXCEL_MAX_SHEET_NAME:
+            raise ExportError(f"{rel.name}: Excel sheet names hold at most {EXCEL_MAX_SHEET_NAME} characters; "
+                              "export it as parquet or csv")
         frame = db.query_frame(con, _flat_select(rel))
         if frame.height > EXCEL_MAX_ROWS:
             raise ExportError(f"{rel.name} has {frame.height} rows, more than an Excel sheet holds "
