@@ -13,6 +13,17 @@ def test_every_mart_column_has_a_description(shared_con):
                          "(then `make docs`): " + ", ".join(missing))
 
 
+def test_the_descriptions_file_is_well_formed(tmp_path, monkeypatch):
+    assert column_docs.ColumnDocs.read("marts").problems() == []
+    broken = tmp_path / "marts"
+    broken.mkdir()
+    (broken / "_columns.toml").write_text('[_common]\nround = ""\n[a]\nx = 3\n_same_as = "nowhere"\n')
+    monkeypatch.setattr(column_docs, "SQL_DIR", tmp_path)
+    assert column_docs.ColumnDocs.read("marts").problems() == [
+        "[_common] round: not a non-empty text", "[a] x: not a non-empty text",
+        "[a] _same_as = 'nowhere': no such table in the file"]
+
+
 def test_no_description_names_a_column_that_does_not_exist(shared_con):
     stale = column_docs.stale_descriptions(shared_con)
     assert not stale, "sql/marts/_columns.toml describes columns that no longer exist: " + ", ".join(stale)

@@ -35,16 +35,30 @@ class ColumnDocs:
             raw = tomllib.load(f)
         return cls(raw.pop("_common", {}), raw)
 
+    def problems(self) -> list[str]:
+        """What is wrong with the file itself: descriptions that are not text, _same_as naming a
+        view the file does not describe."""
+        found = [f"[_common] {c}: not a non-empty text" for c, d in self.common.items() if not _text(d)]
+        for view, columns in self.views.items():
+            if not isinstance(columns, dict):
+                found.append(f"{view}: not a table of column descriptions")
+                continue
+            found += [f"[{view}] {c}: not a non-empty text" for c, d in columns.items() if not _text(d)]
+            same_as = columns.get("_same_as")
+            if same_as is not None and same_as not in self.views:
+                found.append(f"[{view}] _same_as = {same_as!r}: no such table in the file")
+        return found
+
     def describe(self, view: str, column: str) -> str | None:
         own = self.views.get(view, {})
-        if column in own:
+        if _text(own.get(column)):
             return own[column]
         same_as = own.get("_same_as")
         if same_as and same_as != view:
             inherited = self.describe(same_as, column)
             if inherited:
                 return inherited
-        return self.common.get(column)
+        return self.common[column] if _text(self.common.get(column)) else None
 
     def documented(self, view: str) -> set[str]:
         own = self.views.get(view, {})
@@ -52,6 +66,10 @@ class ColumnDocs:
         if own.get("_same_as"):
             names |= self.documented(own["_same_as"])
         return names
+
+
+def _text(value) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def all_docs() -> dict[str, ColumnDocs]:

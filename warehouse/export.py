@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from schemas.exports import ManifestFile
 from warehouse import db
 from warehouse.column_docs import relation_documentation
 from warehouse.rounds import round_sort_key
@@ -279,6 +280,12 @@ def _manifest(con, fmt: str, relations: list[Relation], files: list[WrittenFile]
         SELECT source_id, round, origin, url, file_name, sha256, rows_loaded, loaded_at
         FROM sources ORDER BY round, source_id""")
     entries = [_file_entry(con, fmt, f, staging, loads) for f in files]
+    if entries:
+        ManifestFile.validate(pl.DataFrame(
+            [{k: e.get(k) for k in ("path", "view", "sheet", "format", "rows", "bytes", "sha256")}
+             for e in entries], schema={"path": pl.String, "view": pl.String, "sheet": pl.String,
+                                        "format": pl.String, "rows": pl.Int64, "bytes": pl.Int64,
+                                        "sha256": pl.String}))
     return {
         "exported_at": datetime.now(timezone.utc).isoformat(),
         "exported_by": "mlperf-wh export",
