@@ -132,3 +132,9 @@ def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
     assert html.count('class="empty"') == len(CHARTS) + 2
     assert "no claims loaded: mlperf-wh claims load FILE" in html
     assert list((tmp_path / "report" / "charts").iterdir()) == []
+    # a directory that is not a report is never replaced
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    with db.connect(str(tmp_path / "empty.duckdb"), read_only=True) as con, pytest.raises(FileExistsError):
+        render_report(con, tmp_path / "mine")
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]

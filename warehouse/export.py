@@ -95,7 +95,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
         raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
     target = Path(directory).absolute()
     _check_target(target)
-    _remove_abandoned_partials(target)
+    remove_abandoned_partials(target)
     relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
     staging = make_staging_dir(target)
     try:
@@ -130,11 +130,12 @@ def _check_target(target: Path) -> None:
     if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).exists():
         raise ExportError(f"{target} is not empty and holds no {MANIFEST}: it is not an mlperf-wh "
                           "export, and an export replaces its directory whole. Choose a new or empty one")
-    if not target.parent.is_dir():
-        raise ExportError(f"{target.parent}: no such directory")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise ExportError(f"{target.parent} is not a directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
 
 
-def _remove_abandoned_partials(target: Path) -> None:
+def remove_abandoned_partials(target: Path) -> None:
     """Temporary directories left by an export that was killed (its process is gone)."""
     pattern = re.compile(re.escape(_partial_prefix(target)) + r"(\d+)-")
     for path in target.parent.glob(_partial_prefix(target) + "*"):

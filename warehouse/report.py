@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 from warehouse import db
-from warehouse.export import make_staging_dir, swap_in
+from warehouse.export import make_staging_dir, remove_abandoned_partials, swap_in
 from warehouse.rounds import round_sort_key
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
@@ -276,35 +276,40 @@ def build(con: duckdb.DuckDBPyConnection) -> tuple[list[Chart], list[Table]]:
 
 def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file: str | None = None) -> Path:
     """Write index.html and charts/<name>.png|.svg into `out_dir` (replaced whole); returns the page."""
-    import vl_convert as vlc
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-    charts, tables = build(con)
     target = Path(out_dir).absolute()
+    if target.is_dir() and any(target.iterdir()) and not (target / "index.html").exists():
+        raise FileExistsError(f"{target} is not empty and holds no index.html: not a report "
+                              "directory, and a report replaces its directory whole")
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_partials(target)
+    charts, tables = build(con)
     staging = make_staging_dir(target)
     try:
-        (staging / "charts").mkdir()
-        svgs = {}
-        for chart in charts:
-            if chart.chart is None:
-                continue
-            svgs[chart.name] = vlc.vegalite_to_svg(chart.chart.to_dict())
-            (staging / "charts" / f"{chart.name}.svg").write_text(svgs[chart.name], encoding="utf-8")
-            (staging / "charts" / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svgs[chart.name], scale=1.5))
+        svgs = _write_charts(charts, staging / "charts")
         environment = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape())
         page = environment.get_template("report.html").render(
             charts=charts, tables=tables, svgs=svgs, generated_at=datetime.now(timezone.utc),
             warehouse=warehouse_file, rounds=_loaded_rounds(con))
         (staging / "index.html").write_text(page, encoding="utf-8")
-        if target.exists() and not (target / "index.html").exists() and any(target.iterdir()):
-            raise FileExistsError(f"{target} is not empty and holds no index.html: not a report "
-                                  "directory, and a report replaces its directory whole")
         swap_in(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target / "index.html"
+
+
+def _write_charts(charts: list[Chart], directory: Path) -> dict[str, str]:
+    """Each chart that has rows as NAME.svg and NAME.png (rendered offline); returns the SVGs."""
+    import vl_convert as vlc
+    directory.mkdir()
+    svgs = {}
+    for chart in (c for c in charts if c.chart is not None):
+        svgs[chart.name] = vlc.vegalite_to_svg(chart.chart.to_dict())
+        (directory / f"{chart.name}.svg").write_text(svgs[chart.name], encoding="utf-8")
+        (directory / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svgs[chart.name], scale=1.5))
+    return svgs
 
 
 def _loaded_rounds(con) -> list[dict]:
