@@ -71,6 +71,14 @@ def test_parquet_reads_back_with_duckdb_and_polars_as_in_the_warehouse(exports, 
             [(c[0], c[1]) for c in expected_types], view
         frame = pl.read_parquet(files, hive_partitioning=False)
         assert frame.height == expected_rows, view
+        for entry in (f for f in manifest(directory)["files"] if f["view"] == view):
+            one_file = str(directory / entry["path"])
+            assert wcon.execute(f"SELECT count(*) FROM read_parquet('{one_file}', hive_partitioning = false)"
+                                ).fetchall()[0][0] == entry["rows"], entry["path"]
+            assert pl.read_parquet(one_file, hive_partitioning=False).height == entry["rows"], entry["path"]
+            assert [(c[0], c[1]) for c in wcon.execute(
+                f"DESCRIBE SELECT * FROM read_parquet('{one_file}', hive_partitioning = false)").fetchall()] == \
+                [(c[0], c[1]) for c in expected_types], entry["path"]
         assert utc_named(frame.schema) == utc_named(
             db.query_frame(wcon, f"SELECT * FROM {view} LIMIT 0").schema), view
 

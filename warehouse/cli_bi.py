@@ -25,8 +25,9 @@ def cmd_export(args) -> int:
         except ExportError as exc:
             return _fail(f"{exc}\nnothing was written; {args.directory} is as it was")
     rows = sum(v["rows"] for v in manifest["views"].values())
+    files = len({f["path"] for f in manifest["files"]})
     print(f"exported {len(manifest['views'])} views ({rows} rows) as {args.format} to {args.directory}: "
-          f"{len({f['path'] for f in manifest['files']})} files, see {Path(args.directory) / 'manifest.json'}")
+          f"{files} file{'s' if files != 1 else ''}, see {Path(args.directory) / 'manifest.json'}")
     return 0
 
 
