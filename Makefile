@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench docs report clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -19,6 +19,12 @@ test: install
 
 bench: install
 	$(PY) bench/run.py
+
+report: install
+	$(VENV)/bin/mlperf-wh report --out report
+
+docs: install
+	$(VENV)/bin/mlperf-wh docs
 
 clean:
 	rm -rf $(VENV) warehouse/*.duckdb

@@ -1,4 +1,4 @@
-"""CLI commands over the claims ledger, decision records, prices and exports."""
+"""CLI commands over the claims ledger, decision records and prices."""
 from __future__ import annotations
 
 import json
@@ -6,9 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import db
+from warehouse import cli_bi, db
 from warehouse.claims import LedgerError, load_claims, load_decisions
-from warehouse.export import EXPORT_FORMATS, export_views
 from warehouse.prices import PriceError, load_prices
 from warehouse.views import materialize
 
@@ -112,14 +111,6 @@ def cmd_decisions_show(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
-    with db.connect(args.db, read_only=True) as con:
-        written = export_views(con, Path(args.directory), args.format, args.views)
-    for path in written:
-        print(path)
-    return 0
-
-
 def cmd_schedule(args) -> int:
     from prefect import serve
 
@@ -154,12 +145,6 @@ def register(sub, common) -> None:
     p.add_argument("file")
     p.set_defaults(handler=_load_with(load_prices, "price table"))
 
-    p = sub.add_parser("export", parents=[common], help="write views to files for BI tools")
-    p.add_argument("directory")
-    p.add_argument("--format", choices=EXPORT_FORMATS, default="parquet")
-    p.add_argument("--views", nargs="*", default=None, help="default: every mart view and results")
-    p.set_defaults(handler=cmd_export)
-
     p = sub.add_parser("schedule", parents=[common],
                        help="serve the backfill as a Prefect deployment on a cron schedule")
     p.add_argument("--cron", default="0 6 * * *",
@@ -168,7 +153,7 @@ def register(sub, common) -> None:
     p.set_defaults(handler=cmd_schedule)
 
 
-REGISTER = [register]
+REGISTER = [register, cli_bi.register]
 STATUS_QUERIES = {
     "claims by verdict": "SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL",
     "decisions due for review": "SELECT id, title, review_due, due_because FROM decisions_due ORDER BY id",

@@ -124,6 +124,8 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) ->
             except duckdb.Error as exc:
                 raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
             created.append(view.name)
+        from warehouse.column_docs import apply_comments  # it reads the views defined here
+        apply_comments(con)
     return created
 
 

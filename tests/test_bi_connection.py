@@ -1,0 +1,75 @@
+"""BI tools' direct connection: SQLAlchemy + duckdb-engine on the warehouse file, read-only."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import sqlalchemy as sa
+
+from warehouse.bi import connection_url, read_only_engine
+from warehouse.views import definitions
+
+
+# duckdb-engine has no SQLAlchemy type for DuckDB lists and does not reflect indexes: it says so.
+pytestmark = [pytest.mark.filterwarnings("ignore:Did not recognize type 'list'"),
+              pytest.mark.filterwarnings("ignore:duckdb-engine doesn't yet support reflection on indices")]
+
+
+@pytest.fixture(scope="module")
+def bi_copy(shared_warehouse, tmp_path_factory) -> str:
+    """A copy of the session warehouse: DuckDB refuses a second in-process connection to one file
+    with another configuration, and the tests compare against the original through shared_con."""
+    path = tmp_path_factory.mktemp("bi") / "published.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def engine(bi_copy):
+    engine = read_only_engine(bi_copy)
+    yield engine
+    engine.dispose()
+
+
+def test_the_inspector_lists_every_mart(engine):
+    inspector = sa.inspect(engine)
+    marts = {v.name for v in definitions() if v.layer == "marts"}
+    # marts stored as tables (`-- materialized: table`) are listed as tables, the others as views
+    listed = set(inspector.get_view_names()) | set(inspector.get_table_names())
+    assert marts <= listed
+    assert "software_gains" in inspector.get_table_names()
+    assert "claim_audit" in inspector.get_view_names()
+
+
+def test_software_gains_columns_reflect_with_types_and_descriptions(engine, shared_con):
+    columns = sa.inspect(engine).get_columns("software_gains")
+    described = shared_con.execute(
+        "SELECT column_name, data_type, comment FROM duckdb_columns() "
+        "WHERE table_name = 'software_gains' ORDER BY column_index").fetchall()
+    assert [c["name"] for c in columns] == [name for name, _, _ in described]
+    assert [c["comment"] for c in columns] == [comment for _, _, comment in described]
+    by_name = {c["name"]: c for c in columns}
+    assert isinstance(by_name["gain"]["type"], sa.Float)
+    assert isinstance(by_name["basis"]["type"], sa.String)
+    assert isinstance(by_name["total_accelerators"]["type"], sa.BigInteger)
+    # a view reflects too, through SQLAlchemy's Table autoload as Superset's "add dataset" does
+    table = sa.Table("claim_audit", sa.MetaData(), autoload_with=engine)
+    assert "verdict" in table.columns
+
+
+def test_rows_read_and_writes_fail(engine, bi_copy, shared_con):
+    expected = shared_con.execute("SELECT count(*) FROM software_gains").fetchall()[0][0]
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM software_gains")).scalar_one() == expected
+        query = ("SELECT basis, submitter, accelerator, total_accelerators, benchmark, scenario, "
+                 "round_from, round_to, gain FROM software_gains ORDER BY ALL")
+        assert [tuple(r) for r in conn.execute(sa.text(query)).all()] == shared_con.execute(query).fetchall()
+        for statement in ("CREATE TABLE intruder (a INTEGER)", "DELETE FROM software_gains",
+                          "DROP VIEW claim_audit"):
+            with pytest.raises(sa.exc.SQLAlchemyError, match="read-only"):
+                conn.execute(sa.text(statement))
+            conn.rollback()
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM software_gains")).scalar_one() == expected
+        assert "intruder" not in sa.inspect(conn).get_table_names()
+    assert connection_url(bi_copy) == f"duckdb:///{bi_copy}?access_mode=read_only"

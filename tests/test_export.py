@@ -1,0 +1,227 @@
+"""BI exports of the shared rounds: read back with DuckDB, polars, csv and openpyxl; checksums; atomic swap."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
+from tests.conftest import ROOT
+from warehouse import db
+from warehouse.export import ExportError, default_views, export_views, sha256_of
+
+
+@pytest.fixture(scope="module")
+def exports(claims_warehouse, tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("exports")
+    with db.connect(claims_warehouse, read_only=True) as con:
+        for fmt in ("parquet", "csv", "xlsx"):
+            export_views(con, out / fmt, fmt, warehouse_file=claims_warehouse)
+    return {fmt: out / fmt for fmt in ("parquet", "csv", "xlsx")}
+
+
+@pytest.fixture
+def wcon(claims_warehouse):
+    con = duckdb.connect(claims_warehouse, read_only=True)
+    yield con
+    con.close()
+
+
+def manifest(directory: Path) -> dict:
+    return json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+
+
+def files_of(directory: Path, view: str) -> list[str]:
+    return [str(directory / f["path"]) for f in manifest(directory)["files"] if f["view"] == view]
+
+
+def utc_named(schema: pl.Schema) -> dict:
+    """DuckDB hands polars its session zone name (Etc/UTC), Parquet stores UTC: the same zone."""
+    return {name: pl.Datetime(dtype.time_unit, "UTC")
+            if isinstance(dtype, pl.Datetime) and dtype.time_zone in ("Etc/UTC", "UTC") else dtype
+            for name, dtype in schema.items()}
+
+
+def test_every_mart_and_dimension_is_exported(exports):
+    views = set(manifest(exports["parquet"])["views"])
+    assert views == set(default_views())
+    assert {"dim_accelerators", "dim_benchmarks", "dim_rounds", "dim_rack_capacity",
+            "software_gains", "claim_audit", "token_economics"} <= views
+
+
+def test_parquet_reads_back_with_duckdb_and_polars_as_in_the_warehouse(exports, wcon):
+    directory = exports["parquet"]
+    for view in manifest(directory)["views"]:
+        files = files_of(directory, view)
+        expected_rows = wcon.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
+        expected_types = wcon.execute(f"DESCRIBE {view}").fetchall()
+        relation = wcon.sql(f"SELECT * FROM read_parquet({files!r}, hive_partitioning = false)")
+        assert relation.aggregate("count(*)").fetchall()[0][0] == expected_rows, view
+        assert [(c[0], c[1]) for c in wcon.sql(f"DESCRIBE {relation.sql_query()}").fetchall()] == \
+            [(c[0], c[1]) for c in expected_types], view
+        frame = pl.read_parquet(files, hive_partitioning=False)
+        assert frame.height == expected_rows, view
+        for entry in (f for f in manifest(directory)["files"] if f["view"] == view):
+            one_file = str(directory / entry["path"])
+            assert wcon.execute(f"SELECT count(*) FROM read_parquet('{one_file}', hive_partitioning = false)"
+                                ).fetchall()[0][0] == entry["rows"], entry["path"]
+            assert pl.read_parquet(one_file, hive_partitioning=False).height == entry["rows"], entry["path"]
+            assert [(c[0], c[1]) for c in wcon.execute(
+                f"DESCRIBE SELECT * FROM read_parquet('{one_file}', hive_partitioning = false)").fetchall()] == \
+                [(c[0], c[1]) for c in expected_types], entry["path"]
+        assert utc_named(frame.schema) == utc_named(
+            db.query_frame(wcon, f"SELECT * FROM {view} LIMIT 0").schema), view
+
+
+def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_holds(exports, wcon):
+    directory = exports["parquet"]
+    by_path = {f["path"]: f for f in manifest(directory)["files"]}
+    rounds = [r for (r,) in wcon.execute("SELECT DISTINCT round FROM verified_results ORDER BY 1").fetchall()]
+    assert rounds == ["v4.1", "v5.1", "v6.0"]
+    for round_name in rounds:
+        entry = by_path[f"verified_results/round={round_name}/data_0.parquet"]
+        rows = wcon.execute("SELECT count(*) FROM verified_results WHERE round = ?", [round_name]).fetchall()[0][0]
+        assert (entry["rows"], entry["rounds"], entry["partition"]) == (rows, [round_name], {"round": round_name})
+        assert entry["loads"] == [f"official/{round_name}"]
+        assert pl.read_parquet(directory / entry["path"])["round"].unique().to_list() == [round_name]
+    # software_gains has no `round`: it is partitioned by round_to and covers round_from too
+    gains = [f for f in by_path.values() if f["view"] == "software_gains"]
+    assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0"}
+    assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0"]
+    # columns carry their type and description; the loads are the warehouse's sources
+    columns = {c["name"]: c for c in by_path["verified_results/round=v6.0/data_0.parquet"]["columns"]}
+    assert columns["value_per_accelerator"]["type"] == "DOUBLE"
+    assert columns["value_per_accelerator"]["description"].startswith("value / total_accelerators")
+    loads = manifest(directory)["loads"]
+    assert [(l["source_id"], l["rows_loaded"]) for l in loads] == \
+        wcon.execute("SELECT source_id, rows_loaded FROM sources ORDER BY round, source_id").fetchall()
+
+
+def test_manifest_checksums_match_the_files(exports):
+    for fmt, directory in exports.items():
+        entries = manifest(directory)["files"]
+        assert entries, fmt
+        for entry in entries:
+            path = directory / entry["path"]
+            assert path.stat().st_size == entry["bytes"], entry["path"]
+            assert sha256_of(path) == entry["sha256"], entry["path"]
+        on_disk = {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
+        assert on_disk == {e["path"] for e in entries} | {"manifest.json"}, fmt
+
+
+def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
+    with (exports["csv"] / "claim_audit.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    expected = db.query_frame(wcon, "SELECT id, statement, rows_used, rows_as_cited, rows_best, "
+                                    "cited_result_ids FROM claim_audit")
+    assert len(rows) == expected.height == 16  # 15 example claims + 1 on the shared rows
+    by_id = {r["id"]: r for r in rows}
+    for claim in expected.to_dicts():
+        row = by_id[claim["id"]]
+        assert row["statement"] == claim["statement"]
+        assert json.loads(row["cited_result_ids"]) == claim["cited_result_ids"]
+        for nested in ("rows_used", "rows_as_cited", "rows_best"):
+            assert json.loads(row[nested]) == claim[nested]
+    reproduced = json.loads(by_id["gb300-vs-gb200-dsr1-server"]["rows_used"])
+    assert [r["role"] for r in reproduced] == ["new", "base"]
+    assert by_id["gb300-vs-gb200-dsr1-server"]["statement"] == 'GB300 vs GB200, "DeepSeek-R1" server, 72 GPUs'
+    columns = {c["name"]: c for c in manifest(exports["csv"])["views"]["claim_audit"]["columns"]}
+    nested = [f for f in manifest(exports["csv"])["files"] if f["view"] == "claim_audit"][0]["columns"]
+    assert {c["name"] for c in nested if c.get("encoding") == "json"} == {
+        "rows_used", "rows_as_cited", "rows_best", "cited_result_ids"}
+    assert columns["verdict"]["description"]
+
+
+def test_workbook_opens_with_openpyxl_with_a_sheet_per_view(exports, wcon):
+    from openpyxl import load_workbook
+    workbook = load_workbook(exports["xlsx"] / "mlperf.xlsx", read_only=True)
+    views = list(manifest(exports["xlsx"])["views"])
+    assert set(views) <= set(workbook.sheetnames) and "columns" in workbook.sheetnames
+    for view in views:
+        sheet_rows = list(workbook[view].iter_rows(values_only=True))
+        header = [c[0] for c in wcon.execute(f"DESCRIBE {view}").fetchall()]
+        assert list(sheet_rows[0]) == header, view
+        assert len(sheet_rows) - 1 == wcon.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0], view
+    audit = list(workbook["claim_audit"].iter_rows(values_only=True))
+    used, cited = audit[0].index("rows_used"), audit[0].index("cited_result_ids")
+    assert all(isinstance(json.loads(row[used]), list) for row in audit[1:])
+    assert {type(json.loads(row[cited])) for row in audit[1:]} == {list, type(None)}
+    workbook.close()
+
+
+def test_a_directory_that_is_not_an_export_is_refused_and_left_alone(wcon, tmp_path):
+    precious = tmp_path / "reports"
+    precious.mkdir()
+    (precious / "q3.txt").write_text("mine")
+    with pytest.raises(ExportError, match="not an mlperf-wh export"):
+        export_views(wcon, precious, "csv", ["dim_rounds"])
+    assert [p.name for p in precious.iterdir()] == ["q3.txt"]
+    with pytest.raises(ExportError, match="unknown view"):
+        export_views(wcon, tmp_path / "new", "csv", ["dim_rounds", "no_such_view"])
+    assert not (tmp_path / "new").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["reports"]
+
+
+def test_a_new_export_replaces_the_previous_one_whole(wcon, tmp_path):
+    target = tmp_path / "bi"
+    export_views(wcon, target, "csv", ["dim_rounds", "claim_audit"])
+    export_views(wcon, target, "parquet", ["dim_rack_capacity"])
+    assert sorted(p.name for p in target.iterdir()) == ["dim_rack_capacity.parquet", "manifest.json"]
+    assert [p.name for p in tmp_path.iterdir()] == ["bi"]
+
+
+def test_killed_export_leaves_the_previous_export_intact(claims_warehouse, tmp_path):
+    target = tmp_path / "bi"
+    with db.connect(claims_warehouse, read_only=True) as con:
+        export_views(con, target, "parquet", warehouse_file=claims_warehouse)
+    before = manifest(target)
+    process = subprocess.Popen([sys.executable, "-m", "warehouse.cli", "export", str(target),
+                                "--format", "parquet", "--db", claims_warehouse], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    partial = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        partial = next((p for p in tmp_path.glob(".bi.partial-*") if any(p.iterdir())), None)
+        if partial:
+            os.kill(process.pid, signal.SIGKILL)
+            break
+        time.sleep(0.002)
+    assert process.wait(timeout=30) == -signal.SIGKILL, "the export finished before it could be killed"
+    assert partial.exists() and not (partial / "manifest.json").exists()  # it was killed midway
+    assert manifest(target) == before
+    for entry in before["files"]:
+        assert sha256_of(target / entry["path"]) == entry["sha256"]
+    # The next export clears what the killed one left and swaps in whole.
+    with db.connect(claims_warehouse, read_only=True) as con:
+        export_views(con, target, "csv", ["dim_rounds"])
+    assert [p.name for p in tmp_path.iterdir()] == ["bi"]
+    assert manifest(target)["format"] == "csv"
+
+
+def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
+    code, out, err = cli("export", tmp_path / "bi", "--format", "csv", "--views", "dim_rounds,claim_audit",
+                         "--db", claims_warehouse)
+    assert code == 0, err
+    assert out.startswith("exported 2 views") and "manifest.json" in out
+    assert sorted(p.name for p in (tmp_path / "bi").iterdir()) == ["claim_audit.csv", "dim_rounds.csv",
+                                                                   "manifest.json"]
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    code, out, err = cli("export", tmp_path / "mine", "--db", claims_warehouse)
+    assert code == 1 and "not an mlperf-wh export" in err and "Traceback" not in err
+    assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
+    code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
+    assert code == 1 and "unknown view(s) nope" in err
+    code, out, _ = cli("docs", "--out", tmp_path / "views.md")
+    assert code == 0
+    assert (tmp_path / "views.md").read_text(encoding="utf-8") == (ROOT / "docs" / "views.md").read_text(encoding="utf-8")
