@@ -122,12 +122,22 @@ def test_v6_published_total_accelerators_is_used_for_the_gb300_nvl72_entry():
     assert gb300["total_accelerators"].to_list() == [288, 288]
     assert gb300["nodes"].to_list() == [72, 72]
     assert gb300["accelerators_per_node"].to_list() == [4, 4]
+    # 72 nodes x 4 = 288: the file's own total agrees
+    assert gb300["accelerator_count_disagrees"].to_list() == [False, False]
 
 
 def test_published_total_accelerators_wins_over_nodes_times_a_number():
     record = next(r for r in mirror_records("v6.0") if r["Total Accelerators"] == 288)
     variant = {**record, "Nodes": "", "a#": 4}
     assert canonical_of([variant])["total_accelerators"].to_list() == [288]
+    assert canonical_of([variant])["accelerator_count_disagrees"].to_list() == [False]  # nothing to compare
+
+
+def test_a_published_total_that_contradicts_nodes_times_a_number_is_flagged_not_replaced():
+    record = next(r for r in mirror_records("v6.0") if r["Total Accelerators"] == 288)
+    variant = {**record, "Nodes": 36, "a#": 4}  # 36 x 4 = 144, the file says 288
+    row = canonical_of([variant]).row(0, named=True)
+    assert (row["total_accelerators"], row["accelerator_count_disagrees"]) == (288, True)
 
 
 def test_v6_zero_total_accelerators_on_cpu_only_rows_is_null():
