@@ -47,6 +47,7 @@ class CanonicalResult(pa.DataFrameModel):
     inferred: bool
     verification: str = pa.Field(isin=VERIFICATIONS)
     source_id: str
+    location: str = pa.Field(nullable=True, description="the run folder in the submission tree")
 
     @pa.dataframe_check(error="value is infinite")
     def value_is_finite(cls, data) -> pl.LazyFrame:

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS results (
     accelerators_per_node BIGINT, nodes BIGINT, total_accelerators BIGINT,
     processor VARCHAR, software VARCHAR, weight_data_types VARCHAR, accuracy VARCHAR,
     tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
-    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL
+    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
+    location VARCHAR                       -- the run folder as published (submission tree)
 );
 CREATE TABLE IF NOT EXISTS quarantine (
     round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
@@ -74,7 +75,7 @@ RESULT_COLUMNS = [
     "entry_id", "model", "used_model", "benchmark", "scenario", "metric", "value", "units",
     "higher_is_better", "accelerator_raw", "accelerator", "accelerators_per_node", "nodes",
     "total_accelerators", "processor", "software", "weight_data_types", "accuracy",
-    "tokens_per_sample", "inferred", "verification", "source_id", "record_no",
+    "tokens_per_sample", "inferred", "verification", "source_id", "record_no", "location",
 ]
 
 
@@ -95,6 +96,9 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(path)
     con.execute(TABLES)
+    con.execute("ALTER TABLE results ADD COLUMN IF NOT EXISTS location VARCHAR")  # older warehouses
+    from warehouse.tree_tables import TABLES as TREE_TABLES
+    con.execute(TREE_TABLES)
     return con
 
 

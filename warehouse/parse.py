@@ -263,6 +263,7 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
         _text(f, "Accuracy").str.extract(r"TOKENS_PER_SAMPLE:\s*([0-9.]+)", 1)
         .cast(pl.Float64, strict=False).alias("tokens_per_sample"),
         _text(f, "inferred").is_in(["1", "1.0", "True", "true"]).alias("inferred"),
+        _text(f, "Location").replace("", None).alias("location"),
         pl.col(RECORD_NO),
     )
     return out.with_columns(
