@@ -9,6 +9,7 @@
 -- systems not yet available (never on the frontier).
 WITH points AS (
     SELECT round, benchmark, accelerator, scenario, submitter, system, result_id, total_accelerators,
+           tokens_per_second,
            tokens_per_second_per_accelerator, tokens_per_second_per_user, verification,
            verification = 'preview' AS preview
     FROM token_economics
