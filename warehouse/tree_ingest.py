@@ -17,7 +17,7 @@ import requests
 
 from schemas.trees import RunSummary, SystemDescription
 from warehouse import db
-from warehouse.fetch import (Fetched, FetchError, FetchSettings, NotFound, Previous, fetch,
+from warehouse.fetch import (Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http,
                              is_transient)
 from warehouse.rounds import Round
 from warehouse.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
@@ -137,8 +137,20 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
 
 def fetch_chunk(files: list[TreeFile], settings: FetchSettings, force: bool = False) -> list[FileOutcome]:
     """Fetch and parse every file of the chunk, one after another; nothing is written anywhere."""
-    with requests.Session() as session:
+    with _session_for(files) as session:
         return [_fetch_one(file, settings, session, force) for file in files]
+
+
+def _session_for(files: list[TreeFile]) -> requests.Session:
+    """One keep-alive session per chunk. Its files share one host, so the proxy and CA settings
+    of the environment are resolved once for the chunk, not on every request (requests does that
+    per request by default, reading the whole environment each time)."""
+    session = requests.Session()
+    if files and is_http(files[0].location):
+        settings = session.merge_environment_settings(files[0].location, {}, None, None, None)
+        session.trust_env = False
+        session.proxies, session.verify = settings["proxies"], settings["verify"]
+    return session
 
 
 def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) -> FileOutcome:
