@@ -27,13 +27,6 @@ SYSTEM_TYPES: dict[str, str] = {
     "host_memory_gb": "float", "accelerator_memory_gb": "float", "untyped_fields": "lines",
     "raw_json": "text",
 }
-TREE_FILE_TYPES: dict[str, str] = {
-    "round": "text", "path": "text", "kind": "text", "url": "text", "status": "text",
-    "sha256": "text", "bytes": "int", "etag": "text", "last_modified": "text",
-    "fetched_at": "timestamp", "message": "text",
-}
-
-
 def polars_schema(types: dict[str, str]) -> dict[str, pl.DataType]:
     return {c: POLARS[t] for c, t in types.items() if t in POLARS}
 
