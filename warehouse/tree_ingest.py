@@ -99,16 +99,25 @@ def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
             unnamed += rows
             continue
         for kind, path in (("summary", folder.summary_path), ("system", folder.system_path)):
+            url = tree_url(source, by_name[round_name], path)
             files.setdefault((round_name, path), TreeFile(
-                round_name, path, kind, tree_url(source, by_name[round_name], path),
-                previous.get((round_name, path))))
+                round_name, path, kind, url, _previous_fetch(previous.get((round_name, path)), url)))
     return list(files.values()), unnamed
 
 
-def _previous(con) -> dict[tuple[str, str], Previous]:
-    rows = con.execute("SELECT round, path, sha256, etag, last_modified FROM tree_files "
+def _previous(con) -> dict[tuple[str, str], tuple]:
+    rows = con.execute("SELECT round, path, sha256, etag, last_modified, url FROM tree_files "
                        "WHERE status IN ('loaded', 'quarantined')").fetchall()
-    return {(r, p): Previous(sha, etag, modified) for r, p, sha, etag, modified in rows}
+    return {(r, p): rest for r, p, *rest in rows}
+
+
+def _previous_fetch(found: tuple | None, url: str) -> Previous | None:
+    """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
+    if found is None:
+        return None
+    sha256, etag, last_modified, previous_url = found
+    same_place = previous_url == url
+    return Previous(sha256, etag if same_place else None, last_modified if same_place else None)
 
 
 def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFile]]:
