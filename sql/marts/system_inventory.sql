@@ -19,5 +19,5 @@ SELECT
 FROM verified_results AS v
 JOIN stg_run_results AS r
   ON  r.source_id = v.source_id AND r.entry_id = v.entry_id AND r.model = v.model
-  AND r.used_model IS NOT DISTINCT FROM v.used_model AND r.scenario = v.scenario
+  AND r.used_model IS NOT DISTINCT FROM v.used_model AND r.scenario = v.scenario AND r.units = v.units
 JOIN systems AS s ON s.round = r.round AND s.system_path = r.system_path

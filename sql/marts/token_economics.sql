@@ -54,4 +54,4 @@ LEFT JOIN measured_power AS mp
 LEFT JOIN prices AS pr USING (accelerator)
 LEFT JOIN latency_profile AS lp
   ON  lp.source_id = t.source_id AND lp.entry_id = t.entry_id AND lp.model = t.model
-  AND lp.used_model IS NOT DISTINCT FROM t.used_model AND lp.scenario = t.scenario
+  AND lp.used_model IS NOT DISTINCT FROM t.used_model AND lp.scenario = t.scenario AND lp.units = t.units
