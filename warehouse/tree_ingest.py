@@ -10,6 +10,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Callable, NamedTuple
 
 import pandera.polars as pa
 import polars as pl
@@ -23,8 +24,16 @@ from warehouse.rounds import Round
 from warehouse.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
 from warehouse.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system, run_folder
 
-KINDS = {"summary": (parse_summary, RunSummary, SUMMARY_TYPES, "run_summaries", "run_path"),
-         "system": (parse_system, SystemDescription, SYSTEM_TYPES, "systems", "system_path")}
+class Kind(NamedTuple):
+    parse: Callable[[bytes, str], dict]
+    model: type                    # the Pandera model a parsed row must pass
+    types: dict[str, str]          # column -> type (warehouse/tree_tables.py)
+    table: str
+    key: str                       # the table's key column, besides round
+
+
+KINDS = {"summary": Kind(parse_summary, RunSummary, SUMMARY_TYPES, "run_summaries", "run_path"),
+         "system": Kind(parse_system, SystemDescription, SYSTEM_TYPES, "systems", "system_path")}
 DEFAULT_CHUNK = 64
 
 
@@ -52,7 +61,7 @@ class TreeFile:
 @dataclass
 class FileOutcome:
     file: TreeFile
-    status: str                    # loaded | unchanged | quarantined | missing | failed
+    status: str                    # parsed (until validated) | loaded | unchanged | quarantined | missing | failed
     fetched: Fetched | None = None
     reasons: list[str] = field(default_factory=list)
     raw_text: str | None = None
@@ -169,17 +178,16 @@ def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) ->
         return FileOutcome(file, "missing", reasons=[str(exc)])
     except FetchError as exc:
         return FileOutcome(file, "failed", reasons=[str(exc)])
+    content, fetched.content = fetched.content, None  # the parsed row (or text) travels on, not bytes
     if not force and fetched.unchanged_since(file.previous):
         return FileOutcome(file, "unchanged", fetched)
-    parse = KINDS[file.kind][0]
+    kind = KINDS[file.kind]
     try:
-        record = parse(fetched.content, file.location)
+        record = kind.parse(content, file.location)
     except UnparsableFile as exc:
-        return FileOutcome(file, "quarantined", fetched, exc.reasons, _text_of(fetched.content))
-    key_column = KINDS[file.kind][4]
-    return FileOutcome(file, "parsed", fetched, raw_text=_text_of(fetched.content),
-                       record={"round": file.round, key_column: file.key, "sha256": fetched.sha256,
-                               **record})
+        return FileOutcome(file, "quarantined", fetched, exc.reasons, _text_of(content))
+    return FileOutcome(file, "parsed", fetched, raw_text=_text_of(content),
+                       record={"round": file.round, kind.key: file.key, "sha256": fetched.sha256, **record})
 
 
 def _text_of(content: bytes) -> str:
@@ -204,9 +212,8 @@ def check(outcomes: list[FileOutcome]) -> Checked:
 
 def _validate(kind: str, candidates: list[FileOutcome]) -> pl.DataFrame:
     """The rows that pass every check of the kind's model; the others' files become quarantined."""
-    _, model, types, _, _ = KINDS[kind]
-    frame = pl.DataFrame([c.record for c in candidates], schema=polars_schema(types))
-    reasons = row_failures(model, frame)
+    frame = pl.DataFrame([c.record for c in candidates], schema=polars_schema(KINDS[kind].types))
+    reasons = row_failures(KINDS[kind].model, frame)
     for index, candidate in enumerate(candidates):
         if index in reasons:
             candidate.status, candidate.reasons = "quarantined", reasons[index]
@@ -253,13 +260,12 @@ def load(con, checked: Checked) -> TreeOutcome:
         "_systems": checked.systems,
     }
     with db.registered(con, **frames), db.transaction(con):
-        for table, key, incoming in (("run_summaries", "run_path", "_run_summaries"),
-                                     ("systems", "system_path", "_systems")):
-            con.execute(f"""DELETE FROM {table} AS t USING _tree_files AS f
+        for kind in KINDS.values():
+            con.execute(f"""DELETE FROM {kind.table} AS t USING _tree_files AS f
                             WHERE t.round = f.round AND f.status IN ('loaded', 'quarantined')
-                              AND (t.{key} = f.path OR t.{key} || '/{SUMMARY_FILE}' = f.path)""")
-            columns = ", ".join(frames[incoming].columns)
-            con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {incoming}")
+                              AND (t.{kind.key} = f.path OR t.{kind.key} || '/{SUMMARY_FILE}' = f.path)""")
+            columns = ", ".join(frames[f"_{kind.table}"].columns)
+            con.execute(f"INSERT INTO {kind.table} ({columns}) SELECT {columns} FROM _{kind.table}")
         con.execute("""DELETE FROM quarantine AS q USING _tree_files AS f
                        WHERE q.source_id = 'tree/' || f.round || '/' || f.path
                          AND f.status IN ('loaded', 'quarantined')""")

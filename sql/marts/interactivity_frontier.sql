@@ -17,10 +17,13 @@ WITH points AS (
       AND scenario IN ('Offline', 'Server', 'Interactive')
       AND tokens_per_second_per_accelerator IS NOT NULL
 ),
+paced AS (
+    SELECT * FROM points WHERE tokens_per_second_per_user IS NOT NULL
+),
 dominated AS (
     SELECT DISTINCT p.round, p.benchmark, p.accelerator, p.result_id, p.scenario
-    FROM points AS p
-    JOIN points AS q
+    FROM paced AS p
+    JOIN paced AS q
       ON  q.round = p.round AND q.benchmark = p.benchmark AND q.accelerator = p.accelerator
       AND NOT q.preview
       AND q.tokens_per_second_per_user >= p.tokens_per_second_per_user
