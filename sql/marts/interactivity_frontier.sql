@@ -7,7 +7,7 @@
 -- and accelerator that have both axes, no other point is at least as good on both and better on
 -- one (Pareto-optimal); null for Offline and preview points. preview = true labels results of
 -- systems not yet available (never on the frontier).
-WITH points AS (
+WITH points AS MATERIALIZED (
     SELECT round, benchmark, accelerator, scenario, submitter, system, result_id, total_accelerators,
            tokens_per_second,
            tokens_per_second_per_accelerator, tokens_per_second_per_user, verification,
