@@ -56,7 +56,9 @@ STATUS_QUERIES = {
         GROUP BY ALL ORDER BY ALL""",
     "tree files by status": """
         SELECT round, kind, status, count(*) AS files FROM tree_files GROUP BY ALL ORDER BY ALL""",
-    "run summaries that disagree with their result (summary_fidelity)": """
-        SELECT round, result_id, benchmark, scenario, units, value, summary_value, relative_difference, note
-        FROM summary_fidelity WHERE NOT agrees ORDER BY ALL""",
+    "run summaries that disagree with their result (every row: SELECT * FROM summary_fidelity WHERE NOT agrees)": """
+        SELECT round, verification, note, count(*) AS results,
+               string_agg(DISTINCT benchmark, ', ' ORDER BY benchmark) AS benchmarks,
+               min(result_id) AS first_result_id
+        FROM summary_fidelity WHERE NOT agrees GROUP BY ALL ORDER BY ALL""",
 }
