@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from tests.conftest import MIRROR, SHARED
@@ -40,9 +42,15 @@ def without(root: Path, round_name: str, relative: str) -> None:
 
 
 def replace_file(root: Path, round_name: str, relative: str, content: bytes) -> None:
-    """Serve `content` in place of one published file."""
+    """Serve `content` in place of one published file, as a newer file: its modification time is
+    moved past the one served before, since HTTP's Last-Modified counts whole seconds and a
+    conditional request within the same second would rightly be answered 304."""
+    target = root / f"inference_results_{round_name}" / "main" / relative
+    earlier = target.stat().st_mtime if target.exists() else 0.0
     without(root, round_name, relative)
-    (root / f"inference_results_{round_name}" / "main" / relative).write_bytes(content)
+    target.write_bytes(content)
+    stamp = max(time.time(), earlier) + 2
+    os.utime(target, (stamp, stamp))
 
 
 def run_folder_of(record: dict) -> str:
