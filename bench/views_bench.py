@@ -179,7 +179,7 @@ def build(con, rows: int) -> dict[str, int]:
            false AS inferred, verification,
            CASE verification WHEN 'unverified' THEN 'unofficial/' || round || '/summary.csv'
                 ELSE 'official/' || round END AS source_id,
-           e * 64 + b * 8 + s AS record_no,
+           e * 64 + b * 8 + s AS record_no, NULL::VARCHAR AS location,
            has_power AND verification IN ('verified', 'open') AS has_power
     FROM bench_perf
     """)

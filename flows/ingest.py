@@ -174,10 +174,16 @@ def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False
 
 
 @flow(name="scheduled-backfill")
-def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "") -> list[dict]:
-    """The deployable entry point: plain parameters, registry and defaults resolved at run time."""
+def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "",
+                       trees: bool = True) -> list[dict]:
+    """The deployable entry point: plain parameters, registry and defaults resolved at run time.
+    With `trees`, every round that (re)loaded gets its submission-tree ingest (flows/trees.py)."""
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     outcomes = backfill(chosen, resolve_source(source), db.db_path(db_file))
+    loaded = [r for r, o in zip(chosen, outcomes) if o.status == "loaded"]
+    if trees and loaded:
+        from flows.trees import TreeRun, dask_address, run_trees
+        run_trees(loaded, resolve_source(source), db.db_path(db_file), TreeRun(dask_address=dask_address()))
     failed = [o.round for o in outcomes if o.failed]
     if failed:
         raise RuntimeError(f"rounds failed: {', '.join(failed)}")

@@ -79,6 +79,7 @@ class CanonicalResult(pa.DataFrameModel):
     verification: str = pa.Field(isin=VERIFICATIONS)
     extra: str = pa.Field(nullable=True, description="JSON object of the fields the parser does not map")
     source_id: str
+    location: str = pa.Field(nullable=True, description="the run folder in the submission tree")
 
     @pa.dataframe_check(error="value is infinite")
     def value_is_finite(cls, data) -> pl.LazyFrame:

@@ -175,3 +175,20 @@ def private_con(shared_warehouse, tmp_path):
     con = db.connect(str(path))
     yield con
     con.close()
+
+
+@pytest.fixture(scope="session")
+def trees_warehouse(shared_warehouse, prefect_harness, tmp_path_factory) -> str:
+    """The shared warehouse plus `mlperf-wh trees` over every shared tree, served on 127.0.0.1 laid
+    out as the round repositories; built once per session, open it read-only."""
+    import shutil
+
+    from tests.trees_layout import round_repositories
+    from warehouse.cli import main
+    root = round_repositories(tmp_path_factory.mktemp("repositories"))
+    path = tmp_path_factory.mktemp("trees") / "warehouse.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    with serve(root) as server:
+        code = main(["trees", "--source", server.url, "--db", str(path), "--rounds", ",".join(SHARED_ROUNDS)])
+    assert code == 0, "mlperf-wh trees failed on the shared trees"
+    return str(path)

@@ -15,6 +15,9 @@ from warehouse.rounds import (DEFAULT_SOURCE, InvalidRoundName, load_registry, p
 
 # Prefect's anonymous telemetry would try the network (there may be none) on every run.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+# A brand-new ephemeral Prefect server (database migrations, installed collections such as
+# prefect-dask imported) can take longer than Prefect's 20 s default on a busy 2-core machine.
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 STRICT_HELP = ("exit 1 when a file loaded by this run brought drift (new words or unmatched names, "

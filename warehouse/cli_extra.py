@@ -153,8 +153,11 @@ def register(sub, common) -> None:
     p.set_defaults(handler=cmd_schedule)
 
 
-REGISTER = [register, cli_bi.register]
+from warehouse import cli_trees  # noqa: E402  (the tree ingest's command and status sections)
+
+REGISTER = [register, cli_bi.register, cli_trees.register]
 STATUS_QUERIES = {
+    **cli_trees.STATUS_QUERIES,
     "claims by verdict": "SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL",
     "decisions due for review": "SELECT id, title, review_due, due_because FROM decisions_due ORDER BY id",
 }

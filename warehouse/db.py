@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS results (
     processor VARCHAR, software VARCHAR, weight_data_types VARCHAR, accuracy VARCHAR,
     tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
     extra VARCHAR,                         -- JSON: the record's fields the parser does not map
-    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL
+    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
+    location VARCHAR                       -- the run folder as published (submission tree)
 );
 CREATE TABLE IF NOT EXISTS quarantine (
     round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
@@ -80,7 +81,7 @@ RESULT_COLUMNS = [
     "entry_id", "model", "used_model", "scenario", "metric", "value", "units",
     "higher_is_better", "accelerator_raw", "accelerators_per_node", "nodes",
     "total_accelerators", "accelerator_count_disagrees", "processor", "software", "weight_data_types",
-    "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no",
+    "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no", "location",
 ]
 
 # A warehouse written by an earlier version: identity columns were resolved at load time and the
@@ -93,6 +94,7 @@ ADDED_COLUMNS = [
     ("results", "accelerator_count_disagrees",
      "ALTER TABLE results ADD COLUMN accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false"),
     ("results", "extra", "ALTER TABLE results ADD COLUMN extra VARCHAR"),
+    ("results", "location", "ALTER TABLE results ADD COLUMN location VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 
@@ -115,6 +117,8 @@ def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPy
     con = duckdb.connect(path)
     con.execute(TABLES)
     migrate(con)
+    from warehouse.tree_tables import TABLES as TREE_TABLES
+    con.execute(TREE_TABLES)
     return con
 
 

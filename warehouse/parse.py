@@ -296,6 +296,7 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
         .cast(pl.Float64, strict=False).alias("tokens_per_sample"),
         _text(f, "inferred").is_in(["1", "1.0", "True", "true"]).alias("inferred"),
         pl.col(RECORD_EXTRA).alias("extra"),
+        _text(f, "Location").replace("", None).alias("location"),
         pl.col(RECORD_NO),
     )
     family = unit_family(pl.col("units"))

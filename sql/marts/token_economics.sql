@@ -11,6 +11,8 @@
 -- tokens_per_dollar_hour = tokens_per_second / (dollars_per_accelerator_hour x total_accelerators),
 --   i.e. tokens/s bought per dollar spent each hour; null unless the user loaded a price for the
 --   accelerator (`mlperf-wh prices load FILE`). Multiply by 3600 for tokens per dollar.
+-- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
+--   (latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
 WITH tokens AS (
     SELECT
         p.*,
@@ -42,6 +44,7 @@ SELECT
     t.tokens_per_second / coalesce(mp.watts, t.tdp_watts * t.total_accelerators) AS tokens_per_joule,
     t.tokens_per_second / (pr.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar_hour,
     pr.dollars_per_accelerator_hour,
+    lp.tokens_per_second_per_user,
     t.verification
 FROM tokens AS t
 LEFT JOIN ref_rack_capacity AS rc USING (accelerator)
@@ -49,3 +52,6 @@ LEFT JOIN measured_power AS mp
   ON  mp.source_id = t.source_id AND mp.entry_id = t.entry_id AND mp.model = t.model
   AND mp.used_model IS NOT DISTINCT FROM t.used_model AND mp.scenario = t.scenario
 LEFT JOIN prices AS pr USING (accelerator)
+LEFT JOIN latency_profile AS lp
+  ON  lp.source_id = t.source_id AND lp.entry_id = t.entry_id AND lp.model = t.model
+  AND lp.used_model IS NOT DISTINCT FROM t.used_model AND lp.scenario = t.scenario AND lp.units = t.units

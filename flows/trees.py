@@ -1,0 +1,97 @@
+"""Tree ingest flow: the LoadGen summary and system description behind every loaded result.
+
+plan (DuckDB) -> fetch + parse chunks of files as Prefect tasks, at most `concurrency` chunks in
+flight, on a thread pool or on a Dask cluster -> validate every row at once -> load in one
+transaction -> rebuild the views. The work is in warehouse/tree_ingest.py; this only schedules it.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from flows.ingest import materialize_views
+from warehouse import db
+from warehouse.fetch import FetchSettings
+from warehouse.rounds import Round
+from warehouse.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
+
+DASK_ADDRESS_ENV = "MLPERF_DASK_ADDRESS"
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class TreeRun:
+    """How to run the tree ingest: chunks in flight, files per chunk, and where (a Dask scheduler
+    address, or None for a thread pool in this process)."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    chunk_size: int = DEFAULT_CHUNK
+    dask_address: str | None = None
+    force: bool = False
+
+    def __post_init__(self):
+        if self.concurrency < 1 or self.chunk_size < 1:
+            raise ValueError(f"concurrency and chunk size must be at least 1 "
+                             f"(got {self.concurrency} and {self.chunk_size})")
+
+    def task_runner(self):
+        if self.dask_address:
+            from prefect_dask import DaskTaskRunner
+            return DaskTaskRunner(address=self.dask_address)
+        return ThreadPoolTaskRunner(max_workers=self.concurrency)
+
+
+def dask_address(explicit: str | None = None) -> str | None:
+    """--dask, else MLPERF_DASK_ADDRESS, else None (a thread pool)."""
+    return explicit or os.environ.get(DASK_ADDRESS_ENV) or None
+
+
+@task(name="fetch-and-parse-tree-files", cache_policy=NO_CACHE)
+def fetch_and_parse(files, settings: FetchSettings, force: bool):
+    return fetch_chunk(files, settings, force)
+
+
+def bounded(submit, items, limit: int):
+    """Submit one task per item, never more than `limit` unfinished; yield results as they end."""
+    pending = []
+    for item in items:
+        if len(pending) >= limit:
+            done = next(as_completed(pending))
+            pending.remove(done)
+            yield done.result()
+        pending.append(submit(item))
+    for future in as_completed(pending):
+        yield future.result()
+
+
+@flow(name="ingest-trees")
+def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -> TreeOutcome:
+    started = time.perf_counter()
+    logger = get_run_logger()
+    settings = FetchSettings.from_env()
+    with db.connect(db_file) as con:
+        files, unnamed = plan(con, rounds, source)
+    if unnamed:
+        logger.warning("%s result rows name no run folder (no Location): reload their round with "
+                       "`mlperf-wh backfill --force --rounds ...`", unnamed)
+    outcomes = [outcome for chunk in bounded(lambda c: fetch_and_parse.submit(c, settings, run.force),
+                                             chunks(files, run.chunk_size), run.concurrency)
+                for outcome in chunk]
+    with db.connect(db_file) as con:
+        result = load(con, check(outcomes))
+    materialize_views(db_file)
+    result.seconds = time.perf_counter() - started
+    for problem in result.problems:
+        logger.warning(problem)
+    logger.info("tree files: %s in %.1f s", result.counts, result.seconds)
+    return result
+
+
+def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = TreeRun()) -> TreeOutcome:
+    """The tree ingest on the runner `run` asks for."""
+    return ingest_trees.with_options(task_runner=run.task_runner())(rounds, source, db_file, run)

@@ -1,0 +1,92 @@
+"""The submission-tree tables: one LoadGen run summary per result, one description per system.
+
+A file whose parsed row fails any check here is quarantined whole, with every check it failed.
+"""
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+LOADGEN_SCENARIOS = ["Offline", "Server", "SingleStream", "MultiStream"]
+MODES = ["PerformanceOnly", "AccuracyOnly", "SubmissionRun", "FindPeakPerformance"]
+PERCENTILE_ORDER = ("p50", "p90", "p95", "p97", "p99", "p999")
+
+
+class RunSummary(pa.DataFrameModel):
+    """mlperf_log_summary.txt of one result's run folder, as LoadGen printed it. Times in ns, as
+    published; rates per second. Interactive runs print `Scenario : Server` (LoadGen runs them
+    as Server with tighter TTFT/TPOT constraints): `loadgen_scenario` is LoadGen's, the result
+    row's scenario is the table's."""
+
+    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    run_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/results/",
+                             description="the run folder, relative to the round repository")
+    sha256: str = pa.Field(str_length=64, description="of the file loaded (see tree_files)")
+    sut_name: str = pa.Field(nullable=True)
+    loadgen_scenario: str = pa.Field(isin=LOADGEN_SCENARIOS)
+    mode: str = pa.Field(isin=MODES)
+    result_valid: bool = pa.Field(description="Result is : VALID")
+    performance_constraints_satisfied: bool = pa.Field(nullable=True, description="Server runs only")
+    min_duration_satisfied: bool = pa.Field(nullable=True)
+    min_queries_satisfied: bool = pa.Field(nullable=True)
+    early_stopping_satisfied: bool = pa.Field(nullable=True)
+    per_second: float = pa.Field(alias=r"^.*(_per_second|_per_second_inferred|_loadgen_overhead)$",
+                                 regex=True, nullable=True, ge=0,
+                                 description="samples / tokens / queries per second, as printed")
+    nanoseconds: pl.Int64 = pa.Field(alias=r"^.*_ns$", regex=True, nullable=True, ge=0,
+                                     description="latency, TTFT, TPOT statistics and constraints")
+    result_latency_percentile: float = pa.Field(nullable=True, gt=0, le=100)
+    target_qps: float = pa.Field(nullable=True, ge=0)
+    counts: pl.Int64 = pa.Field(alias=r"^(samples_per_query|max_async_queries|min_duration_ms|"
+                                      r"max_duration_ms|min_query_count|max_query_count|"
+                                      r"performance_sample_count|accuracy_sample_count|warnings|"
+                                      r"errors)$", regex=True, nullable=True, ge=0)
+    seeds: pl.UInt64 = pa.Field(alias=r"^.*_rng_seed$", regex=True, nullable=True)
+    unparsed_lines: list[str] = pa.Field(description="lines no column takes, kept verbatim")
+
+    @pa.dataframe_check(error="a second summary for the same round and run folder")
+    def one_per_run(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("round", "run_path").is_first_distinct())
+
+    @pa.dataframe_check(error="percentiles are not in increasing order")
+    def percentiles_increase(cls, data) -> pl.LazyFrame:
+        ok = pl.lit(True)
+        for prefix in ("latency", "ttft", "tpot"):
+            cols = [pl.col(f"{prefix}_{p}_ns") for p in PERCENTILE_ORDER]
+            for low, high in zip(cols, cols[1:]):
+                ok = ok & (low <= high).fill_null(True)
+        return data.lazyframe.select(ok)
+
+    class Config:
+        strict = False
+        coerce = False
+
+
+class SystemDescription(pa.DataFrameModel):
+    """systems/<platform>.json: the hardware and software of one system, the published fields
+    typed (counts as integers, capacities also in GB) and the JSON as published."""
+
+    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    system_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/systems/[^/]+\.json$")
+    sha256: str = pa.Field(str_length=64)
+    system_name: str = pa.Field(str_length={"min_value": 1})
+    submitter: str = pa.Field(nullable=True)
+    division: str = pa.Field(nullable=True)
+    status: str = pa.Field(nullable=True, description="availability as the submitter wrote it")
+    system_type: str = pa.Field(nullable=True)
+    host_processor_model_name: str = pa.Field(str_length={"min_value": 1})
+    accelerator_model_name: str = pa.Field(nullable=True)
+    counts: pl.Int64 = pa.Field(alias=r"^(number_of_nodes|host_processors_per_node|"
+                                      r"host_processor_core_count|accelerators_per_node)$",
+                                regex=True, nullable=True, ge=0)
+    gigabytes: float = pa.Field(alias=r"^.*_memory_gb$", regex=True, nullable=True, gt=0)
+    untyped_fields: list[str] = pa.Field(description="fields present but not typeable as counts")
+    raw_json: str
+
+    @pa.dataframe_check(error="a second description for the same round and system file")
+    def one_per_system(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("round", "system_path").is_first_distinct())
+
+    class Config:
+        strict = False
+        coerce = False

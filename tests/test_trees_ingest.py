@@ -1,0 +1,162 @@
+"""mlperf-wh trees over a loopback HTTP server laid out like the round repositories (shared trees/
+plus mirror/): every file loads, missing and unparsable files are recorded, re-runs fetch only what
+changed, and a Dask cluster of 2 workers gives the same tables as the thread pool."""
+from __future__ import annotations
+
+import shutil
+
+import duckdb
+import pytest
+
+from tests.conftest import SHARED_ROUNDS, serve
+from tests.shared_rows import rows
+from tests.trees_layout import (TREES, published_records, replace_file, round_repositories,
+                                run_folder_of, without)
+
+STATUS_TITLE = "## result rows with a run summary (mlperf-wh trees)"
+
+
+def expected_files(round_name: str) -> tuple[set[str], set[str]]:
+    """Run folders and system files the published table of a round names (read here from the
+    records, independently of the ingest)."""
+    folders = {run_folder_of(r) for r in published_records(round_name)}
+    systems = set()
+    for folder in folders:
+        division, submitter, _results, platform = folder.split("/")[:4]
+        systems.add(f"{division}/{submitter}/systems/{platform}.json")
+    return folders, systems
+
+
+def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli):
+    con = duckdb.connect(trees_warehouse, read_only=True)
+    for round_name in SHARED_ROUNDS:
+        folders, systems = expected_files(round_name)
+        # Every file the table names is in the tree excerpt...
+        assert all((TREES / f"inference_results_{round_name}" / f / "mlperf_log_summary.txt").is_file()
+                   for f in folders)
+        assert all((TREES / f"inference_results_{round_name}" / s).is_file() for s in systems)
+        # ...and loaded, one row each, with lineage.
+        loaded = {r["run_path"] for r in rows(con, "SELECT run_path FROM run_summaries WHERE round = ?", [round_name])}
+        assert loaded == folders
+        assert {r["system_path"] for r in rows(con, "SELECT system_path FROM systems WHERE round = ?",
+                                               [round_name])} == systems
+        files = rows(con, "SELECT kind, status, count(*) AS n, count(sha256) AS hashed FROM tree_files "
+                          "WHERE round = ? GROUP BY ALL ORDER BY ALL", [round_name])
+        assert files == [{"kind": "summary", "status": "loaded", "n": len(folders), "hashed": len(folders)},
+                         {"kind": "system", "status": "loaded", "n": len(systems), "hashed": len(systems)}]
+    # v4.1 937 records, v5.1 1448, v6.0 520: each its own run folder.
+    assert [len(expected_files(r)[0]) for r in SHARED_ROUNDS] == [937, 1448, 520]
+    con.close()
+    code, out, _ = cli("status", "--db", trees_warehouse)
+    assert code == 0
+    section = out.split(STATUS_TITLE)[1].split("##")[0]
+    for round_name, count in (("v4.1", 937), ("v5.1", 1448), ("v6.0", 520)):
+        assert f"│ {round_name}  ┆ {count}" in section and f"┆ {count}" in section
+    assert "┆ 0 " in section  # without: 0
+
+
+V60_GONE_RESULTS = "closed/Dell/results/XE7745_L4x16"
+V60_GONE_SYSTEM = "closed/Lenovo/systems/SE100.json"
+V60_GARBLED = "closed/AMD/results/8xMI355X_2xEPYC_9575F/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt"
+V60_FLAKY = ("closed/NVIDIA/results/GB200-NVL72_GB200-186GB_aarch64x72_TRT/deepseek-r1/Offline/performance/"
+             "run_1/mlperf_log_summary.txt")
+
+
+@pytest.fixture
+def private_warehouse(shared_warehouse, tmp_path) -> str:
+    path = tmp_path / "private.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    return str(path)
+
+
+def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes(
+        private_warehouse, tmp_path, cli):
+    root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    without(root, "v6.0", V60_GONE_RESULTS)
+    without(root, "v6.0", V60_GONE_SYSTEM)
+    replace_file(root, "v6.0", V60_GARBLED, b"MLPerf Results Summary\nScenario : Offline\nResult is : maybe\n")
+    faults = {f"/inference_results_v6.0/main/{V60_FLAKY}": [503]}  # once: retried, then served
+    with serve(root, faults) as server:
+        code, out, err = cli("trees", "--source", server.url, "--db", private_warehouse, "--rounds", "v6.0",
+                             "--concurrency", "4", "--chunk-size", "32")
+        assert code == 0, err
+        assert server.handler.requests_seen.count(f"/inference_results_v6.0/main/{V60_FLAKY}") == 2
+        # The garbled file is reported in one line naming it and every reason.
+        assert f"{V60_GARBLED}: quarantined: line 3 (Result is): 'maybe' is not Yes/No/VALID/INVALID; " \
+               "not a LoadGen summary: no mode, result_valid line" in err
+
+        records = published_records("v6.0")
+        gone = [r for r in records if run_folder_of(r).startswith(V60_GONE_RESULTS + "/")]
+        garbled = [r for r in records if run_folder_of(r) + "/mlperf_log_summary.txt" == V60_GARBLED]
+        without_system = [r for r in records if run_folder_of(r).startswith("closed/Lenovo/results/SE100/")]
+        assert (len(records), len(gone), len(garbled), len(without_system)) == (520, 6, 1, 3)
+        con = duckdb.connect(private_warehouse, read_only=True)
+        counts = rows(con, "SELECT status, kind, count(*) AS n FROM tree_files WHERE round = 'v6.0' "
+                           "AND status <> 'loaded' GROUP BY ALL ORDER BY ALL")
+        assert counts == [{"status": "missing", "kind": "summary", "n": 6},
+                          {"status": "missing", "kind": "system", "n": 1},   # SE100.json
+                          {"status": "quarantined", "kind": "summary", "n": 1}]
+        # The rows without a run summary are exactly those whose files are absent or unparsable.
+        lacking = rows(con, """SELECT r.result_id, r.run_path FROM stg_run_results AS r
+                               LEFT JOIN run_summaries AS s USING (round, run_path)
+                               WHERE r.round = 'v6.0' AND s.run_path IS NULL ORDER BY ALL""")
+        assert sorted((r["result_id"], r["run_path"]) for r in lacking) == \
+            sorted((r["ID"], run_folder_of(r)) for r in gone + garbled)
+        quarantined = rows(con, "SELECT source_id, reasons FROM quarantine WHERE source_id LIKE 'tree/%'")
+        assert quarantined == [{"source_id": f"tree/v6.0/{V60_GARBLED}",
+                                "reasons": ["line 3 (Result is): 'maybe' is not Yes/No/VALID/INVALID",
+                                            "not a LoadGen summary: no mode, result_valid line"]}]
+        loaded_before = rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' ORDER BY path")
+        con.close()
+        code, out, _ = cli("status", "--db", private_warehouse)
+        section = out.split(STATUS_TITLE)[1].split("##")[0]
+        # v6.0: 520 rows, 513 with a summary, 7 without: 6 missing files, 1 quarantined.
+        assert "│ v6.0  ┆ 520         ┆ 513              ┆ 7       ┆ 6            ┆ 1" in section
+
+        # Re-run: conditional requests; nothing changed, so nothing is parsed or rewritten.
+        server.handler.requests_seen.clear()
+        code, out, err = cli("trees", "--source", server.url, "--db", private_warehouse, "--rounds", "v6.0")
+        assert code == 0
+        assert "unchanged" in out and "loaded" not in out
+        con = duckdb.connect(private_warehouse, read_only=True)
+        assert rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' "
+                         "ORDER BY path") == loaded_before
+        con.close()
+
+
+def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehouse, prefect_harness, tmp_path):
+    from distributed import LocalCluster
+
+    from flows.trees import TreeRun, run_trees
+    from warehouse.rounds import load_registry
+    root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    paths = {}
+    for runner in ("threads", "dask"):
+        paths[runner] = str(tmp_path / f"{runner}.duckdb")
+        shutil.copyfile(shared_warehouse, paths[runner])
+        with duckdb.connect(paths[runner]) as con:  # one submitter of one round: a subset of the tree
+            con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'NVIDIA')")
+    v60 = [load_registry()["v6.0"]]
+    with serve(root) as server:
+        threads = run_trees(v60, server.url, paths["threads"], TreeRun(concurrency=4, chunk_size=8))
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster:
+            assert len(cluster.workers) == 2
+            dask = run_trees(v60, server.url, paths["dask"],
+                             TreeRun(concurrency=4, chunk_size=8, dask_address=cluster.scheduler_address))
+    # NVIDIA v6.0: 63 result rows (61 closed, 2 open) on 8 platforms -> 63 summaries + 8 system files.
+    nvidia = [r for r in published_records("v6.0") if r["Submitter"] == "NVIDIA"]
+    platforms = {run_folder_of(r).split("/results/")[0] + "/" + run_folder_of(r).split("/")[3] for r in nvidia}
+    assert (len(nvidia), len(platforms)) == (63, 8)
+    assert threads.counts == dask.counts == {"loaded": 63 + 8}
+    tables = {}
+    for runner, path in paths.items():
+        with duckdb.connect(path, read_only=True) as con:
+            tables[runner] = {
+                "run_summaries": con.execute("SELECT * FROM run_summaries ORDER BY round, run_path").fetchall(),
+                "systems": con.execute("SELECT * FROM systems ORDER BY round, system_path").fetchall(),
+                "tree_files": con.execute("SELECT round, path, kind, status, sha256, bytes FROM tree_files "
+                                          "ORDER BY round, path").fetchall(),
+            }
+    assert len(tables["threads"]["run_summaries"]) == 63
+    assert tables["dask"] == tables["threads"]

@@ -1,0 +1,64 @@
+"""The shared trees/ and mirror/ laid out as the round repositories are published
+(`inference_results_vX.Y/main/{summary_results.json,closed/...,open/...}`), with symbolic links into
+../shared/mlcommons (nothing is copied), so a loopback HTTP server can serve them as a source."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from tests.conftest import MIRROR, SHARED
+
+TREES = SHARED / "trees"
+
+
+def round_repositories(root: Path, rounds=("v4.1", "v5.1", "v6.0")) -> Path:
+    for name in rounds:
+        branch = root / f"inference_results_{name}" / "main"
+        branch.mkdir(parents=True)
+        (branch / "summary_results.json").symlink_to(
+            MIRROR / f"inference_results_{name}" / "main" / "summary_results.json")
+        for division in (TREES / f"inference_results_{name}").iterdir():
+            (branch / division.name).symlink_to(division)
+    return root
+
+
+def without(root: Path, round_name: str, relative: str) -> None:
+    """Take one folder or file out of a laid-out round: every link on the way down becomes a real
+    folder of links, and the target itself is left out."""
+    branch = root / f"inference_results_{round_name}" / "main"
+    parts = Path(relative).parts
+    here = branch
+    for part in parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            target = here.resolve()
+            here.unlink()
+            here.mkdir()
+            for child in target.iterdir():
+                (here / child.name).symlink_to(child)
+    (here / parts[-1]).unlink()
+
+
+def replace_file(root: Path, round_name: str, relative: str, content: bytes) -> None:
+    """Serve `content` in place of one published file, as a newer file: its modification time is
+    moved past the one served before, since HTTP's Last-Modified counts whole seconds and a
+    conditional request within the same second would rightly be answered 304."""
+    target = root / f"inference_results_{round_name}" / "main" / relative
+    earlier = target.stat().st_mtime if target.exists() else 0.0
+    without(root, round_name, relative)
+    target.write_bytes(content)
+    stamp = max(time.time(), earlier) + 2
+    os.utime(target, (stamp, stamp))
+
+
+def run_folder_of(record: dict) -> str:
+    """The run folder a published record names, read independently of warehouse/trees.py."""
+    location = record["Location"]
+    location = location[2:] if location.startswith("./") else location
+    return location if location.endswith("performance/run_1") else location + "/performance/run_1"
+
+
+def published_records(round_name: str) -> list[dict]:
+    return json.loads((MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json").read_bytes())

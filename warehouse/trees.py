@@ -1,0 +1,315 @@
+"""Submission trees: where a result's LoadGen summary and system description live, and pure parsers
+for both (text/bytes -> one flat record). No I/O here.
+
+Every result row names its run folder (`Location`, e.g.
+`./closed/NVIDIA/results/<platform>/<benchmark>/<scenario>/performance/run_1`; rounds before v6.0
+leave out `performance/run_1`). The run's `mlperf_log_summary.txt` is in that folder; the system is
+described by `<division>/<submitter>/systems/<platform>.json`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+SUMMARY_FILE = "mlperf_log_summary.txt"
+RUN_SUFFIX = "performance/run_1"
+
+
+class UnparsableFile(ValueError):
+    """The file cannot be read as what it should be; `reasons` lists every problem found."""
+
+    def __init__(self, label: str, reasons: list[str]):
+        super().__init__(f"{label}: " + "; ".join(reasons))
+        self.reasons = reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# paths
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """A result's run folder, relative to the round repository's root."""
+    path: str                  # closed/NVIDIA/results/<platform>/<benchmark>/<scenario>/performance/run_1
+
+    @property
+    def parts(self) -> list[str]:
+        return self.path.split("/")
+
+    @property
+    def summary_path(self) -> str:
+        return f"{self.path}/{SUMMARY_FILE}"
+
+    @property
+    def system_path(self) -> str:
+        division, submitter, _results, platform = self.parts[:4]
+        return f"{division}/{submitter}/systems/{platform}.json"
+
+
+def run_folder(location: str | None) -> RunFolder | None:
+    """The published Location -> its run folder; None when it does not look like one
+    (`<division>/<submitter>/results/<platform>/<benchmark>/<scenario>[/performance/run_1]`)."""
+    if not location:
+        return None
+    path = location.strip().removeprefix("./").strip("/")
+    parts = path.split("/")
+    if len(parts) < 6 or parts[2] != "results" or any(p in ("", ".", "..") for p in parts):
+        return None
+    if not path.endswith(RUN_SUFFIX):
+        path = f"{path}/{RUN_SUFFIX}"
+    return RunFolder(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# mlperf_log_summary.txt
+
+BOOLEAN_WORDS = {"yes": True, "no": False, "valid": True, "invalid": False}
+PERCENTILES = {"50.00": "p50", "90.00": "p90", "95.00": "p95", "97.00": "p97", "99.00": "p99",
+               "99.90": "p999"}
+
+# LoadGen's key (text before the first colon, stripped, lower case) -> (column, type).
+# LoadGen has printed the same quantity under several names across versions; each maps here.
+SUMMARY_KEYS: dict[str, tuple[str, str]] = {
+    "sut name": ("sut_name", "text"),
+    "scenario": ("loadgen_scenario", "text"),
+    "mode": ("mode", "text"),
+    "result is": ("result_valid", "bool"),
+    "performance constraints satisfied": ("performance_constraints_satisfied", "bool"),
+    "min duration satisfied": ("min_duration_satisfied", "bool"),
+    "min queries satisfied": ("min_queries_satisfied", "bool"),
+    "early stopping satisfied": ("early_stopping_satisfied", "bool"),
+    "samples per second": ("samples_per_second", "float"),
+    "completed samples per second": ("completed_samples_per_second", "float"),
+    "scheduled samples per second": ("scheduled_samples_per_second", "float"),
+    "tokens per second": ("tokens_per_second", "float"),
+    "tokens per second (inferred)": ("tokens_per_second_inferred", "float"),
+    "completed tokens per second": ("completed_tokens_per_second", "float"),
+    "completed tokens per second (inferred)": ("completed_tokens_per_second_inferred", "float"),
+    "qps w/ loadgen overhead": ("qps_with_loadgen_overhead", "float"),
+    "qps w/o loadgen overhead": ("qps_without_loadgen_overhead", "float"),
+    "min latency (ns)": ("latency_min_ns", "int"),
+    "max latency (ns)": ("latency_max_ns", "int"),
+    "mean latency (ns)": ("latency_mean_ns", "int"),
+    "min first token latency (ns)": ("ttft_min_ns", "int"),
+    "max first token latency (ns)": ("ttft_max_ns", "int"),
+    "mean first token latency (ns)": ("ttft_mean_ns", "int"),
+    "min time per output token (ns)": ("tpot_min_ns", "int"),
+    "max time per output token (ns)": ("tpot_max_ns", "int"),
+    "mean time per output token (ns)": ("tpot_mean_ns", "int"),
+    "min time to output token (ns)": ("tpot_min_ns", "int"),      # LoadGen before v5.1
+    "max time to output token (ns)": ("tpot_max_ns", "int"),
+    "mean time to output token (ns)": ("tpot_mean_ns", "int"),
+    "samples_per_query": ("samples_per_query", "int"),
+    "target_qps": ("target_qps", "float"),
+    "target_latency (ns)": ("target_latency_ns", "int"),
+    "ttft_latency (ns)": ("ttft_constraint_ns", "int"),
+    "tpot_latency (ns)": ("tpot_constraint_ns", "int"),
+    "max_async_queries": ("max_async_queries", "int"),
+    "min_duration (ms)": ("min_duration_ms", "int"),
+    "max_duration (ms)": ("max_duration_ms", "int"),
+    "min_query_count": ("min_query_count", "int"),
+    "max_query_count": ("max_query_count", "int"),
+    "qsl_rng_seed": ("qsl_rng_seed", "int"),
+    "sample_index_rng_seed": ("sample_index_rng_seed", "int"),
+    "schedule_rng_seed": ("schedule_rng_seed", "int"),
+    "accuracy_log_rng_seed": ("accuracy_log_rng_seed", "int"),
+    "performance_sample_count": ("performance_sample_count", "int"),
+    "accuracy_sample_count": ("accuracy_sample_count", "int"),
+}
+# "50.00 percentile latency (ns)", "... first token latency (ns)", "... time to output token (ns)"
+PERCENTILE_LINE = re.compile(
+    r"^(\d+\.\d+) percentile (latency|first token latency|time to output token) \(ns\)$")
+PERCENTILE_PREFIX = {"latency": "latency", "first token latency": "ttft", "time to output token": "tpot"}
+# The result line of latency scenarios, "90th percentile latency (ns)" or "99.0th ... (ns)".
+RESULT_LATENCY_LINE = re.compile(r"^(\d+(?:\.\d+)?)th percentile latency \(ns\)$")
+# "* Early stopping 90th percentile estimate" / "... 99.0th ...": the latency scenarios' metric.
+EARLY_STOPPING_LINE = re.compile(r"^\* early stopping (\d+(?:\.\d+)?)th percentile estimate$")
+EARLY_STOPPING_PERCENTILES = {90.0: "p90", 99.0: "p99", 99.9: "p999"}
+# "Early Stopping Result:", "TTFT Early Stopping Result:", "TPOT Early Stopping Result:" open a block.
+EARLY_STOPPING_BLOCK = re.compile(r"^(ttft |tpot )?early stopping result:$")
+RESULT_TTFT_LINE = re.compile(r"^(\d+(?:\.\d+)?)th first token percentile latency \(ns\)$")
+COUNT_LINE = re.compile(r"^(\d+|no) (warning|error)s? encountered", re.IGNORECASE)
+BOILERPLATE = {"mlperf results summary", "additional stats", "test parameters used"}
+
+SUMMARY_COLUMNS: dict[str, str] = {
+    **{column: kind for column, kind in SUMMARY_KEYS.values()},
+    **{f"{prefix}_{p}_ns": "int" for prefix in PERCENTILE_PREFIX.values() for p in PERCENTILES.values()},
+    "result_latency_percentile": "float", "result_latency_ns": "int",
+    "result_ttft_ns": "int",
+    **{f"{block}early_stopping_{p}_ns": "int" for block in ("", "ttft_", "tpot_")
+       for p in EARLY_STOPPING_PERCENTILES.values()},
+    "warnings": "int", "errors": "int",
+}
+REQUIRED_SUMMARY_FIELDS = ("loadgen_scenario", "mode", "result_valid")
+
+
+def _typed(value: str, kind: str):
+    """LoadGen's text -> a Python value; ValueError names what was expected."""
+    if kind == "text":
+        return value
+    if kind == "bool":
+        if value.lower() not in BOOLEAN_WORDS:
+            raise ValueError(f"{value!r} is not Yes/No/VALID/INVALID")
+        return BOOLEAN_WORDS[value.lower()]
+    if kind == "int":
+        if not re.fullmatch(r"-?\d+", value):
+            raise ValueError(f"{value!r} is not an integer")
+        return int(value)
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a number") from None
+
+
+def _column_for(key: str, block: str) -> tuple[str, str] | None:
+    """The column a LoadGen key fills, or None for a key nobody maps (kept as an unparsed line).
+    `block` is the early-stopping block the line is in: '', 'ttft_' or 'tpot_'."""
+    lowered = key.lower()
+    if lowered in SUMMARY_KEYS:
+        return SUMMARY_KEYS[lowered]
+    match = PERCENTILE_LINE.match(lowered)
+    if match and match.group(1) in PERCENTILES:
+        return f"{PERCENTILE_PREFIX[match.group(2)]}_{PERCENTILES[match.group(1)]}_ns", "int"
+    if RESULT_LATENCY_LINE.match(lowered):
+        return "result_latency_ns", "int"
+    if RESULT_TTFT_LINE.match(lowered):
+        return "result_ttft_ns", "int"
+    match = EARLY_STOPPING_LINE.match(lowered)
+    if match and float(match.group(1)) in EARLY_STOPPING_PERCENTILES:
+        return f"{block}early_stopping_{EARLY_STOPPING_PERCENTILES[float(match.group(1))]}_ns", "int"
+    return None
+
+
+def _result_percentile(key: str) -> float | None:
+    """For the latency scenarios' result line, the percentile it names (90 of '90th ...')."""
+    match = RESULT_LATENCY_LINE.match(key.lower())
+    return float(match.group(1)) if match else None
+
+
+def parse_summary(content: bytes, label: str) -> dict:
+    """mlperf_log_summary.txt -> {column: value} with every SUMMARY_COLUMNS key (None when the file
+    does not print it), plus `unparsed_lines`: every line no column takes, kept verbatim.
+    Raises UnparsableFile with every reason when the text is not a LoadGen summary."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
+    record: dict = dict.fromkeys(SUMMARY_COLUMNS)
+    unparsed, reasons, block = [], [], ""
+    for number, raw_line in enumerate(text.splitlines(), start=1):
+        line = raw_line.strip()
+        if not line or set(line) == {"="} or line.lower() in BOILERPLATE:
+            continue
+        count = COUNT_LINE.match(line)
+        if count:
+            column = "warnings" if count.group(2).lower() == "warning" else "errors"
+            record[column] = 0 if count.group(1).lower() == "no" else int(count.group(1))
+            continue
+        opens = EARLY_STOPPING_BLOCK.match(line.lower())
+        if opens:
+            block = (opens.group(1) or "").strip() + "_" if opens.group(1) else ""
+            unparsed.append(line)
+            continue
+        key, sep, value = line.partition(":")
+        mapped = _column_for(key.strip(), block) if sep else None
+        if mapped is None:
+            unparsed.append(line)
+            continue
+        column, kind = mapped
+        try:
+            typed = _typed(value.strip(), kind)
+        except ValueError as exc:
+            reasons.append(f"line {number} ({key.strip()}): {exc}")
+            continue
+        if record[column] is not None and record[column] != typed:
+            reasons.append(f"line {number} ({key.strip()}): {typed!r} contradicts the earlier "
+                           f"{record[column]!r}")
+            continue
+        record[column] = typed
+        if column == "result_latency_ns":
+            record["result_latency_percentile"] = _result_percentile(key.strip())
+    missing = [c for c in REQUIRED_SUMMARY_FIELDS if record[c] is None]
+    if missing:
+        reasons.append("not a LoadGen summary: no " + ", ".join(missing) + " line")
+    if reasons:
+        raise UnparsableFile(label, reasons)
+    record["unparsed_lines"] = unparsed
+    return record
+
+
+# ---------------------------------------------------------------------------------------------
+# systems/<platform>.json
+
+SYSTEM_TEXT_FIELDS = (
+    "system_name", "submitter", "division", "status", "system_type",
+    "host_processor_model_name", "host_memory_capacity", "host_memory_configuration",
+    "host_networking", "host_networking_topology", "host_network_card_count",
+    "accelerator_model_name", "accelerator_memory_capacity", "accelerator_memory_configuration",
+    "accelerator_interconnect", "accelerator_interconnect_topology", "accelerator_host_interconnect",
+    "cooling", "framework", "other_software_stack", "operating_system", "hw_notes", "sw_notes",
+)
+SYSTEM_COUNT_FIELDS = ("number_of_nodes", "host_processors_per_node", "host_processor_core_count",
+                       "accelerators_per_node")
+REQUIRED_SYSTEM_FIELDS = ("system_name", "accelerator_model_name", "host_processor_model_name")
+CAPACITY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(TB|TiB|GB|GiB|MB|MiB)\b", re.IGNORECASE)
+GB_PER = {"tb": 1000.0, "tib": 1024.0, "gb": 1.0, "gib": 1.0, "mb": 0.001, "mib": 1 / 1024}
+
+
+def capacity_gb(text: str | None) -> float | None:
+    """'180 GB' -> 180.0, '2 TB' -> 2000.0 (TiB/GiB/MiB read as binary); None when it is not
+    written as one number and a unit (e.g. '8x 96 GB' or empty)."""
+    match = CAPACITY.match(text or "")
+    if not match:
+        return None
+    return float(match.group(1)) * GB_PER[match.group(2).lower()]
+
+
+def _count(value) -> int | None:
+    """Counts arrive as 8, "8", 8.0 or "": a whole number, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _text(value) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text.strip() or None
+
+
+def parse_system(content: bytes, label: str) -> dict:
+    """systems/<platform>.json -> the published fields typed (text stripped, counts as integers,
+    memory capacities also in GB), `untyped_fields` naming every field present but not typeable,
+    and `raw_json` as published. Raises UnparsableFile with every reason."""
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
+    except json.JSONDecodeError as exc:
+        raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: "
+                                     f"{exc.msg}"]) from exc
+    if not isinstance(data, dict):
+        raise UnparsableFile(label, [f"expected a JSON object, found {type(data).__name__}"])
+    missing = [f for f in REQUIRED_SYSTEM_FIELDS if f not in data]
+    if missing:
+        raise UnparsableFile(label, [f"required field(s) missing: {', '.join(missing)} "
+                                     f"(top-level keys: {', '.join(list(data)[:5])})"])
+    record = {field: _text(data.get(field)) for field in SYSTEM_TEXT_FIELDS}
+    untyped = []
+    for field in SYSTEM_COUNT_FIELDS:
+        record[field] = _count(data.get(field))
+        if record[field] is None and _text(data.get(field)) is not None:
+            untyped.append(field)
+    record["host_memory_gb"] = capacity_gb(record["host_memory_capacity"])
+    record["accelerator_memory_gb"] = capacity_gb(record["accelerator_memory_capacity"])
+    record["untyped_fields"] = untyped
+    record["raw_json"] = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return record
