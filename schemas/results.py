@@ -18,7 +18,7 @@ DUPLICATE_KEY = ["round", "source_id", "entry_id", "model", "used_model", "scena
 class CanonicalResult(pa.DataFrameModel):
     """A published result, canonicalized. Rows failing any check go to the quarantine table."""
 
-    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    round: str = pa.Field(str_matches=r"^v[0-9]+\.[0-9]+$")
     division: str = pa.Field(isin=DIVISIONS)
     availability: str = pa.Field(isin=AVAILABILITIES)
     suite: str = pa.Field(str_matches=r"^(datacenter|edge)(,(datacenter|edge))*$",

@@ -52,11 +52,14 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
     if not records:
         raise MalformedFile(f"{label}: holds no result records")
     columns = list(dict.fromkeys(key for _, record in records for key in record))
-    rows = [
-        {RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
-         **{col: _as_text(record.get(col)) for col in columns}}
-        for number, record in records
-    ]
+    try:
+        rows = [
+            {RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
+             **{col: _as_text(record.get(col)) for col in columns}}
+            for number, record in records
+        ]
+    except RecursionError:
+        raise MalformedFile(f"{label}: a record is nested too deeply to be a result") from None
     schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, **{c: pl.String for c in columns}}
     return pl.DataFrame(rows, schema=schema)
 
@@ -71,6 +74,8 @@ def _decode(content: bytes, label: str) -> str:
 def _load_json(text: str, label: str):
     try:
         return json.loads(text)
+    except RecursionError:
+        raise MalformedFile(f"{label}: JSON nested too deeply to be a result table") from None
     except json.JSONDecodeError as exc:
         raise MalformedFile(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
                             " (truncated or corrupt file?)") from exc
