@@ -199,6 +199,27 @@ def test_a_damaged_warehouse_file_is_one_line_and_left_alone(cli, warehouse, dam
     assert file_digest(warehouse) == before
 
 
+@pytest.fixture
+def read_only_warehouse(warehouse):
+    """The file made immutable (chattr +i): not even root can open it for writing."""
+    if subprocess.run(["chattr", "+i", warehouse], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here (needs e2fsprogs and CAP_LINUX_IMMUTABLE)")
+    yield warehouse
+    subprocess.run(["chattr", "-i", warehouse], check=True)
+
+
+def test_a_read_only_warehouse_file_is_one_line_and_still_readable(cli, read_only_warehouse):
+    before = file_digest(read_only_warehouse)
+    for args in (["backfill", "--source", str(MIRROR), "--rounds", "v6.0"],
+                 ["claims", "load", str(ROOT / "examples" / "claims_v6.1_nvidia.example.toml")]):
+        code, out, err = cli(*args, "--db", read_only_warehouse)
+        assert code == 1, (args, err)
+        assert "the warehouse file is read-only here" in one_error_line(err)
+    code, out, err = cli("sql", "SELECT count(*) AS n FROM results", "--format", "csv", "--db", read_only_warehouse)
+    assert code == 0 and out == f"n\n{query(read_only_warehouse, 'SELECT count(*) FROM results')[0][0]}\n"
+    assert file_digest(read_only_warehouse) == before
+
+
 def test_a_full_disk_is_one_line_and_loses_nothing(warehouse, tmp_path):
     """A process whose files may not grow (RLIMIT_FSIZE): every write fails as on a full disk."""
     before = digest(warehouse)

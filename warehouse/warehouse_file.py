@@ -41,13 +41,15 @@ def describe_open_failure(path: str, exc: BaseException) -> str:
                 "wait for it to finish and rerun")
     if is_disk_full(exc):
         return f"{path}: disk full ({_first_line(text)}): the write was not confirmed; free space and rerun"
-    if isinstance(exc, PermissionError) or "Permission denied" in text or "Read-only file system" in text:
-        return f"{path}: cannot write the warehouse file ({_first_line(text)})"
+    if isinstance(exc, PermissionError) or any(t in text for t in _READ_ONLY_TEXT):
+        return (f"{path}: the warehouse file is read-only here ({_first_line(text)}); `sql`, "
+                "`status` and `export` still read it")
     if is_corrupt(exc):
         return f"{path}: not a DuckDB warehouse file, or a corrupt or truncated one ({_first_line(text)})"
     return f"{path}: cannot open the warehouse ({type(exc).__name__}: {_first_line(text)})"
 
 
+_READ_ONLY_TEXT = ("Permission denied", "Operation not permitted", "Read-only file system")
 CORRUPT_TEXT = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
 
 
