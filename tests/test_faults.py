@@ -471,3 +471,31 @@ def test_a_slow_drip_server_cannot_hold_a_fetch_past_its_deadline(cli, warehouse
     # 2 s of deadline + at most one read timeout (1.5 s in tests) + Prefect's overhead per run
     assert took < 30, took  # a drip of the whole file would take 100 minutes
     assert digest(warehouse) == before
+
+
+# --- the exit-code table itself ------------------------------------------------------------------
+
+def test_a_bug_is_one_line_with_exit_70_and_the_traceback_behind_v(capsys, monkeypatch):
+    from warehouse.errors import EXIT_BUG, run_reporting_failures
+    monkeypatch.delenv("MLPERF_DEBUG", raising=False)
+
+    def broken() -> int:
+        return {}["no such key"]
+    assert run_reporting_failures(broken) == EXIT_BUG == 70
+    err = capsys.readouterr().err
+    assert one_error_line(err) == "error: unexpected KeyError: 'no such key' (a bug: run with -v for the traceback)"
+    assert err.count("\n") == 1
+    assert run_reporting_failures(broken, verbose=True) == 70
+    assert "Traceback" in capsys.readouterr().err
+    monkeypatch.setenv("MLPERF_DEBUG", "1")
+    assert run_reporting_failures(broken) == 70
+    assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["status"], ["sql", "SELECT 1"], ["export", "bi"], ["claims", "audit"]])
+def test_a_missing_warehouse_is_one_line(cli, tmp_path, args):
+    missing = tmp_path / "nowhere.duckdb"
+    code, out, err = cli(*args, "--db", missing)
+    assert code == 1
+    assert one_error_line(err) == f"error: no warehouse at {missing}: run `mlperf-wh backfill` first"
+    assert not missing.exists()
