@@ -499,3 +499,11 @@ def test_a_missing_warehouse_is_one_line(cli, tmp_path, args):
     assert code == 1
     assert one_error_line(err) == f"error: no warehouse at {missing}: run `mlperf-wh backfill` first"
     assert not missing.exists()
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_v_shows_the_traceback_of_an_expected_failure_too(cli, shared_warehouse, where):
+    args = ["sql", "COPY results TO 'x.csv'", "--db", shared_warehouse]
+    code, out, err = cli(*(["-v", *args] if where == "before" else [*args, "-v"]))
+    assert code == 1
+    assert "Traceback" in err and "error: `sql` is read-only" in err

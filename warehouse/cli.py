@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                         f"default {db.DEFAULT_DB})")
     common.add_argument("--source", default=None, help="base URL or local directory of the round "
                         f"repositories (env MLPERF_SOURCE, default {DEFAULT_SOURCE})")
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
     parser = argparse.ArgumentParser(prog="mlperf-wh", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
