@@ -118,3 +118,54 @@ def test_kill_9_leaves_no_prefect_server_behind(tmp_path, prefect_home):
         process.kill()
         process.communicate(timeout=30)
         assert wait_gone(below, timeout=5) == set()
+
+
+def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix(shared_warehouse, tmp_path):
+    """A real SIGTERM to this process at spread-out moments of a real load (fetch, parse, validate,
+    the DuckDB transaction): the warehouse afterwards is exactly the state before or after."""
+    import json
+    import random
+    import shutil
+    import threading
+
+    from warehouse import db
+    from warehouse.errors import Interrupted
+    from warehouse.interrupt import stop_on_signals
+    from warehouse.pipeline import ingest_location
+
+    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
+    changed = tmp_path / "summary_results.json"
+    changed.write_text(json.dumps(records[:-1]))  # one record fewer: a different, valid state
+
+    def load(target: str) -> None:
+        with db.connect(target) as con:
+            ingest_location(con, "v6.0", "official", "summary_results.json", str(changed))
+
+    after_db = str(tmp_path / "after.duckdb")
+    shutil.copyfile(shared_warehouse, after_db)
+    started = time.monotonic()
+    load(after_db)
+    load_seconds = time.monotonic() - started
+    before, after = digest(shared_warehouse, times=False), digest(after_db, times=False)
+    assert before != after
+
+    rng = random.Random(8)
+    outcomes = []
+    for attempt in range(8):
+        target = str(tmp_path / f"w{attempt}.duckdb")
+        shutil.copyfile(shared_warehouse, target)
+        timer = threading.Timer(rng.uniform(0, load_seconds), os.kill, (os.getpid(), signal.SIGTERM))
+        try:
+            with stop_on_signals():
+                timer.start()
+                load(target)
+                timer.join()  # a signal after the load still arrives inside the block
+                time.sleep(0.05)
+        except Interrupted:
+            pass
+        finally:
+            timer.cancel()
+        state = digest(target, times=False)
+        assert state in (before, after), f"attempt {attempt}: a state that is neither before nor after"
+        outcomes.append("after" if state == after else "before")
+    assert "before" in outcomes  # at least one signal landed before the commit
