@@ -13,6 +13,7 @@ from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cann
                              is_transient)
 from warehouse.errors import WarehouseUnavailable
 from warehouse.guards import GuardRefused
+from warehouse.interrupt import raise_if_signalled
 from warehouse.warehouse_file import file_errors
 from warehouse.parse import MalformedFile
 from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
@@ -173,7 +174,8 @@ def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False
     for round in rounds:
         try:
             outcomes.append(ingest_round(round, source, db_file, settings, force, frozenset(allow or ())))
-        except Exception as exc:  # one broken round must not stop the others
+        except Exception as exc:  # one broken round must not stop the others; an interrupt does
+            raise_if_signalled(exc)
             outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
     _refresh_views(db_file, due_before)
     return outcomes

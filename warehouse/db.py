@@ -100,8 +100,10 @@ def transaction(con: duckdb.DuckDBPyConnection):
     con.begin()
     try:
         yield con
-    except BaseException:
+    except BaseException as exc:
         con.rollback()
+        from warehouse.interrupt import raise_if_signalled
+        raise_if_signalled(exc)
         raise
     con.commit()
 

@@ -108,7 +108,11 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
     from warehouse import interrupt
     try:
         with interrupt.stop_on_signals():
-            return action()
+            try:
+                return action()
+            except Exception as exc:
+                interrupt.raise_if_signalled(exc)
+                raise
     except Interrupted as exc:
         print(f"error: interrupted by {exc}: the load in flight was rolled back, the warehouse is "
               "as it was before it", file=sys.stderr)

@@ -2,6 +2,7 @@
 server never outlives the CLI, however the CLI ends (kill -9 included)."""
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import signal
@@ -16,8 +17,20 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+_signalled: list[int] = []
+
+
 def _raise_interrupted(signum, _frame):
+    _signalled.append(signum)
     raise Interrupted(signum)
+
+
+def raise_if_signalled(exc: BaseException) -> None:
+    """DuckDB stops a running statement on a signal and raises its own error ("Query
+    interrupted"); after a signal, any error is the interrupt, and must not be taken for a bad
+    round and the run go on."""
+    if _signalled and not isinstance(exc, Interrupted):
+        raise Interrupted(_signalled[-1]) from exc
 
 
 @contextmanager
@@ -30,6 +43,7 @@ def stop_on_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _signalled.clear()
     previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
     try:
         yield
@@ -49,6 +63,9 @@ def _die_with(parent_pid: int):
     return preexec
 
 
+_tied: list[subprocess.Popen] = []
+
+
 class _TiedSubprocess:
     """`subprocess` as Prefect's server module sees it: every process it starts is tied to us."""
 
@@ -59,8 +76,23 @@ class _TiedSubprocess:
     def Popen(*args, **kwargs):  # noqa: N802 - stands in for subprocess.Popen
         # Its own session: a terminal's Ctrl-C reaches the CLI, which then stops the server itself
         # (Prefect's atexit), instead of the server dying first under a client still talking to it.
-        return subprocess.Popen(*args, preexec_fn=_die_with(os.getpid()), start_new_session=True,
-                                **kwargs)
+        process = subprocess.Popen(*args, preexec_fn=_die_with(os.getpid()), start_new_session=True,
+                                   **kwargs)
+        _tied.append(process)
+        return process
+
+
+def _kill_tied_processes_if_interrupted() -> None:
+    """At exit after an interrupt, the temporary server is killed instead of stopped gracefully
+    (uvicorn's graceful stop takes seconds; the server holds nothing of the warehouse's). Registered
+    after the server starts, so it runs after Prefect's log and event workers have flushed to it
+    and before Prefect's own graceful stop."""
+    if not _signalled:
+        return
+    for process in _tied:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
 
 
 def uses_ephemeral_server() -> bool:
@@ -87,3 +119,4 @@ def start_prefect_server_tied_to_this_process() -> None:
         raise ExpectedFailure(f"Prefect's temporary API server did not start within {timeout} s "
                               f"(MLPERF_PREFECT_STARTUP_TIMEOUT; or set PREFECT_API_URL): "
                               f"{str(exc).splitlines()[0]}") from exc
+    atexit.register(_kill_tied_processes_if_interrupted)
