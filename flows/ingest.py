@@ -19,6 +19,7 @@ from warehouse.parse import MalformedFile
 from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
                                 source_id_for)
 from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
+from warehouse.source_urls import redact
 from warehouse.views import materialize
 
 EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
@@ -109,14 +110,14 @@ def ingest_round(round: Round, source: str, db_file: str, settings: FetchSetting
                                        force, allow)
         except EXPECTED_FAILURES as exc:
             logger.error("%s failed: %s", round.name, exc)
-            return _failed(round.name, location, exc)
+            return _failed(round.name, redact(location), exc)
         if outcome is None:
-            logger.info("%s: not at %s", round.name, location)
+            logger.info("%s: not at %s", round.name, redact(location))
             continue
         logger.info("%s: %s (%s read, %s loaded, %s quarantined)", round.name, outcome.status,
                     outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined)
         return outcome
-    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({source})")
+    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({redact(source)})")
 
 
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")

@@ -345,10 +345,11 @@ def test_redirects_within_the_host_or_the_allow_list_record_the_final_url(cli, d
 def test_credentials_in_a_source_url_are_not_stored(cli, db_file):
     with serve(MIRROR) as server:
         secret_url = server.url.replace("http://", "http://analyst:hunter2@")
-        code, out, err = backfill(cli, secret_url, db_file, "v6.0")
+        code, out, err = backfill(cli, secret_url, db_file, "v5.0", "v6.0")  # v5.0: not published there
     assert code == 0, err
     [(url,)] = query(db_file, "SELECT url FROM sources")
     assert url == server.url + V60_PATH
+    assert "not published at this source" in out
     assert "hunter2" not in out + err
 
 

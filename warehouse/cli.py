@@ -15,7 +15,7 @@ from warehouse.errors import (EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError,
 from warehouse.guards import GUARDS
 from warehouse.rounds import (DEFAULT_SOURCE, load_registry, parse_round_list, resolve_rounds,
                               resolve_source, validate_round_name)
-from warehouse.source_urls import check_source
+from warehouse.source_urls import check_source, redact
 
 # Prefect's anonymous telemetry would try the network (there may be none) on every run.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -147,7 +147,7 @@ def report(outcomes, source: str, db_file: str | None = None) -> int:
         print(f"error: {o.round} {o.status}: {one_line(o.message)}", file=sys.stderr)
     if failed and all(o.unreachable for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
-        print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
+        print(UNREACHABLE_HINT.format(source=redact(source)), file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK
 
 
