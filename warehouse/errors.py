@@ -114,11 +114,11 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
                 interrupt.raise_if_signalled(exc)
                 raise
     except Interrupted as exc:
-        print(f"error: interrupted by {exc}: the load in flight was rolled back, the warehouse is "
-              "as it was before it", file=sys.stderr)
+        print(f"error: interrupted by {exc}: the load in flight was rolled back (rounds loaded "
+              "before it are kept); rerun to finish", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("error: interrupted: the load in flight was rolled back", file=sys.stderr)
+        print("error: interrupted: the load in flight was rolled back; rerun to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
         failure = expected_failure(exc)
