@@ -35,6 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 
+def entry() -> None:
+    """The `mlperf-wh` console script."""
+    code = main()
+    from warehouse.interrupt import exit_now_if_interrupted
+    exit_now_if_interrupted(code)
+    sys.exit(code)
+
+
 UserError = UsageError  # a problem with what the user asked for; one line, exit 2
 
 
@@ -222,4 +230,4 @@ def cmd_views(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

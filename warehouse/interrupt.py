@@ -95,6 +95,18 @@ def _kill_tied_processes_if_interrupted() -> None:
             process.wait(timeout=5)
 
 
+def exit_now_if_interrupted(code: int) -> None:
+    """For the console script only: after an interrupt, with the temporary server ours (it dies
+    with us), leave at once instead of flushing Prefect's logs and events to it at exit. The
+    warehouse is already closed: every connection is a `with` block the interrupt unwound."""
+    if not _signalled or not _tied:
+        return
+    _kill_tied_processes_if_interrupted()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def uses_ephemeral_server() -> bool:
     from prefect.settings import get_current_settings
     settings = get_current_settings()
