@@ -11,13 +11,18 @@ from warehouse import db
 from warehouse.claims import due_decision_ids
 from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch,
                              is_transient)
+from warehouse.errors import WarehouseUnavailable
+from warehouse.guards import GuardRefused
+from warehouse.interrupt import raise_if_signalled
+from warehouse.warehouse_file import file_errors
 from warehouse.parse import MalformedFile
 from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
                                 source_id_for)
 from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
+from warehouse.source_urls import redact
 from warehouse.views import materialize
 
-EXPECTED_FAILURES = (FetchError, MalformedFile)
+EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
 
 
 class _OneLineForExpectedFailures(logging.Filter):
@@ -51,19 +56,20 @@ def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: 
 
 
 @task(name="load", cache_policy=NO_CACHE)
-def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str) -> RoundOutcome:
-    with db.connect(db_file) as con:
-        return load(con, fetched, prepared, round_name, origin)
+def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str,
+                        allow: frozenset[str] = frozenset()) -> RoundOutcome:
+    with file_errors(), db.connect(db_file) as con:
+        return load(con, fetched, prepared, round_name, origin, allow)
 
 
 @task(name="materialize-views", cache_policy=NO_CACHE)
 def materialize_views(db_file: str) -> list[str]:
-    with db.connect(db_file) as con:
+    with file_errors(), db.connect(db_file) as con:
         return materialize(con)
 
 
 def due_decisions(db_file: str) -> set[str]:
-    with db.connect(db_file) as con:
+    with file_errors(), db.connect(db_file) as con:
         return due_decision_ids(con)
 
 
@@ -96,30 +102,32 @@ def _fetcher(settings: FetchSettings):
 
 @flow(name="ingest-round")
 def ingest_round(round: Round, source: str, db_file: str, settings: FetchSettings,
-                 force: bool = False) -> RoundOutcome:
+                 force: bool = False, allow: frozenset[str] = frozenset()) -> RoundOutcome:
     logger = get_run_logger()
     for file_name, location in round.locations(source):
         try:
-            outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings, force)
+            outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings,
+                                       force, allow)
         except EXPECTED_FAILURES as exc:
             logger.error("%s failed: %s", round.name, exc)
-            return _failed(round.name, location, exc)
+            return _failed(round.name, redact(location), exc)
         if outcome is None:
-            logger.info("%s: not at %s", round.name, location)
+            logger.info("%s: not at %s", round.name, redact(location))
             continue
         logger.info("%s: %s (%s read, %s loaded, %s quarantined)", round.name, outcome.status,
                     outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined)
         return outcome
-    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({source})")
+    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({redact(source)})")
 
 
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
-                force: bool = False) -> RoundOutcome:
+                force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
     settings = FetchSettings.from_env()
     due_before = due_decisions(db_file)
     try:
-        outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force)
+        outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force,
+                                   frozenset(allow or ()))
     except EXPECTED_FAILURES as exc:
         get_run_logger().error("%s failed: %s", round_name, exc)
         return _failed(round_name, path, exc)
@@ -130,7 +138,8 @@ def ingest_file(round_name: str, path: str, origin: str, db_file: str,
 
 
 def _failed(round_name: str, location: str, exc: Exception) -> RoundOutcome:
-    return RoundOutcome(round_name, "failed", location=location, message=str(exc),
+    status = "refused" if isinstance(exc, GuardRefused) else "failed"
+    return RoundOutcome(round_name, status, location=location, message=str(exc),
                         unreachable=cannot_connect(exc))
 
 
@@ -141,10 +150,10 @@ def _refresh_views(db_file: str, due_before: set[str]) -> None:
 
 
 def _ingest_location(round_name, origin, file_name, location, db_file, settings,
-                     force) -> RoundOutcome | None:
+                     force, allow=frozenset()) -> RoundOutcome | None:
     """None when the location does not have the file."""
     source_id = source_id_for(round_name, origin, file_name)
-    with db.connect(db_file) as con:
+    with file_errors(), db.connect(db_file) as con:
         previous = previous_fetch(con, source_id, location)
     # --force must get the bytes: no conditional request, or a 304 would leave nothing to parse.
     fetched = _fetcher(settings)(location, file_name, settings, None if force else previous)
@@ -154,18 +163,20 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
         return RoundOutcome(round_name, "unchanged", source_id=source_id, location=location,
                             message="unchanged since the last load")
     prepared = parse_and_validate(fetched.content, file_name, round_name, origin, location)
-    return load_into_warehouse(db_file, fetched, prepared, round_name, origin)
+    return load_into_warehouse(db_file, fetched, prepared, round_name, origin, allow)
 
 
 @flow(name="backfill", log_prints=True)
-def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False) -> list[RoundOutcome]:
+def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False,
+             allow: list[str] | None = None) -> list[RoundOutcome]:
     settings = FetchSettings.from_env()
     due_before = due_decisions(db_file)
     outcomes = []
     for round in rounds:
         try:
-            outcomes.append(ingest_round(round, source, db_file, settings, force))
-        except Exception as exc:  # one broken round must not stop the others
+            outcomes.append(ingest_round(round, source, db_file, settings, force, frozenset(allow or ())))
+        except Exception as exc:  # one broken round must not stop the others; an interrupt does
+            raise_if_signalled(exc)
             outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
     _refresh_views(db_file, due_before)
     return outcomes

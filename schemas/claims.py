@@ -10,7 +10,7 @@ KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "scale_spe
 STAGES = ["mlcommons_verified", "preview", "post_submission_unverified", "vendor_self_test"]
 BASES = ["same_scale", "per_accelerator"]
 DIRECTIONS = ["throughput", "latency"]
-ROUND = r"^v\d+\.\d+$"
+ROUND = r"^v[0-9]+\.[0-9]+$"  # ASCII digits only
 
 
 class Claim(pa.DataFrameModel):
@@ -82,7 +82,7 @@ class Decision(pa.DataFrameModel):
     claims_excluded: pl.List(pl.String)
     decision: str = pa.Field(str_length={"min_value": 1})
     decided_on: pl.Date
-    review_due: str = pa.Field(str_matches=r"^(v\d+\.\d+|next|\d{4}-\d{2}-\d{2})$",
+    review_due: str = pa.Field(str_matches=r"^(v[0-9]+\.[0-9]+|next|[0-9]{4}-[0-9]{2}-[0-9]{2})$",
                                description="a round (v6.2), 'next', or a date")
     review_round: str = pa.Field(nullable=True, str_matches=ROUND)
     review_date: pl.Date = pa.Field(nullable=True)

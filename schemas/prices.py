@@ -1,8 +1,13 @@
 """prices.csv: what an accelerator-hour costs you. Written by the user; never shipped as fact."""
 import pandera.polars as pa
+import polars as pl
 
 
 class Price(pa.DataFrameModel):
     accelerator: str = pa.Field(unique=True, str_length={"min_value": 1}, description="canonical name")
     dollars_per_accelerator_hour: float = pa.Field(gt=0, description="row number counts the header as 1")
     note: str = pa.Field(nullable=True)
+
+    @pa.check("dollars_per_accelerator_hour", name="finite")
+    def finite(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col(data.key).is_finite())

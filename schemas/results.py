@@ -47,7 +47,7 @@ def is_power_unit(units: pl.Expr) -> pl.Expr:
 class CanonicalResult(pa.DataFrameModel):
     """A published result, canonicalized. Rows failing any check go to the quarantine table."""
 
-    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    round: str = pa.Field(str_matches=r"^v[0-9]+\.[0-9]+$")
     division: str = pa.Field(nullable=True, description="closed | open | network, or a new one")
     availability: str = pa.Field(nullable=True, description="available | preview | rdi, or a new one")
     suite: str = pa.Field(nullable=True, description="datacenter, edge or both comma-joined")

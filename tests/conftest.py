@@ -49,7 +49,8 @@ class FaultyHandler(http.server.SimpleHTTPRequestHandler):
     an int status code, ("sleep", seconds), ("truncate", n_bytes), ("body", bytes), or
     ("raw", bytes): the whole response as written on the wire (status line, headers, body), after
     which the connection closes; for responses the other actions cannot make (a Content-Length
-    larger than the body, a body with no Content-Length)."""
+    larger than the body, a body with no Content-Length); ("redirect", location): a 302;
+    ("drip", seconds): the file one byte every `seconds` (a slow-drip server)."""
 
     faults: dict[str, list] = {}
     requests_seen: list[str] = []
@@ -68,6 +69,15 @@ class FaultyHandler(http.server.SimpleHTTPRequestHandler):
             self.close_connection = True
             self.wfile.write(action[1])
             return
+        if isinstance(action, tuple) and action[0] == "redirect":
+            self.send_response(302)
+            self.send_header("Location", action[1])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if isinstance(action, tuple) and action[0] == "drip":
+            self._drip(action[1])
+            return
         if isinstance(action, tuple) and action[0] == "sleep":
             time.sleep(action[1])
         if isinstance(action, tuple) and action[0] in ("truncate", "body"):
@@ -78,6 +88,16 @@ class FaultyHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def _drip(self, seconds: float) -> None:
+        body = self._file_bytes()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        for byte in body:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(seconds)
 
     def _file_bytes(self) -> bytes:
         return Path(self.translate_path(self.path)).read_bytes()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import tomllib
 from pathlib import Path
 
@@ -29,6 +30,8 @@ def _text(value) -> str:
 def _number(value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value!r}")
     return float(value)
 
 
@@ -86,6 +89,8 @@ def read_entries(path: Path, table: str) -> list[dict]:
         raise LedgerError(f"{path}: no such file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from exc
+    except RecursionError:
+        raise LedgerError(f"{path}: not valid TOML (nested too deeply)") from None
     entries = document.get(table)
     if not isinstance(entries, list) or not entries:
         raise LedgerError(f"{path}: no [[{table}]] tables found")
@@ -163,13 +168,25 @@ def _polars_type(dtype):
     return dtype.type if hasattr(dtype, "type") else dtype
 
 
-def load_claims(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False) -> int:
+    """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`."""
     frame = claims_frame(path).with_columns(pl.lit(str(Path(path).resolve())).alias("claim_file"))
+    if not replace:
+        _refuse_ids_owned_elsewhere(con, frame, path)
     with db.registered(con, _claims=frame), db.transaction(con):
         con.execute("DELETE FROM claims WHERE claim_file = ? OR id IN (SELECT id FROM _claims)",
                     [str(Path(path).resolve())])
         con.execute("INSERT INTO claims BY NAME SELECT * FROM _claims")
     return frame.height
+
+
+def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, path: Path) -> None:
+    with db.registered(con, _claims=frame):
+        owned = con.execute("SELECT c.id, c.claim_file FROM claims c JOIN _claims n USING (id) "
+                            "WHERE c.claim_file <> n.claim_file ORDER BY c.id").fetchall()
+    if owned:
+        named = "; ".join(f"claim {cid!r} is owned by {owner}" for cid, owner in owned[:5])
+        raise LedgerError(f"{path}: {named} (load with --replace to move it to this file)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,7 +225,7 @@ def decisions_frame(path: Path, known_claims: set[str], latest_round: str | None
             row["review_round"] = next_round(latest_round, registry)
             if row["review_round"] is None:
                 problems.append(f"decision {row['id']!r}: field 'review_due': 'next' needs a loaded round")
-        elif due and ROUND_PATTERN.match(due):
+        elif due and ROUND_PATTERN.fullmatch(due):
             row["review_round"] = due
         elif due:
             try:

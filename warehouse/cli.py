@@ -10,8 +10,12 @@ import duckdb
 import polars as pl
 
 from warehouse import db
-from warehouse.rounds import (DEFAULT_SOURCE, InvalidRoundName, load_registry, parse_round_list,
-                              resolve_rounds, resolve_source, validate_round_name)
+from warehouse.errors import (EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError, escape_control,
+                             one_line, run_reporting_failures)
+from warehouse.guards import GUARDS
+from warehouse.rounds import (DEFAULT_SOURCE, load_registry, parse_round_list, resolve_rounds,
+                              resolve_source, validate_round_name)
+from warehouse.source_urls import check_source, redact
 
 # Prefect's anonymous telemetry would try the network (there may be none) on every run.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -19,7 +23,6 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 # prefect-dask imported) can take longer than Prefect's 20 s default on a busy 2-core machine.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 STRICT_HELP = ("exit 1 when a file loaded by this run brought drift (new words or unmatched names, "
                "see `mlperf-wh drift`); without it drift is reported and the run exits 0")
 UNREACHABLE_HINT = (
@@ -31,17 +34,21 @@ UNREACHABLE_HINT = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes and one-line errors: warehouse/errors.py."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except (InvalidRoundName, FileNotFoundError, UserError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 
-class UserError(Exception):
-    """A problem with what the user asked for; printed as one line, no traceback."""
+def entry() -> None:
+    """The `mlperf-wh` console script."""
+    code = main()
+    from warehouse.interrupt import exit_now_if_interrupted
+    exit_now_if_interrupted(code)
+    sys.exit(code)
+
+
+UserError = UsageError  # a problem with what the user asked for; one line, exit 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,13 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
                         f"default {db.DEFAULT_DB})")
     common.add_argument("--source", default=None, help="base URL or local directory of the round "
                         f"repositories (env MLPERF_SOURCE, default {DEFAULT_SOURCE})")
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
     parser = argparse.ArgumentParser(prog="mlperf-wh", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("backfill", parents=[common], help="fetch, validate and load every round")
     p.add_argument("--rounds", default="", help="comma-separated, e.g. v5.1,v6.0 (default: all)")
     p.add_argument("--force", action="store_true", help="reload even unchanged files")
     p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    _add_allow(p)
     p.set_defaults(handler=cmd_backfill)
 
     p = sub.add_parser("ingest", parents=[common], help="ingest one round (or one local file)")
@@ -67,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "from the source, unofficial for --file)")
     p.add_argument("--force", action="store_true")
     p.add_argument("--strict", action="store_true", help=STRICT_HELP)
+    _add_allow(p)
     p.set_defaults(handler=cmd_ingest)
 
     p = sub.add_parser("sql", parents=[common], help="run a read-only SQL query")
@@ -94,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_allow(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow", action="append", default=[], choices=sorted(GUARDS), metavar="GUARD",
+                   help="load despite this guard (recorded in sources.overrides): "
+                        + "; ".join(f"{name}: {why}" for name, why in GUARDS.items()))
+
+
 def _extra_commands():
     from warehouse import cli_extra
     return cli_extra.REGISTER
@@ -103,28 +122,41 @@ def _extra_commands():
 
 def cmd_backfill(args) -> int:
     rounds = resolve_rounds(parse_round_list(args.rounds), load_registry())
-    from flows.ingest import backfill
-    source = resolve_source(args.source)
-    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db,
-                  strict=args.strict)
+    return _run_backfill(rounds, args)
 
 
 def cmd_ingest(args) -> int:
     round_name = validate_round_name(args.round)
     if args.file:
         if not Path(args.file).is_file():
-            raise UserError(f"{args.file}: no such file")
+            raise ExpectedFailure(f"{args.file}: no such file")
+        db_file = _writable_warehouse(args.db)
         from flows.ingest import ingest_file
-        outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db.db_path(args.db),
-                              force=args.force)
+        outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db_file,
+                              force=args.force, allow=args.allow)
         return report([outcome], args.file, args.db, strict=args.strict)
     if args.origin == "unofficial":
         raise UserError("--origin unofficial needs --file: the round repositories are official")
-    rounds = resolve_rounds([round_name], load_registry())
+    return _run_backfill(resolve_rounds([round_name], load_registry()), args)
+
+
+def _run_backfill(rounds, args) -> int:
+    source = check_source(resolve_source(args.source))
+    db_file = _writable_warehouse(args.db)
     from flows.ingest import backfill
-    source = resolve_source(args.source)
-    return report(backfill(rounds, source, db.db_path(args.db), force=args.force), source, args.db,
+    return report(backfill(rounds, source, db_file, force=args.force, allow=args.allow), source, args.db,
                   strict=args.strict)
+
+
+def _writable_warehouse(explicit: str | None) -> str:
+    """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
+    then start Prefect's temporary server tied to this process (it never outlives the CLI)."""
+    path = db.db_path(explicit)
+    with db.connect(path):
+        pass
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
+    start_prefect_server_tied_to_this_process()
+    return path
 
 
 def report(outcomes, source: str, db_file: str | None = None, strict: bool = False) -> int:
@@ -137,9 +169,11 @@ def report(outcomes, source: str, db_file: str | None = None, strict: bool = Fal
     drifted = _print_drift(outcomes, db_file)
     _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
+    for o in failed:
+        print(f"error: {o.round} {o.status}: {one_line(o.message)}", file=sys.stderr)
     if failed and all(o.unreachable for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
-        print(UNREACHABLE_HINT.format(source=source), file=sys.stderr)
+        print(UNREACHABLE_HINT.format(source=redact(source)), file=sys.stderr)
     if strict and drifted:
         print(f"error: --strict: drift in {', '.join(drifted)}", file=sys.stderr)
         return EXIT_FAILED
@@ -165,7 +199,7 @@ def _print_due_decisions(db_file: str | None = None) -> None:
     try:
         with db.connect(db_file, read_only=True) as con:
             due = db.query_frame(con, "SELECT id, title, due_because FROM decisions_due ORDER BY id")
-    except (duckdb.Error, FileNotFoundError):
+    except (duckdb.Error, ExpectedFailure):
         return
     if due.height:
         print("\nDecisions due for review:")
@@ -173,6 +207,9 @@ def _print_due_decisions(db_file: str | None = None) -> None:
 
 
 def format_frame(frame: pl.DataFrame, fmt: str) -> str:
+    """Stored text is printed with control characters escaped (JSON escapes them itself)."""
+    if fmt != "json":
+        frame = frame.with_columns(pl.col(pl.String).map_elements(escape_control, return_dtype=pl.String))
     if fmt == "csv":
         return frame.write_csv()
     if fmt == "json":
@@ -184,14 +221,9 @@ def format_frame(frame: pl.DataFrame, fmt: str) -> str:
 
 
 def cmd_sql(args) -> int:
-    with db.connect(args.db, read_only=True) as con:
-        try:
-            frame = db.query_frame(con, args.query)
-        except duckdb.Error as exc:
-            hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
-                if "read-only" in str(exc) else ""
-            print(f"error: {exc}{hint}", file=sys.stderr)
-            return EXIT_FAILED
+    from warehouse import sandbox
+    with sandbox.connect(args.db) as con:
+        frame = sandbox.run_query(con, args.query)
     print(format_frame(frame, args.format), end="" if args.format == "csv" else "\n")
     return EXIT_OK
 
@@ -246,4 +278,4 @@ def cmd_drift(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

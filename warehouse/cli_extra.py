@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from warehouse import cli_bi, db
+from warehouse.errors import escape_control
 from warehouse.claims import LedgerError, load_claims, load_decisions
 from warehouse.prices import PriceError, load_prices
 from warehouse.views import materialize
@@ -19,18 +20,27 @@ ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best"]
 
 def _fail(message: str) -> int:
     import sys
-    print(f"error: {message}", file=sys.stderr)
-    return 1
+
+    from warehouse.errors import EXIT_FAILED, one_line
+    print(f"error: {one_line(message)}", file=sys.stderr)
+    return EXIT_FAILED
 
 
-def _load_with(loader, noun: str):
+def _warn(message: str) -> None:
+    import sys
+
+    from warehouse.errors import one_line
+    print(f"warning: {one_line(message)}", file=sys.stderr)
+
+
+def _load_with(loader, noun: str, options=lambda args: {}):
     def handler(args) -> int:
         try:
             with db.connect(args.db) as con:
-                count = loader(con, Path(args.file))
+                count = loader(con, Path(args.file), **options(args))
                 materialize(con)
         except (LedgerError, PriceError) as exc:
-            return _fail(f"{exc}\nnothing was loaded; the {noun} is unchanged")
+            return _fail(f"{exc}; nothing was loaded, the {noun} is unchanged")
         print(f"loaded {count} {noun} from {args.file}")
         return 0
     return handler
@@ -105,9 +115,10 @@ def cmd_decisions_show(args) -> int:
             if key in ("vendor_claims_used", "claims_excluded"):
                 print(f"{key}:")
                 for claim in value:
-                    print(f"  - {claim['id']}: {claim.get('statement', '')} -> {claim['verdict']}")
+                    print(escape_control(f"  - {claim['id']}: {claim.get('statement', '')} -> "
+                                         f"{claim['verdict']}"))
             else:
-                print(f"{key}: {value}")
+                print(escape_control(f"{key}: {value}"))
     return 0
 
 
@@ -124,7 +135,9 @@ def register(sub, common) -> None:
     claims = sub.add_parser("claims", help="the vendor claims ledger").add_subparsers(dest="action", required=True)
     p = claims.add_parser("load", parents=[common], help="load (or reload) a TOML claims file")
     p.add_argument("file")
-    p.set_defaults(handler=_load_with(load_claims, "claims ledger"))
+    p.add_argument("--replace", action="store_true",
+                   help="take over claim ids another claims file owns")
+    p.set_defaults(handler=_load_with(load_claims, "claims ledger", lambda a: {"replace": a.replace}))
     p = claims.add_parser("audit", parents=[common], help="every claim recomputed, with its verdict")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(handler=cmd_claims_audit)
@@ -143,7 +156,7 @@ def register(sub, common) -> None:
     p = prices.add_parser("load", parents=[common],
                           help="load a CSV: accelerator,dollars_per_accelerator_hour[,note]")
     p.add_argument("file")
-    p.set_defaults(handler=_load_with(load_prices, "price table"))
+    p.set_defaults(handler=_load_with(load_prices, "price table", lambda a: {"warn": _warn}))
 
     p = sub.add_parser("schedule", parents=[common],
                        help="serve the backfill as a Prefect deployment on a cron schedule")

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -32,6 +31,8 @@ CREATE TABLE IF NOT EXISTS sources (
     unknown_columns  VARCHAR[] NOT NULL,
     CHECK (rows_read = rows_loaded + rows_quarantined)
 );
+-- the load guards this load was told to skip (--allow), recorded as lineage (warehouse/guards.py)
+ALTER TABLE sources ADD COLUMN IF NOT EXISTS overrides VARCHAR[];
 -- Names as published; canonical accelerator and benchmark are resolved at view time (stg_results).
 CREATE TABLE IF NOT EXISTS results (
     round VARCHAR NOT NULL, division VARCHAR, availability VARCHAR,
@@ -107,18 +108,16 @@ def db_path(explicit: str | None = None) -> str:
     return explicit or os.environ.get("MLPERF_WAREHOUSE_DB") or DEFAULT_DB
 
 
-def connect(path: str | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    path = db_path(path)
-    if read_only:
-        if not Path(path).exists():
-            raise FileNotFoundError(f"no warehouse at {path}: run `mlperf-wh backfill` first")
-        return duckdb.connect(path, read_only=True)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(path)
-    con.execute(TABLES)
-    migrate(con)
-    from warehouse.tree_tables import TABLES as TREE_TABLES
-    con.execute(TREE_TABLES)
+def connect(path: str | None = None, read_only: bool = False,
+            config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
+    WarehouseUnavailable, in one line naming the file."""
+    from warehouse.warehouse_file import open_warehouse
+    con = open_warehouse(db_path(path), read_only, config or {}, TABLES)
+    if not read_only:
+        migrate(con)
+        from warehouse.tree_tables import TABLES as TREE_TABLES
+        con.execute(TREE_TABLES)
     return con
 
 
@@ -141,8 +140,10 @@ def transaction(con: duckdb.DuckDBPyConnection):
     con.begin()
     try:
         yield con
-    except BaseException:
+    except BaseException as exc:
         con.rollback()
+        from warehouse.interrupt import raise_if_signalled
+        raise_if_signalled(exc)
         raise
     con.commit()
 
@@ -176,6 +177,7 @@ class SourceRecord:
     rows_loaded: int
     rows_quarantined: int
     unknown_columns: list[str]
+    overrides: list[str] = field(default_factory=list)
 
 
 def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
@@ -199,9 +201,9 @@ def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
 
 
 def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | None:
-    cur = con.execute("SELECT sha256, etag, last_modified, url FROM sources WHERE source_id = ?", [source_id])
-    found = cur.fetchone()
-    return dict(zip(["sha256", "etag", "last_modified", "url"], found)) if found else None
+    columns = ["sha256", "etag", "last_modified", "url", "rows_loaded"]
+    found = con.execute(f"SELECT {', '.join(columns)} FROM sources WHERE source_id = ?", [source_id]).fetchall()
+    return dict(zip(columns, found[0])) if found else None
 
 
 def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.DataFrame:

@@ -8,11 +8,16 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import urljoin
 
 import requests
+import urllib3
+
+from warehouse.source_urls import local_path, redact, redirect_allowed
 
 MIB = 1024 * 1024
 
@@ -24,6 +29,8 @@ class FetchSettings:
     max_bytes: int = 64 * MIB
     retries: int = 3
     backoff_seconds: float = 1.0
+    deadline: float = 600.0          # seconds for one attempt at one file, redirects included
+    redirect_hosts: tuple[str, ...] = ()  # hosts a redirect may lead to, besides the source's own
 
     @classmethod
     def from_env(cls) -> "FetchSettings":
@@ -34,6 +41,9 @@ class FetchSettings:
             max_bytes=int(env("MLPERF_FETCH_MAX_BYTES", cls.max_bytes)),
             retries=int(env("MLPERF_FETCH_RETRIES", cls.retries)),
             backoff_seconds=float(env("MLPERF_FETCH_BACKOFF", cls.backoff_seconds)),
+            deadline=float(env("MLPERF_FETCH_DEADLINE", cls.deadline)),
+            redirect_hosts=tuple(h.strip().lower() for h in env("MLPERF_REDIRECT_HOSTS", "").split(",")
+                                 if h.strip()),
         )
 
     def retry_delays(self) -> list[float]:
@@ -68,6 +78,16 @@ def cannot_connect(exc: BaseException) -> bool:
 
 class TooLarge(FetchError):
     pass
+
+
+class DeadlineExceeded(FetchError):
+    """The whole fetch took longer than MLPERF_FETCH_DEADLINE (a slow-drip server): not retried."""
+
+
+class RedirectRefused(FetchError):
+    pass
+
+MAX_REDIRECTS = 5
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -108,7 +128,7 @@ def fetch(location: str, file_name: str, settings: FetchSettings,
           previous: Previous | None = None, session: requests.Session | None = None) -> Fetched:
     if is_http(location):
         return _fetch_http(location, file_name, settings, previous, session or requests.Session())
-    return _read_local(Path(location), file_name, settings)
+    return _read_local(local_path(location), file_name, settings)
 
 
 def _read_local(path: Path, file_name: str, settings: FetchSettings) -> Fetched:
@@ -132,26 +152,70 @@ def _conditional_headers(previous: Previous | None) -> dict[str, str]:
 
 def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Previous | None,
                 session: requests.Session) -> Fetched:
-    timeout = (settings.connect_timeout, settings.read_timeout)
+    deadline = time.monotonic() + settings.deadline
+    shown = redact(url)
     try:
-        with session.get(url, headers=_conditional_headers(previous), timeout=timeout, stream=True) as response:
-            _raise_for_status(url, response)
+        response, final_url = _get_following_redirects(url, settings, previous, session, deadline)
+        with response:
+            shown = redact(final_url)
+            _raise_for_status(shown, response)
             if response.status_code == 304:
-                return Fetched(url, file_name, None, previous.sha256 if previous else None, 0,
-                               previous.etag if previous else None,
-                               previous.last_modified if previous else None, not_modified=True)
-            content = _read_capped(url, response, settings.max_bytes)
-            return Fetched(url, file_name, content, hashlib.sha256(content).hexdigest(), len(content),
+                return _not_modified(shown, file_name, previous)
+            content = _read_capped(shown, response, settings.max_bytes, deadline)
+            return Fetched(shown, file_name, content, hashlib.sha256(content).hexdigest(), len(content),
                            response.headers.get("ETag"), response.headers.get("Last-Modified"))
     except requests.ConnectionError as exc:
         if _is_name_resolution_failure(exc):
-            raise SourceUnreachable(f"{url}: cannot resolve the host ({_root_cause(exc)})") from exc
-        raise ConnectionFailed(f"{url}: connection failed ({_root_cause(exc)})") from exc
-    except requests.Timeout as exc:
-        raise TransientFetchError(f"{url}: timed out ({_root_cause(exc)})") from exc
-    except requests.exceptions.ChunkedEncodingError as exc:  # closed before Content-Length bytes
-        raise TransientFetchError(f"{url}: connection broken while reading the body "
+            raise SourceUnreachable(f"{shown}: cannot resolve the host ({_root_cause(exc)})") from exc
+        raise ConnectionFailed(f"{shown}: connection failed ({_root_cause(exc)})") from exc
+    except (requests.Timeout, urllib3.exceptions.TimeoutError) as exc:
+        raise TransientFetchError(f"{shown}: timed out ({_root_cause(exc)})") from exc
+    except (requests.exceptions.ChunkedEncodingError, urllib3.exceptions.ProtocolError) as exc:
+        # closed before Content-Length bytes, or mid-chunk
+        raise TransientFetchError(f"{shown}: connection broken while reading the body "
                                   f"({_root_cause(exc)})") from exc
+    except requests.RequestException as exc:  # an invalid URL or scheme, and the like
+        raise FetchError(f"{shown}: {type(exc).__name__}: {_root_cause(exc)}") from exc
+
+
+def _get_following_redirects(url: str, settings: FetchSettings, previous: Previous | None,
+                             session: requests.Session, deadline: float):
+    """GET, following redirects ourselves: only to http(s), only within the source's host (or
+    MLPERF_REDIRECT_HOSTS), at most MAX_REDIRECTS, all within the deadline."""
+    seen = [url]
+    while True:
+        remaining = _remaining(redact(url), deadline)
+        timeout = (min(settings.connect_timeout, remaining), min(settings.read_timeout, remaining))
+        response = session.get(url, headers=_conditional_headers(previous), timeout=timeout,
+                               stream=True, allow_redirects=False)
+        if not response.is_redirect:
+            return response, url
+        target = urljoin(url, response.headers["Location"])
+        response.close()
+        why = redirect_allowed(seen[0], target, settings.redirect_hosts)
+        if why:
+            raise RedirectRefused(f"{redact(url)}: redirect to {redact(target)} refused: {why}")
+        if target in seen or len(seen) > MAX_REDIRECTS:
+            raise RedirectRefused(f"{redact(seen[0])}: redirect loop or more than {MAX_REDIRECTS} "
+                                  f"redirects ({' -> '.join(redact(u) for u in seen + [target])})")
+        seen.append(target)
+        url = target
+
+
+def _remaining(url: str, deadline: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise DeadlineExceeded(f"{url}: not fetched within the deadline (MLPERF_FETCH_DEADLINE)")
+    return remaining
+
+
+def _not_modified(url: str, file_name: str, previous: Previous | None) -> Fetched:
+    """A 304 is only an answer to a conditional request; to any other it is a broken server."""
+    if previous is None or not (previous.etag or previous.last_modified):
+        raise FetchError(f"{url}: answered 304 Not Modified to a request that was not conditional "
+                         "(nothing to compare with: the server or a proxy is misbehaving)")
+    return Fetched(url, file_name, None, previous.sha256, 0, previous.etag, previous.last_modified,
+                   not_modified=True)
 
 
 def _raise_for_status(url: str, response: requests.Response) -> None:
@@ -162,16 +226,25 @@ def _raise_for_status(url: str, response: requests.Response) -> None:
         raise TransientFetchError(f"{url}: HTTP {code}")
     if code >= 400:
         raise FetchError(f"{url}: HTTP {code}")
+    if 300 <= code < 400 and code != 304:
+        raise FetchError(f"{url}: HTTP {code} without a usable Location")
 
 
-def _read_capped(url: str, response: requests.Response, max_bytes: int) -> bytes:
+READ_SIZE = 256 * 1024
+
+
+def _read_capped(url: str, response: requests.Response, max_bytes: int, deadline: float) -> bytes:
     declared = response.headers.get("Content-Length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
         raise TooLarge(f"{url}: Content-Length {declared} is over the size cap of {max_bytes} bytes")
-    total = int(declared) if declared and declared.isdigit() else None
+    encoded = response.headers.get("Content-Encoding", "identity").lower() not in ("", "identity")
+    total = int(declared) if declared and declared.isdigit() and not encoded else None
     chunks, received = [], 0
     with _progress(url, total) as advance:
-        for chunk in response.iter_content(chunk_size=256 * 1024):
+        # read1 returns what one read of the socket gives: a slow drip cannot hold a read past
+        # the deadline by more than the read timeout.
+        while chunk := response.raw.read1(READ_SIZE, decode_content=True):
+            _remaining(url, deadline)
             received += len(chunk)
             if received > max_bytes:
                 raise TooLarge(f"{url}: body is over the size cap of {max_bytes} bytes")

@@ -69,12 +69,15 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
     columns = list(dict.fromkeys(key.strip() for _, record in records for key in record))
     mapped = MAPPED[fmt]
     rows = []
-    for number, record in records:
-        record = {key.strip(): value for key, value in record.items()}
-        extra = {key: value for key, value in record.items() if key not in mapped}
-        rows.append({RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
-                     RECORD_EXTRA: json.dumps(extra, ensure_ascii=False) if extra else None,
-                     **{col: _as_text(record.get(col)) for col in columns}})
+    try:
+        for number, record in records:
+            record = {key.strip(): value for key, value in record.items()}
+            extra = {key: value for key, value in record.items() if key not in mapped}
+            rows.append({RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
+                         RECORD_EXTRA: json.dumps(extra, ensure_ascii=False) if extra else None,
+                         **{col: _as_text(record.get(col)) for col in columns}})
+    except RecursionError:
+        raise MalformedFile(f"{label}: a record is nested too deeply to be a result") from None
     schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, RECORD_EXTRA: pl.String,
               **{c: pl.String for c in columns}}
     return pl.DataFrame(rows, schema=schema)
@@ -90,6 +93,8 @@ def _decode(content: bytes, label: str) -> str:
 def _load_json(text: str, label: str):
     try:
         return json.loads(text)
+    except RecursionError:
+        raise MalformedFile(f"{label}: JSON nested too deeply to be a result table") from None
     except json.JSONDecodeError as exc:
         raise MalformedFile(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
                             " (truncated or corrupt file?)") from exc

@@ -32,12 +32,30 @@ def prices_frame(path: Path) -> pl.DataFrame:
         return Price.validate(frame, lazy=True)
     except pa.errors.SchemaErrors as exc:
         problems = [f"row {c['index'] + 2 if c['index'] is not None else '?'}: {c['column']} failed "
-                    f"{c['check']} (got {c['failure_case']!r})" for c in exc.failure_cases.iter_rows(named=True)]
+                    f"{c['check']} (got {_as_written(raw, c)!r})" for c in exc.failure_cases.iter_rows(named=True)]
         raise PriceError(f"{path}: " + "; ".join(problems)) from exc
 
 
-def load_prices(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+def _as_written(raw: pl.DataFrame, case: dict):
+    """The cell as the file has it (a price that is not a number is null once cast)."""
+    if case["index"] is None or case["column"] not in raw.columns:
+        return case["failure_case"]
+    return raw[case["column"]][case["index"]]
+
+
+def unknown_accelerators(frame: pl.DataFrame) -> list[str]:
+    from warehouse.reference import default_reference
+    known = set(default_reference().accelerators["accelerator"].to_list())
+    return [name for name in frame["accelerator"].to_list() if name not in known]
+
+
+def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None) -> int:
+    """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
     frame = prices_frame(path)
+    unknown = unknown_accelerators(frame)
+    if unknown and warn is not None:
+        warn(f"{path}: no accelerator in warehouse/reference/accelerators.csv is named "
+             f"{', '.join(repr(n) for n in unknown)}; their prices match no result")
     from warehouse.views import load_reference_tables
     load_reference_tables(con)
     with db.registered(con, _prices=frame), db.transaction(con):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 REFERENCE_DIR = Path(__file__).parent / "reference"
 DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
-ROUND_PATTERN = re.compile(r"^v(\d{1,2})\.(\d{1,2})$")
+ROUND_PATTERN = re.compile(r"v([0-9]{1,2})\.([0-9]{1,2})", re.ASCII)  # used with fullmatch
 
 
 class InvalidRoundName(ValueError):
@@ -17,13 +17,13 @@ class InvalidRoundName(ValueError):
 
 
 def validate_round_name(name: str) -> str:
-    if not isinstance(name, str) or not ROUND_PATTERN.match(name):
+    if not isinstance(name, str) or not ROUND_PATTERN.fullmatch(name):
         raise InvalidRoundName(f"invalid round name {name!r}: expected vMAJOR.MINOR, e.g. v6.0")
     return name
 
 
 def round_sort_key(name: str) -> tuple[int, int]:
-    major, minor = ROUND_PATTERN.match(validate_round_name(name)).groups()
+    major, minor = ROUND_PATTERN.fullmatch(validate_round_name(name)).groups()
     return int(major), int(minor)
 
 

@@ -1,0 +1,173 @@
+"""Fault suite, case 3: interruption. The installed `mlperf-wh` in a process of its own, as a user
+runs it: SIGTERM stops a backfill within seconds with the in-flight load rolled back, kill -9 leaves
+no Prefect server behind, and a slow-drip server cannot hold a fetch past its deadline."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MIRROR, serve
+from tests.faults import digest, one_error_line
+
+V60_PATH = "/inference_results_v6.0/main/summary_results.json"
+COMMAND = Path(sys.executable).parent / "mlperf-wh"
+
+
+@pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory) -> Path:
+    """One Prefect home for the module's processes: its database is migrated once."""
+    return tmp_path_factory.mktemp("prefect-home")
+
+
+def start_backfill(server_url: str, db: str, prefect_home: Path, *rounds: str) -> subprocess.Popen:
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    return subprocess.Popen([str(COMMAND), "backfill", "--source", server_url, "--db", db,
+                             "--rounds", ",".join(rounds)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_request(server, path: str, process: subprocess.Popen, timeout: float = 150) -> None:
+    give_up = time.monotonic() + timeout
+    while path not in server.handler.requests_seen:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < give_up, "the backfill never asked for " + path
+        time.sleep(0.1)
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid`, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: set[int], timeout: float) -> set[int]:
+    give_up = time.monotonic() + timeout
+    while any(alive(p) for p in pids) and time.monotonic() < give_up:
+        time.sleep(0.1)
+    return {p for p in pids if alive(p)}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cli, tmp_path, prefect_home):
+    interrupted, clean = str(tmp_path / "interrupted.duckdb"), str(tmp_path / "clean.duckdb")
+    with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
+        process = start_backfill(server.url, interrupted, prefect_home, "v4.1", "v6.0")
+        wait_for_request(server, V60_PATH, process)  # v4.1 is loaded; v6.0 is in flight
+        below = descendants(process.pid)
+        assert below, "Prefect's temporary server should be running below the CLI"
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+        stopped = time.monotonic() - signalled
+        left = wait_gone(below, timeout=5)
+        assert process.returncode == 128 + signal.SIGTERM, err
+        assert stopped < 5, f"took {stopped:.1f} s to stop"
+        assert left == set(), f"processes left behind: {left}"
+        assert "interrupted by SIGTERM" in one_error_line(_error_lines(err))
+        assert "Traceback" not in err
+        # Nothing of v6.0 and no view rebuilt after the signal: only v4.1, committed before it.
+        import duckdb
+        con = duckdb.connect(interrupted, read_only=True)
+        assert con.execute("SELECT DISTINCT round FROM sources").fetchall() == [("v4.1",)]
+        con.close()
+        # A rerun completes the warehouse exactly as a clean run builds it.
+        assert cli("backfill", "--source", server.url, "--db", interrupted, "--rounds", "v4.1,v6.0")[0] == 0
+        assert cli("backfill", "--source", server.url, "--db", clean, "--rounds", "v4.1,v6.0")[0] == 0
+    assert digest(interrupted, times=False) == digest(clean, times=False)
+
+
+def _error_lines(err: str) -> str:
+    """Only our own lines: Prefect's log lines (timestamps, levels) are left out."""
+    return "\n".join(line for line in err.splitlines() if line.startswith("error: "))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc")
+def test_kill_9_leaves_no_prefect_server_behind(tmp_path, prefect_home):
+    with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
+        process = start_backfill(server.url, str(tmp_path / "w.duckdb"), prefect_home, "v6.0")
+        wait_for_request(server, V60_PATH, process)
+        below = descendants(process.pid)
+        assert below, "Prefect's temporary server should be running below the CLI"
+        process.kill()
+        process.communicate(timeout=30)
+        assert wait_gone(below, timeout=5) == set()
+
+
+def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix(shared_warehouse, tmp_path):
+    """A real SIGTERM to this process at spread-out moments of a real load (fetch, parse, validate,
+    the DuckDB transaction): the warehouse afterwards is exactly the state before or after."""
+    import json
+    import random
+    import shutil
+    import threading
+
+    from warehouse import db
+    from warehouse.errors import run_reporting_failures
+    from warehouse.pipeline import ingest_location
+
+    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
+    changed = tmp_path / "summary_results.json"
+    changed.write_text(json.dumps(records[:-1]))  # one record fewer: a different, valid state
+
+    def load(target: str) -> None:
+        with db.connect(target) as con:
+            ingest_location(con, "v6.0", "official", "summary_results.json", str(changed))
+
+    after_db = str(tmp_path / "after.duckdb")
+    shutil.copyfile(shared_warehouse, after_db)
+    started = time.monotonic()
+    load(after_db)
+    load_seconds = time.monotonic() - started
+    before, after = digest(shared_warehouse, times=False), digest(after_db, times=False)
+    assert before != after
+
+    rng = random.Random(8)
+    outcomes = []
+    for attempt in range(8):
+        target = str(tmp_path / f"w{attempt}.duckdb")
+        shutil.copyfile(shared_warehouse, target)
+        timer = threading.Timer(rng.uniform(0, load_seconds), os.kill, (os.getpid(), signal.SIGTERM))
+
+        def signalled_load() -> int:
+            timer.start()
+            load(target)
+            timer.join()  # a signal after the load still arrives inside the run
+            time.sleep(0.05)
+            return 0
+        try:
+            # as the CLI runs a command: the signal handlers, and whatever DuckDB or Arrow raise
+            # when a signal stops them taken for the interrupt it is
+            assert run_reporting_failures(signalled_load) == 128 + signal.SIGTERM
+        finally:
+            timer.cancel()
+        state = digest(target, times=False)
+        assert state in (before, after), f"attempt {attempt}: a state that is neither before nor after"
+        outcomes.append("after" if state == after else "before")
+    assert "before" in outcomes  # at least one signal landed before the commit

@@ -1,0 +1,109 @@
+"""Load guards: a file that would lose or replace good data is refused, and the round stays as it
+was. Each guard can be overridden by name (`--allow GUARD`); an override is recorded in
+`sources.overrides`, so the lineage says which loads went through a guard."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+
+import polars as pl
+
+GUARDS = {
+    "round-markers": "the file's result IDs or version column name another round",
+    "all-quarantined": "every row of a non-empty file failed validation",
+    "shrink": "the reload would shrink the loaded rows by more than MLPERF_SHRINK_LIMIT (0.10)",
+    "incomplete-last-line": "the CSV's last line is cut short (a truncated download)",
+}
+DEFAULT_SHRINK_LIMIT = 0.10
+
+
+class GuardRefused(Exception):
+    """A load refused by a guard; the round is left as it was."""
+
+    def __init__(self, guard: str, message: str):
+        super().__init__(f"{message} (nothing loaded; --allow {guard} to load it anyway)")
+        self.guard = guard
+
+
+@dataclass(frozen=True)
+class Finding:
+    guard: str
+    message: str
+
+
+def shrink_limit() -> float:
+    return float(os.environ.get("MLPERF_SHRINK_LIMIT", DEFAULT_SHRINK_LIMIT))
+
+
+def _round_version(round_name: str) -> str:
+    return round_name.removeprefix("v")
+
+
+def round_markers(raw: pl.DataFrame, fmt: str, round_name: str, label: str) -> Finding | None:
+    """The file's own round markers (a `version` column; result IDs in the final format) must
+    name the round it is loaded as."""
+    markers = []
+    if "version" in raw.columns:
+        markers.append(("version column", pl.col("version").str.strip_chars().str.strip_prefix("v")))
+    if fmt == "final" and "ID" in raw.columns:
+        markers.append(("result IDs", pl.col("ID").str.strip_chars().str.extract(r"^v?(.+)-[^-]*$", 1)))
+    expected = _round_version(round_name)
+    contradictions = []
+    for name, marker in markers:
+        found = raw.select(marker.alias("m")).filter(pl.col("m").is_not_null() & (pl.col("m") != ""))
+        other = found.filter(pl.col("m") != expected)
+        if other.height:
+            named = ", ".join(f"{v} ({n} rows)" for v, n in other.group_by("m").len()
+                              .sort("len", descending=True).head(3).iter_rows())
+            contradictions.append(f"{name} say {named}")
+    if not contradictions:
+        return None
+    return Finding("round-markers", f"{label}: the file belongs to another round than {round_name}: "
+                                    + "; ".join(contradictions))
+
+
+def all_quarantined(rows_read: int, rows_loaded: int, label: str) -> Finding | None:
+    if rows_read > 0 and rows_loaded == 0:
+        return Finding("all-quarantined", f"{label}: every one of its {rows_read} rows failed "
+                                          "validation (see the reasons with --allow all-quarantined, "
+                                          "in the quarantine table)")
+    return None
+
+
+def incomplete_last_line(content: bytes, fmt: str, label: str) -> Finding | None:
+    """A CSV cut mid-line: its last record has fewer fields than the header."""
+    if fmt != "checker_csv":
+        return None
+    try:
+        rows = [r for r in csv.reader(io.StringIO(content.decode("utf-8-sig"), newline="")) if r]
+    except (csv.Error, UnicodeDecodeError):
+        return None  # the parser reports an unreadable file itself
+    if len(rows) >= 2 and len(rows[-1]) < len(rows[0]):
+        return Finding("incomplete-last-line", f"{label}: the last line has {len(rows[-1])} of "
+                                               f"{len(rows[0])} fields: the file was cut short")
+    return None
+
+
+def shrinks(previous_loaded: int | None, rows_loaded: int, label: str,
+            limit: float | None = None) -> Finding | None:
+    limit = shrink_limit() if limit is None else limit
+    if not previous_loaded or rows_loaded >= previous_loaded * (1 - limit):
+        return None
+    drop = 1 - rows_loaded / previous_loaded
+    return Finding("shrink", f"{label}: would replace {previous_loaded} loaded rows with "
+                             f"{rows_loaded} ({drop:.0%} fewer; the limit is {limit:.0%}, "
+                             "MLPERF_SHRINK_LIMIT)")
+
+
+def enforce(findings: list[Finding | None], allow: frozenset[str] | set[str] | list[str]) -> list[str]:
+    """Raise for the first finding not allowed; return the guards overridden (for lineage)."""
+    overridden = []
+    for finding in findings:
+        if finding is None:
+            continue
+        if finding.guard not in allow:
+            raise GuardRefused(finding.guard, finding.message)
+        overridden.append(finding.guard)
+    return sorted(set(overridden))

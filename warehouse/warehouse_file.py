@@ -1,0 +1,87 @@
+"""Opening the warehouse file, with every way that can fail said in one line naming the file."""
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from warehouse.errors import ExpectedFailure, WarehouseUnavailable, is_disk_full
+
+_LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
+
+
+def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) -> duckdb.DuckDBPyConnection:
+    if read_only and not Path(path).exists():
+        raise ExpectedFailure(f"no warehouse at {path}: run `mlperf-wh backfill` first")
+    if Path(path).is_dir():
+        raise WarehouseUnavailable(f"{path}: is a directory, not a warehouse file")
+    try:
+        if not read_only:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(path, read_only=read_only, config=config)
+    except (duckdb.Error, OSError) as exc:
+        raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
+    if not read_only:
+        try:
+            con.execute(tables_sql)
+        except (duckdb.Error, OSError) as exc:
+            con.close()
+            raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
+    return con
+
+
+def describe_open_failure(path: str, exc: BaseException) -> str:
+    text = str(exc)
+    if is_locked(exc):
+        holder = _LOCK_HOLDER.search(text)
+        who = f"process {holder.group(1)}" if holder else "another process"
+        return (f"{path}: the warehouse is in use by {who} (another backfill or a writer); "
+                "wait for it to finish and rerun")
+    if is_disk_full(exc):
+        return f"{path}: disk full ({_first_line(text)}): the write was not confirmed; free space and rerun"
+    if isinstance(exc, PermissionError) or any(t in text for t in _READ_ONLY_TEXT):
+        return (f"{path}: the warehouse file is read-only here ({_first_line(text)}); `sql`, "
+                "`status` and `export` still read it")
+    if is_corrupt(exc):
+        return f"{path}: not a DuckDB warehouse file, or a corrupt or truncated one ({_first_line(text)})"
+    return f"{path}: cannot open the warehouse ({type(exc).__name__}: {_first_line(text)})"
+
+
+_READ_ONLY_TEXT = ("Permission denied", "Operation not permitted", "Read-only file system")
+CORRUPT_TEXT = ("not a valid DuckDB database file", "Corrupt database file", "Could not read enough bytes")
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    return any(text in str(exc) for text in CORRUPT_TEXT)
+
+
+def is_locked(exc: BaseException) -> bool:
+    return "Could not set lock" in str(exc) or "Conflicting lock" in str(exc)
+
+
+def during_use(exc: BaseException) -> WarehouseUnavailable | None:
+    """A DuckDB error raised after opening that is about the file itself, not the statement."""
+    if not isinstance(exc, (duckdb.Error, OSError)):
+        return None
+    if is_corrupt(exc) or is_locked(exc) or is_disk_full(exc):
+        return WarehouseUnavailable(describe_open_failure("the warehouse", exc))
+    return None
+
+
+@contextmanager
+def file_errors():
+    """Errors about the warehouse file itself (corrupt, locked, disk full), raised while using it,
+    become WarehouseUnavailable; errors about a statement stay what they are."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as exc:
+        failure = during_use(exc)
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:300] if text.strip() else ""
