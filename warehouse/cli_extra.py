@@ -68,7 +68,7 @@ def decision_record(con, decision_id: str) -> dict | None:
     if found.height == 0:
         return None
     d = found.row(0, named=True)
-    due = db.query_frame(con, "SELECT due_because FROM decisions_due WHERE id = ?", [decision_id])
+    due = db.query_frame(con, "SELECT due_because, review_round FROM decisions_due WHERE id = ?", [decision_id])
 
     def expand(ids):
         if not ids:
@@ -85,7 +85,8 @@ def decision_record(con, decision_id: str) -> dict | None:
         "vendor_claims_used": expand(d["claims_used"]),
         "claims_excluded": expand(d["claims_excluded"]),
         "decision": d["decision"], "decided_on": str(d["decided_on"]),
-        "review_due": d["review_due"], "review_round": d["review_round"],
+        "review_due": d["review_due"],
+        "review_round": due["review_round"][0] if due.height else d["review_round"],
         "review_date": str(d["review_date"]) if d["review_date"] else None,
         "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
         "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
