@@ -1,4 +1,4 @@
-"""Backfill every round: fetch -> parse/validate -> load, one subflow per round, then the views."""
+"""Backfill every round (one flow run, one task per round: flows/run_rounds.py), ingest one file."""
 from __future__ import annotations
 
 import logging
@@ -16,6 +16,8 @@ from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_
                                 source_id_for)
 from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.views import materialize
+from flows.run_rounds import run_rounds, task_runner, these_rounds
+from warehouse.run_report import RunReport
 
 EXPECTED_FAILURES = (FetchError, MalformedFile)
 
@@ -94,25 +96,6 @@ def _fetcher(settings: FetchSettings):
     return fetch_file.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
 
 
-@flow(name="ingest-round")
-def ingest_round(round: Round, source: str, db_file: str, settings: FetchSettings,
-                 force: bool = False) -> RoundOutcome:
-    logger = get_run_logger()
-    for file_name, location in round.locations(source):
-        try:
-            outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings, force)
-        except EXPECTED_FAILURES as exc:
-            logger.error("%s failed: %s", round.name, exc)
-            return _failed(round.name, location, exc)
-        if outcome is None:
-            logger.info("%s: not at %s", round.name, location)
-            continue
-        logger.info("%s: %s (%s read, %s loaded, %s quarantined)", round.name, outcome.status,
-                    outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined)
-        return outcome
-    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({source})")
-
-
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False) -> RoundOutcome:
@@ -157,35 +140,46 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
     return load_into_warehouse(db_file, fetched, prepared, round_name, origin)
 
 
-@flow(name="backfill", log_prints=True)
-def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False) -> list[RoundOutcome]:
-    settings = FetchSettings.from_env()
-    due_before = due_decisions(db_file)
-    outcomes = []
-    for round in rounds:
-        try:
-            outcomes.append(ingest_round(round, source, db_file, settings, force))
-        except Exception as exc:  # one broken round must not stop the others
-            outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
-    _refresh_views(db_file, due_before)
-    return outcomes
+def _backfill_run_name() -> str:
+    from prefect.runtime import flow_run
+    rounds = flow_run.parameters.get("rounds") or []
+    names = [r.name if isinstance(r, Round) else r.get("name", "?") for r in rounds]
+    return "backfill-" + ("-".join(names) if len(names) <= 2 else f"{names[0]}-to-{names[-1]}")
 
 
+@flow(name="backfill", flow_run_name=_backfill_run_name, task_runner=task_runner())
+def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False) -> RunReport:
+    """Every round at once (flows/run_rounds.py): one task per round, then the views."""
+    return run_rounds(these_rounds(rounds), source, db_file, "backfill", force=force)
 
 
-@flow(name="scheduled-backfill")
+def _scheduled_run_name() -> str:
+    from prefect.runtime import flow_run
+    return "backfill-" + (flow_run.parameters.get("rounds") or "all").replace(",", "-")
+
+
+@flow(name="scheduled-backfill", flow_run_name=_scheduled_run_name, task_runner=task_runner())
 def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "") -> list[dict]:
-    """The deployable entry point: plain parameters, registry and defaults resolved at run time."""
+    """The deployable entry point: plain parameters, registry and defaults resolved at run time.
+    Fails (after every round has run) when a round failed."""
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    outcomes = backfill(chosen, resolve_source(source), db.db_path(db_file))
-    failed = [o.round for o in outcomes if o.failed]
-    if failed:
-        raise RuntimeError(f"rounds failed: {', '.join(failed)}")
-    return [o.__dict__ for o in outcomes]
+    report = run_rounds(these_rounds(chosen), resolve_source(source), db.db_path(db_file), "backfill")
+    if report.failed:
+        raise RoundsFailed(report)
+    return [o.__dict__ for o in report.outcomes]
 
 
-def deployment(cron: str, source: str | None = None, db_file: str | None = None):
-    """A Prefect deployment of the backfill on a cron schedule (served by `mlperf-wh schedule`)."""
+class RoundsFailed(RuntimeError):
+    """Some rounds failed; the others were loaded. Carries the run report."""
+
+    def __init__(self, report: RunReport):
+        super().__init__(f"rounds failed: {', '.join(report.failed)}")
+        self.report = report
+
+
+def deployment(cron: str | None, source: str | None = None, db_file: str | None = None):
+    """A Prefect deployment of the backfill: on a cron schedule (`mlperf-wh schedule`), or on demand
+    (cron None: `mlperf-wh serve`, beside the watcher)."""
     return scheduled_backfill.to_deployment(
         name="mlperf-backfill", cron=cron,
         parameters={"source": source, "db_file": db_file},

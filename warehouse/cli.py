@@ -30,6 +30,8 @@ UNREACHABLE_HINT = (
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from warehouse.cli_runs import quiet_prefect_console
+    quiet_prefect_console(getattr(args, "verbose", False))
     try:
         return args.handler(args)
     except (InvalidRoundName, FileNotFoundError, UserError, ValueError) as exc:
@@ -45,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=None, help="warehouse file (env MLPERF_WAREHOUSE_DB, "
                         f"default {db.DEFAULT_DB})")
+    common.add_argument("-v", "--verbose", action="store_true",
+                        help="also print Prefect's per-task log lines (they always reach the Prefect API)")
     common.add_argument("--source", default=None, help="base URL or local directory of the round "
                         f"repositories (env MLPERF_SOURCE, default {DEFAULT_SOURCE})")
     parser = argparse.ArgumentParser(prog="mlperf-wh", description=__doc__)
@@ -92,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _extra_commands():
-    from warehouse import cli_extra
-    return cli_extra.REGISTER
+    from warehouse import cli_extra, cli_runs
+    return cli_extra.REGISTER + cli_runs.REGISTER
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,14 +129,17 @@ def cmd_ingest(args) -> int:
 
 
 def report(outcomes, source: str, db_file: str | None = None, strict: bool = False) -> int:
-    frame = pl.DataFrame([{
-        "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
-        "rows_quarantined": o.rows_quarantined,
-        "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
-    } for o in outcomes])
-    print(format_frame(frame, "table"))
+    """`outcomes`: a list of RoundOutcome, or a flow's RunReport (printed as the run report)."""
+    run = outcomes if hasattr(outcomes, "outcomes") else None
+    if run is not None:
+        from warehouse.cli_runs import print_run_report
+        outcomes = run.outcomes
+        print_run_report(run)
+    else:
+        _print_outcomes(outcomes)
     drifted = _print_drift(outcomes, db_file)
-    _print_due_decisions(db_file)
+    if run is None:
+        _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
     if failed and all(o.unreachable for o in failed) \
             and not any(o.status in ("loaded", "unchanged") for o in outcomes):
@@ -141,6 +148,15 @@ def report(outcomes, source: str, db_file: str | None = None, strict: bool = Fal
         print(f"error: --strict: drift in {', '.join(drifted)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_outcomes(outcomes) -> None:
+    frame = pl.DataFrame([{
+        "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
+        "rows_quarantined": o.rows_quarantined,
+        "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
+    } for o in outcomes])
+    print(format_frame(frame, "table"))
 
 
 def _print_drift(outcomes, db_file: str | None) -> list[str]:
