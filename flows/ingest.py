@@ -8,6 +8,8 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from warehouse import db
+from warehouse.lock import WarehouseBusy, writer
+from warehouse.publish import publish
 from warehouse.claims import due_decision_ids
 from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch,
                              is_transient)
@@ -20,13 +22,14 @@ from flows.run_rounds import run_rounds, task_runner, these_rounds
 from warehouse.run_report import RunReport
 
 EXPECTED_FAILURES = (FetchError, MalformedFile)
+ONE_LINE_FAILURES = EXPECTED_FAILURES + (WarehouseBusy,)
 
 
 class _OneLineForExpectedFailures(logging.Filter):
     """Network and file problems are reported in one line; tracebacks are kept for bugs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], EXPECTED_FAILURES):
+        if record.exc_info and isinstance(record.exc_info[1], ONE_LINE_FAILURES):
             record.exc_info, record.exc_text = None, None
         return True
 
@@ -99,6 +102,14 @@ def _fetcher(settings: FetchSettings):
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False) -> RoundOutcome:
+    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=get_run_logger().warning):
+        outcome = _ingest_file(round_name, path, origin, db_file, force)
+        if outcome.status == "loaded":
+            publish(db_file)
+    return outcome
+
+
+def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: bool) -> RoundOutcome:
     settings = FetchSettings.from_env()
     due_before = due_decisions(db_file)
     try:

@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from warehouse import db
+from warehouse.lock import WarehouseBusy
 from warehouse.rounds import (DEFAULT_SOURCE, InvalidRoundName, load_registry, parse_round_list,
                               resolve_rounds, resolve_source, validate_round_name)
 
@@ -37,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     except (InvalidRoundName, FileNotFoundError, UserError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except WarehouseBusy as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 class UserError(Exception):
@@ -135,10 +139,10 @@ def report(outcomes, source: str, db_file: str | None = None, strict: bool = Fal
         from warehouse.cli_runs import print_run_report
         outcomes = run.outcomes
         print_run_report(run)
+        drifted = run.drifted_rounds  # read by the run itself: the warehouse may have a new writer now
     else:
         _print_outcomes(outcomes)
-    drifted = _print_drift(outcomes, db_file)
-    if run is None:
+        drifted = _print_drift(outcomes, db_file)
         _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
     if failed and all(o.unreachable for o in failed) \

@@ -28,6 +28,9 @@ def print_run_report(run) -> None:
     if run.rounds:
         frame = pl.DataFrame(run.rounds).select(pl.col(REPORT_COLUMNS).cast(pl.String).fill_null(""))
         print(format_frame(frame, "table"))
+    if run.drift_lines:
+        print("\nDrift (loaded, not failed):")
+        print("\n".join(f"  {line}" for line in run.drift_lines))
     for title, items in run.sections():
         print(f"\n{title}:")
         print("\n".join(f"  {item}" for item in items))
