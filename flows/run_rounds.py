@@ -28,7 +28,7 @@ from warehouse.pipeline import RoundOutcome, prepare, previous_fetch, source_id_
 from warehouse.publish import publish
 from warehouse.round_table import record_found
 from warehouse.rounds import Round
-from warehouse.run_report import RunReport, build, take_snapshot
+from warehouse.run_report import RunReport, Snapshot, build, take_snapshot
 from warehouse.views import materialize
 
 EXPECTED_FAILURES = (FetchError, MalformedFile)
@@ -52,7 +52,8 @@ def _exception_of(state) -> BaseException | None:
       retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
 def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
-                 force: bool, run: Run, previous: dict[str, Previous | None]) -> RoundOutcome:
+                 force: bool, run: Run, previous: dict[str, Previous | None],
+                 before: "BeforeFirstLoad") -> RoundOutcome:
     """The first candidate file the source has: fetched (conditionally), parsed, validated, loaded.
     Raises on a failed fetch or a malformed file (the task run is Failed)."""
     for file_name, location in round.locations(source):
@@ -68,8 +69,21 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
                                 message="unchanged since the last load")
         prepared = prepare(fetched.content, file_name, round_name, "official", location)
         with WRITE_LOCK, db.connect(db_file) as con:
+            before.take(con)
             return load_with_history(con, fetched, prepared, round_name, "official", run)
     return RoundOutcome(round_name, "not_published", message=f"not published at this source ({source})")
+
+
+class BeforeFirstLoad:
+    """The answers before this run's first load, for the report; a run that loads nothing never
+    pays for them."""
+
+    def __init__(self):
+        self.snapshot: Snapshot | None = None
+
+    def take(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.snapshot is None:
+            self.snapshot = take_snapshot(con)
 
 
 def _outcome(round: Round, future) -> RoundOutcome:
@@ -113,11 +127,11 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held:
         with db.connect(db_file) as con:
             rounds, found = plan(con)
-            before = take_snapshot(con)
             previous = {r.name: {loc: previous_fetch(con, source_id_for(r.name, "official", f), loc)
                                  for f, loc in r.locations(source)} for r in rounds}
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
-        futures = [ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name])
+        before = BeforeFirstLoad()
+        futures = [ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name], before)
                    for r in rounds]
         outcomes = [_outcome(r, f) for r, f in zip(rounds, futures)]
         loaded = [o for o in outcomes if o.status == "loaded"]
@@ -131,7 +145,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
             if loaded or refresh_always:
                 materialize(con)
             waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
-            report = build(con, kind, run.flow_run_id, outcomes, before, waited)
+            report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
         if loaded or refresh_always:
             publish(db_file)
     publish_artifacts(report)

@@ -129,7 +129,8 @@ def _note(outcome: RoundOutcome, event: dict) -> str:
 
 
 def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
-          outcomes: list[RoundOutcome], before: Snapshot, waited: str | None = None) -> RunReport:
+          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None) -> RunReport:
+    """`before`: the answers before the run's first load (None when nothing loaded)."""
     from warehouse.drift import drift_rows, one_line, summary_lines
     from warehouse.history import events
 
@@ -151,7 +152,7 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
             "drift": one_line(o.round, terms).split(": ", 1)[1].split(";")[0] if terms.height else "",
             "note": _note(o, event),
         })
-    if not report.changed_anything:
+    if before is None:
         return report
     after = take_snapshot(con)
     report.new_gains = _new_rows(before.gains, after.gains, GAIN_KEY, "gain").head(TOP).to_dicts()
