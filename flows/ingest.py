@@ -18,7 +18,8 @@ from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_
                                 source_id_for)
 from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.views import materialize
-from flows.run_rounds import run_rounds, task_runner, these_rounds
+from flows.run_rounds import current_flow_run_id, run_rounds, task_runner, these_rounds
+from warehouse.history import Run, load_with_history
 from warehouse.run_report import RunReport
 
 EXPECTED_FAILURES = (FetchError, MalformedFile)
@@ -58,7 +59,7 @@ def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: 
 @task(name="load", cache_policy=NO_CACHE)
 def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str) -> RoundOutcome:
     with db.connect(db_file) as con:
-        return load(con, fetched, prepared, round_name, origin)
+        return load_with_history(con, fetched, prepared, round_name, origin, Run("ingest", current_flow_run_id()))
 
 
 @task(name="materialize-views", cache_policy=NO_CACHE)

@@ -131,3 +131,20 @@ def test_a_failed_round_is_a_failed_task_run_and_the_cli_exits_nonzero(cli, db_f
     assert states["ingest-v6.0"] == "FAILED" and states["ingest-v4.1"] == "COMPLETED"
     report = [a for a in artifacts if a.flow_run_id == flow_run.id and a.type == "markdown"]
     assert len(report) == 1 and "v6.0" in report[0].data and "failed" in report[0].data
+
+
+def test_every_writing_command_records_its_load_and_publishes_the_copy(cli, db_file):
+    from tests.conftest import UNOFFICIAL
+    csv = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
+    code, out, err = cli("ingest", "v5.0", "--file", csv, "--db", db_file)
+    assert code == 0, (out, err)
+    [(kind, status, source_id, rows_loaded, summary)] = query(
+        db_file, "SELECT run_kind, status, source_id, rows_loaded, change_summary FROM load_events")
+    assert (kind, status, source_id) == ("ingest", "loaded", f"unofficial/v5.0/{csv.name}")
+    assert rows_loaded == query(db_file, "SELECT rows_loaded FROM sources")[0][0] > 0
+    assert summary == f"first load: {rows_loaded} results"
+    with duckdb.connect(str(published_path(db_file)), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
+    published = published_path(db_file).stat().st_mtime_ns
+    assert cli("views", "refresh", "--db", db_file)[0] == 0
+    assert published_path(db_file).stat().st_mtime_ns > published

@@ -243,7 +243,8 @@ def cmd_status(args) -> int:
 def cmd_views(args) -> int:
     from warehouse.views import list_views, materialize
     if args.action == "refresh":
-        with db.connect(args.db) as con:
+        from warehouse.publish import writing
+        with writing(db.db_path(args.db), "mlperf-wh views refresh"), db.connect(args.db) as con:
             created = materialize(con)
         print(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK

@@ -10,6 +10,7 @@ from warehouse import db
 from warehouse.claims import LedgerError, load_claims, load_decisions
 from warehouse.export import EXPORT_FORMATS, export_views
 from warehouse.prices import PriceError, load_prices
+from warehouse.publish import writing
 from warehouse.views import materialize
 
 AUDIT_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier",
@@ -27,9 +28,10 @@ def _fail(message: str) -> int:
 def _load_with(loader, noun: str):
     def handler(args) -> int:
         try:
-            with db.connect(args.db) as con:
-                count = loader(con, Path(args.file))
-                materialize(con)
+            with writing(db.db_path(args.db), f"mlperf-wh {noun} load"):
+                with db.connect(args.db) as con:
+                    count = loader(con, Path(args.file))
+                    materialize(con)
         except (LedgerError, PriceError) as exc:
             return _fail(f"{exc}\nnothing was loaded; the {noun} is unchanged")
         print(f"loaded {count} {noun} from {args.file}")

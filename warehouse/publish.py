@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -33,3 +34,12 @@ def publish(db_file: str) -> Path:
     finally:
         partial.unlink(missing_ok=True)
     return target
+
+
+@contextmanager
+def writing(db_file: str, what: str):
+    """Hold the writer lock for the block, then publish the copy readers open."""
+    from warehouse.lock import writer
+    with writer(db_file, what):
+        yield
+        publish(db_file)
