@@ -7,22 +7,19 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds,
+                              task_runner, these_rounds)
 from warehouse import db
-from warehouse.lock import WarehouseBusy, writer
-from warehouse.publish import publish
 from warehouse.claims import due_decision_ids
-from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch,
-                             is_transient)
-from warehouse.parse import MalformedFile
-from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
-                                source_id_for)
-from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
-from warehouse.views import materialize
-from flows.run_rounds import current_flow_run_id, run_rounds, task_runner, these_rounds
+from warehouse.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
 from warehouse.history import Run, load_with_history
+from warehouse.lock import WarehouseBusy, writer
+from warehouse.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.publish import publish
+from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.run_report import RunReport
+from warehouse.views import materialize
 
-EXPECTED_FAILURES = (FetchError, MalformedFile)
 ONE_LINE_FAILURES = EXPECTED_FAILURES + (WarehouseBusy,)
 
 
@@ -42,7 +39,7 @@ for _name in ("prefect.task_runs", "prefect.flow_runs"):
 # The declared retries are FetchSettings' defaults; a run applies its own settings (_fetcher).
 @task(name="fetch", retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       cache_policy=NO_CACHE,
-      retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
+      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
 def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
     """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
     try:
@@ -86,14 +83,6 @@ def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
         logger.warning("decision %s is now due for review (mlperf-wh decisions show %s)",
                        decision_id, decision_id)
     return newly_due
-
-
-def _exception_of(state) -> BaseException | None:
-    try:
-        state.result()
-    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
-        return exc
-    return None
 
 
 def _fetcher(settings: FetchSettings):

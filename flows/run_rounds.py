@@ -40,7 +40,7 @@ def task_runner() -> ThreadPoolTaskRunner:
     return ThreadPoolTaskRunner(max_workers=MAX_WORKERS)
 
 
-def _exception_of(state) -> BaseException | None:
+def exception_of(state) -> BaseException | None:
     try:
         state.result()
     except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
@@ -50,7 +50,7 @@ def _exception_of(state) -> BaseException | None:
 
 @task(name="ingest-round", task_run_name="ingest-{round_name}", cache_policy=NO_CACHE,
       retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
-      retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
+      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
 def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
                  force: bool, run: Run, previous: dict[str, Previous | None],
                  before: "BeforeFirstLoad") -> RoundOutcome:
@@ -90,7 +90,7 @@ def _outcome(round: Round, future) -> RoundOutcome:
     future.wait()
     if future.state.is_completed():
         return future.result()
-    exc = _exception_of(future.state)
+    exc = exception_of(future.state)
     message = str(exc) if isinstance(exc, EXPECTED_FAILURES) else f"{type(exc).__name__}: {exc}"
     return RoundOutcome(round.name, "failed", source_id=source_id_for(round.name, "official", round.files[0]),
                         message=message, unreachable=exc is not None and cannot_connect(exc))
