@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test bench docs report clean
+.PHONY: install run test bench docs report serve clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,6 +25,13 @@ report: install
 
 docs: install
 	$(VENV)/bin/mlperf-wh docs
+
+# A Prefect server on 127.0.0.1:4200 (UI at http://127.0.0.1:4200), then both deployments served to it.
+serve: install
+	$(VENV)/bin/prefect server start --host 127.0.0.1 --port 4200 & server=$$!; \
+	trap 'kill $$server' EXIT INT TERM; \
+	$(PY) -c "import time, urllib.request as u; exec('while True:\n try: u.urlopen(\'http://127.0.0.1:4200/api/health\'); break\n except OSError: time.sleep(1)')"; \
+	PREFECT_API_URL=http://127.0.0.1:4200/api $(VENV)/bin/mlperf-wh serve
 
 clean:
 	rm -rf $(VENV) warehouse/*.duckdb

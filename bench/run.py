@@ -17,12 +17,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, h
 
 import ingest_bench  # noqa: E402
 import trees_bench  # noqa: E402
+import orchestration_bench  # noqa: E402
 import views_bench  # noqa: E402
 
 SECTIONS = [
     ("ingest", ingest_bench.main),
     ("views", views_bench.main),
     ("trees", trees_bench.main),
+    ("orchestration", orchestration_bench.main),
 ]
 
 

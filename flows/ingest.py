@@ -1,4 +1,4 @@
-"""Backfill every round: fetch -> parse/validate -> load, one subflow per round, then the views."""
+"""Backfill every round (one flow run, one task per round: flows/run_rounds.py), ingest one file."""
 from __future__ import annotations
 
 import logging
@@ -7,29 +7,30 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds,
+                              task_runner, these_rounds)
 from warehouse import db
 from warehouse.claims import due_decision_ids
-from warehouse.fetch import (FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch,
-                             is_transient)
-from warehouse.errors import WarehouseUnavailable
+from warehouse.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
+from warehouse.history import Run, load_with_history
 from warehouse.guards import GuardRefused
-from warehouse.interrupt import raise_if_signalled
-from warehouse.warehouse_file import file_errors
-from warehouse.parse import MalformedFile
-from warehouse.pipeline import (Prepared, RoundOutcome, load, prepare, previous_fetch,
-                                source_id_for)
+from warehouse.lock import WarehouseBusy, writer
+from warehouse.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.publish import publish
 from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
+from warehouse.run_report import RunReport
 from warehouse.source_urls import redact
 from warehouse.views import materialize
+from warehouse.warehouse_file import file_errors
 
-EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
+ONE_LINE_FAILURES = EXPECTED_FAILURES + (WarehouseBusy,)
 
 
 class _OneLineForExpectedFailures(logging.Filter):
     """Network and file problems are reported in one line; tracebacks are kept for bugs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], EXPECTED_FAILURES):
+        if record.exc_info and isinstance(record.exc_info[1], ONE_LINE_FAILURES):
             record.exc_info, record.exc_text = None, None
         return True
 
@@ -41,7 +42,7 @@ for _name in ("prefect.task_runs", "prefect.flow_runs"):
 # The declared retries are FetchSettings' defaults; a run applies its own settings (_fetcher).
 @task(name="fetch", retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       cache_policy=NO_CACHE,
-      retry_condition_fn=lambda _task, _run, state: is_transient(_exception_of(state)))
+      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
 def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
     """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
     try:
@@ -59,7 +60,8 @@ def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: 
 def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str,
                         allow: frozenset[str] = frozenset()) -> RoundOutcome:
     with file_errors(), db.connect(db_file) as con:
-        return load(con, fetched, prepared, round_name, origin, allow)
+        return load_with_history(con, fetched, prepared, round_name, origin, Run("ingest", current_flow_run_id()),
+                                 allow)
 
 
 @task(name="materialize-views", cache_policy=NO_CACHE)
@@ -88,46 +90,27 @@ def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
     return newly_due
 
 
-def _exception_of(state) -> BaseException | None:
-    try:
-        state.result()
-    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
-        return exc
-    return None
-
-
 def _fetcher(settings: FetchSettings):
     return fetch_file.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
-
-
-@flow(name="ingest-round")
-def ingest_round(round: Round, source: str, db_file: str, settings: FetchSettings,
-                 force: bool = False, allow: frozenset[str] = frozenset()) -> RoundOutcome:
-    logger = get_run_logger()
-    for file_name, location in round.locations(source):
-        try:
-            outcome = _ingest_location(round.name, "official", file_name, location, db_file, settings,
-                                       force, allow)
-        except EXPECTED_FAILURES as exc:
-            logger.error("%s failed: %s", round.name, exc)
-            return _failed(round.name, redact(location), exc)
-        if outcome is None:
-            logger.info("%s: not at %s", round.name, redact(location))
-            continue
-        logger.info("%s: %s (%s read, %s loaded, %s quarantined)", round.name, outcome.status,
-                    outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined)
-        return outcome
-    return RoundOutcome(round.name, "not_published", message=f"not published at this source ({redact(source)})")
 
 
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
+    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=get_run_logger().warning):
+        outcome = _ingest_file(round_name, path, origin, db_file, force, frozenset(allow or ()))
+        if outcome.status == "loaded":
+            publish(db_file)
+    return outcome
+
+
+def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: bool,
+                 allow: frozenset[str]) -> RoundOutcome:
     settings = FetchSettings.from_env()
     due_before = due_decisions(db_file)
     try:
         outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force,
-                                   frozenset(allow or ()))
+                                   allow)
     except EXPECTED_FAILURES as exc:
         get_run_logger().error("%s failed: %s", round_name, exc)
         return _failed(round_name, path, exc)
@@ -139,7 +122,7 @@ def ingest_file(round_name: str, path: str, origin: str, db_file: str,
 
 def _failed(round_name: str, location: str, exc: Exception) -> RoundOutcome:
     status = "refused" if isinstance(exc, GuardRefused) else "failed"
-    return RoundOutcome(round_name, status, location=location, message=str(exc),
+    return RoundOutcome(round_name, status, location=redact(location), message=str(exc),
                         unreachable=cannot_connect(exc))
 
 
@@ -166,43 +149,54 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
     return load_into_warehouse(db_file, fetched, prepared, round_name, origin, allow)
 
 
-@flow(name="backfill", log_prints=True)
+def _backfill_run_name() -> str:
+    from prefect.runtime import flow_run
+    rounds = flow_run.parameters.get("rounds") or []
+    names = [r.name if isinstance(r, Round) else r.get("name", "?") for r in rounds]
+    return "backfill-" + ("-".join(names) if len(names) <= 2 else f"{names[0]}-to-{names[-1]}")
+
+
+@flow(name="backfill", flow_run_name=_backfill_run_name, task_runner=task_runner())
 def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False,
-             allow: list[str] | None = None) -> list[RoundOutcome]:
-    settings = FetchSettings.from_env()
-    due_before = due_decisions(db_file)
-    outcomes = []
-    for round in rounds:
-        try:
-            outcomes.append(ingest_round(round, source, db_file, settings, force, frozenset(allow or ())))
-        except Exception as exc:  # one broken round must not stop the others; an interrupt does
-            raise_if_signalled(exc)
-            outcomes.append(RoundOutcome(round.name, "failed", message=f"{type(exc).__name__}: {exc}"))
-    _refresh_views(db_file, due_before)
-    return outcomes
+             allow: list[str] | None = None) -> RunReport:
+    """Every round at once (flows/run_rounds.py): one task per round, then the views."""
+    return run_rounds(these_rounds(rounds), source, db_file, "backfill", force=force,
+                      allow=frozenset(allow or ()))
 
 
+def _scheduled_run_name() -> str:
+    from prefect.runtime import flow_run
+    return "backfill-" + (flow_run.parameters.get("rounds") or "all").replace(",", "-")
 
 
-@flow(name="scheduled-backfill")
+@flow(name="scheduled-backfill", flow_run_name=_scheduled_run_name, task_runner=task_runner())
 def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "",
                        trees: bool = True) -> list[dict]:
     """The deployable entry point: plain parameters, registry and defaults resolved at run time.
-    With `trees`, every round that (re)loaded gets its submission-tree ingest (flows/trees.py)."""
+    With `trees`, every round that (re)loaded gets its submission-tree ingest (flows/trees.py).
+    Fails (after every round has run) when a round failed."""
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    outcomes = backfill(chosen, resolve_source(source), db.db_path(db_file))
-    loaded = [r for r, o in zip(chosen, outcomes) if o.status == "loaded"]
+    report = run_rounds(these_rounds(chosen), resolve_source(source), db.db_path(db_file), "backfill")
+    loaded = [r for r, o in zip(chosen, report.outcomes) if o.status == "loaded"]
     if trees and loaded:
         from flows.trees import TreeRun, dask_address, run_trees
         run_trees(loaded, resolve_source(source), db.db_path(db_file), TreeRun(dask_address=dask_address()))
-    failed = [o.round for o in outcomes if o.failed]
-    if failed:
-        raise RuntimeError(f"rounds failed: {', '.join(failed)}")
-    return [o.__dict__ for o in outcomes]
+    if report.failed:
+        raise RoundsFailed(report)
+    return [o.__dict__ for o in report.outcomes]
 
 
-def deployment(cron: str, source: str | None = None, db_file: str | None = None):
-    """A Prefect deployment of the backfill on a cron schedule (served by `mlperf-wh schedule`)."""
+class RoundsFailed(RuntimeError):
+    """Some rounds failed; the others were loaded. Carries the run report."""
+
+    def __init__(self, report: RunReport):
+        super().__init__(f"rounds failed: {', '.join(report.failed)}")
+        self.report = report
+
+
+def deployment(cron: str | None, source: str | None = None, db_file: str | None = None):
+    """A Prefect deployment of the backfill: on a cron schedule (`mlperf-wh schedule`), or on demand
+    (cron None: `mlperf-wh serve`, beside the watcher)."""
     return scheduled_backfill.to_deployment(
         name="mlperf-backfill", cron=cron,
         parameters={"source": source, "db_file": db_file},

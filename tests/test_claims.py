@@ -228,8 +228,9 @@ def test_decision_using_a_post_submission_claim_is_flagged(warehouse, tmp_path):
     assert rows["d-flagged"]["flagged"] is True
     assert rows["d-flagged"]["non_procurement_grade_claims"] == ["post"]
     assert rows["d-clean"]["flagged"] is False
-    # 'next' resolves to the round after the latest loaded (v6.0) in the registry: v6.1.
-    assert rows["d-clean"]["review_round"] == "v6.1"
+    # 'next' is the first round published after decided_on (2026-05-01), whatever its name: none
+    # of the loaded rounds (v6.0 was published 2026-04-01), so no review round yet.
+    assert rows["d-clean"]["review_round"] is None
 
 
 def test_unknown_claim_id_in_a_decision_is_an_error_and_loads_nothing(warehouse, tmp_path):
@@ -302,7 +303,7 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     record = json.loads(out)["capacity_decision_record"]
     assert record["vendor_claims_used"][0]["statement"] == "statement of gen-1.7"
     assert record["vendor_claims_used"][0]["verdict"] == COMPARABLE
-    assert record["review_due"] == "next" and record["review_round"] == "v6.1"
+    assert record["review_due"] == "next" and record["review_round"] is None and not record["is_due"]
     assert record["weak_baseline_claims"] == []  # gen-1.7 cites nothing: no cited baseline to judge
     code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
     assert code != 0 and "no such file" in err

@@ -10,7 +10,7 @@ from PIL import Image
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from warehouse import db
 from warehouse.pipeline import RoundOutcome
-from warehouse.publish import publish_after_load
+from warehouse.outputs import publish_after_load
 from warehouse.report import VERDICT_COLOURS, render_report
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -14,7 +14,7 @@ from schemas.claims import Claim, Decision
 from warehouse import db
 from warehouse.reference import Reference, default_reference
 from warehouse.views import canonical_accelerators
-from warehouse.rounds import ROUND_PATTERN, load_registry, round_sort_key
+from warehouse.rounds import ROUND_PATTERN
 
 
 class LedgerError(ValueError):
@@ -193,26 +193,9 @@ def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFr
 # decisions
 
 
-def next_round(latest: str | None, registry_names: list[str]) -> str | None:
-    if latest is None:
-        return None
-    later = sorted((n for n in registry_names if round_sort_key(n) > round_sort_key(latest)), key=round_sort_key)
-    if later:
-        return later[0]
-    major, minor = round_sort_key(latest)
-    return f"v{major}.{minor + 1}"
-
-
-def latest_loaded_round(con: duckdb.DuckDBPyConnection) -> str | None:
-    rounds = [r for (r,) in con.execute(
-        "SELECT DISTINCT round FROM sources WHERE origin = 'official' AND rows_loaded > 0").fetchall()]
-    return max(rounds, key=round_sort_key) if rounds else None
-
-
-def decisions_frame(path: Path, known_claims: set[str], latest_round: str | None) -> pl.DataFrame:
+def decisions_frame(path: Path, known_claims: set[str]) -> pl.DataFrame:
     rows = coerce(read_entries(path, "decision"), DECISION_FIELDS, path, "decision")
     problems = []
-    registry = list(load_registry())
     for row in rows:
         for field in ("claims_used", "claims_excluded"):
             for claim_id in row[field] or []:
@@ -222,9 +205,7 @@ def decisions_frame(path: Path, known_claims: set[str], latest_round: str | None
         due = row["review_due"]
         row["review_round"], row["review_date"] = None, None
         if due == "next":
-            row["review_round"] = next_round(latest_round, registry)
-            if row["review_round"] is None:
-                problems.append(f"decision {row['id']!r}: field 'review_due': 'next' needs a loaded round")
+            pass  # the first round published after decided_on, whatever its name (decisions_due.sql)
         elif due and ROUND_PATTERN.fullmatch(due):
             row["review_round"] = due
         elif due:
@@ -241,7 +222,7 @@ def decisions_frame(path: Path, known_claims: set[str], latest_round: str | None
 
 def load_decisions(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     known = {cid for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
-    frame = decisions_frame(path, known, latest_loaded_round(con)).with_columns(
+    frame = decisions_frame(path, known).with_columns(
         pl.lit(str(Path(path).resolve())).alias("decision_file"))
     with db.registered(con, _decisions=frame), db.transaction(con):
         con.execute("DELETE FROM decisions WHERE decision_file = ? OR id IN (SELECT id FROM _decisions)",

@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     """Exit codes and one-line errors: warehouse/errors.py."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from warehouse.cli_runs import quiet_prefect_console
+    quiet_prefect_console(getattr(args, "verbose", False))
     return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 
@@ -57,11 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
                         f"default {db.DEFAULT_DB})")
     common.add_argument("--source", default=None, help="base URL or local directory of the round "
                         f"repositories (env MLPERF_SOURCE, default {DEFAULT_SOURCE})")
-    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                        help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
+    verbose = ("print Prefect's per-task log lines, and the traceback of a failure "
+               "(or set MLPERF_DEBUG=1)")
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=verbose)
     parser = argparse.ArgumentParser(prog="mlperf-wh", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print the traceback of a failure (or set MLPERF_DEBUG=1)")
+    parser.add_argument("-v", "--verbose", action="store_true", help=verbose)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("backfill", parents=[common], help="fetch, validate and load every round")
@@ -114,8 +116,8 @@ def _add_allow(p: argparse.ArgumentParser) -> None:
 
 
 def _extra_commands():
-    from warehouse import cli_extra
-    return cli_extra.REGISTER
+    from warehouse import cli_extra, cli_runs
+    return cli_extra.REGISTER + cli_runs.REGISTER
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,22 +154,26 @@ def _writable_warehouse(explicit: str | None) -> str:
     """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
     then start Prefect's temporary server tied to this process (it never outlives the CLI)."""
     path = db.db_path(explicit)
-    with db.connect(path):
-        pass
+    from warehouse.lock import writer
+    with writer(path, "mlperf-wh (checking the warehouse opens)"), db.connect(path):
+        pass  # waits for another writer first (bounded), like the run itself will
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
     start_prefect_server_tied_to_this_process()
     return path
 
 
 def report(outcomes, source: str, db_file: str | None = None, strict: bool = False) -> int:
-    frame = pl.DataFrame([{
-        "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
-        "rows_quarantined": o.rows_quarantined,
-        "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
-    } for o in outcomes])
-    print(format_frame(frame, "table"))
-    drifted = _print_drift(outcomes, db_file)
-    _print_due_decisions(db_file)
+    """`outcomes`: a list of RoundOutcome, or a flow's RunReport (printed as the run report)."""
+    run = outcomes if hasattr(outcomes, "outcomes") else None
+    if run is not None:
+        from warehouse.cli_runs import print_run_report
+        outcomes = run.outcomes
+        print_run_report(run)
+        drifted = run.drifted_rounds  # read by the run itself: the warehouse may have a new writer now
+    else:
+        _print_outcomes(outcomes)
+        drifted = _print_drift(outcomes, db_file)
+        _print_due_decisions(db_file)
     failed = [o for o in outcomes if o.failed]
     for o in failed:
         print(f"error: {o.round} {o.status}: {one_line(o.message)}", file=sys.stderr)
@@ -178,6 +184,15 @@ def report(outcomes, source: str, db_file: str | None = None, strict: bool = Fal
         print(f"error: --strict: drift in {', '.join(drifted)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_outcomes(outcomes) -> None:
+    frame = pl.DataFrame([{
+        "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
+        "rows_quarantined": o.rows_quarantined,
+        "note": o.message or (f"unknown columns: {', '.join(o.unknown_columns)}" if o.unknown_columns else ""),
+    } for o in outcomes])
+    print(format_frame(frame, "table"))
 
 
 def _print_drift(outcomes, db_file: str | None) -> list[str]:
@@ -258,7 +273,8 @@ def cmd_status(args) -> int:
 def cmd_views(args) -> int:
     from warehouse.views import list_views, materialize
     if args.action == "refresh":
-        with db.connect(args.db) as con:
+        from warehouse.publish import writing
+        with writing(db.db_path(args.db), "mlperf-wh views refresh"), db.connect(args.db) as con:
             created = materialize(con)
         print(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK

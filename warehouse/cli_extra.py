@@ -10,6 +10,7 @@ from warehouse import cli_bi, db
 from warehouse.errors import escape_control
 from warehouse.claims import LedgerError, load_claims, load_decisions
 from warehouse.prices import PriceError, load_prices
+from warehouse.publish import writing
 from warehouse.views import materialize
 
 AUDIT_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier",
@@ -36,9 +37,10 @@ def _warn(message: str) -> None:
 def _load_with(loader, noun: str, options=lambda args: {}):
     def handler(args) -> int:
         try:
-            with db.connect(args.db) as con:
-                count = loader(con, Path(args.file), **options(args))
-                materialize(con)
+            with writing(db.db_path(args.db), f"mlperf-wh {noun} load"):
+                with db.connect(args.db) as con:
+                    count = loader(con, Path(args.file), **options(args))
+                    materialize(con)
         except (LedgerError, PriceError) as exc:
             return _fail(f"{exc}; nothing was loaded, the {noun} is unchanged")
         print(f"loaded {count} {noun} from {args.file}")
@@ -77,7 +79,7 @@ def decision_record(con, decision_id: str) -> dict | None:
     if found.height == 0:
         return None
     d = found.row(0, named=True)
-    due = db.query_frame(con, "SELECT due_because FROM decisions_due WHERE id = ?", [decision_id])
+    due = db.query_frame(con, "SELECT due_because, review_round FROM decisions_due WHERE id = ?", [decision_id])
 
     def expand(ids):
         if not ids:
@@ -94,7 +96,8 @@ def decision_record(con, decision_id: str) -> dict | None:
         "vendor_claims_used": expand(d["claims_used"]),
         "claims_excluded": expand(d["claims_excluded"]),
         "decision": d["decision"], "decided_on": str(d["decided_on"]),
-        "review_due": d["review_due"], "review_round": d["review_round"],
+        "review_due": d["review_due"],
+        "review_round": due["review_round"][0] if due.height else d["review_round"],
         "review_date": str(d["review_date"]) if d["review_date"] else None,
         "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
         "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],

@@ -75,6 +75,19 @@ CREATE TABLE IF NOT EXISTS decisions (
     review_round VARCHAR,              -- the round whose publication makes the review due
     review_date DATE                   -- or the date that does
 );
+-- The rounds the warehouse knows (registry and found by the watcher): schemas/rounds.py RoundRow.
+CREATE TABLE IF NOT EXISTS rounds (
+    round VARCHAR PRIMARY KEY, repository VARCHAR NOT NULL, branch VARCHAR NOT NULL,
+    files VARCHAR[] NOT NULL, published_on DATE NOT NULL, found_by VARCHAR NOT NULL
+);
+-- Every load (and failed attempt) with what it changed: schemas/rounds.py LoadEvent.
+CREATE TABLE IF NOT EXISTS load_events (
+    loaded_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL, round VARCHAR NOT NULL,
+    source_id VARCHAR, url VARCHAR, status VARCHAR NOT NULL, sha256 VARCHAR, previous_sha256 VARCHAR,
+    rows_read BIGINT NOT NULL, rows_loaded BIGINT NOT NULL, rows_quarantined BIGINT NOT NULL,
+    results_new BIGINT NOT NULL, results_changed BIGINT NOT NULL, results_removed BIGINT NOT NULL,
+    change_summary VARCHAR NOT NULL
+);
 """
 
 RESULT_COLUMNS = [

@@ -1,43 +1,45 @@
-"""Regenerate what people outside SQL read (the BI export and the static report) after a load.
+"""The published read-only copy of the warehouse, for analysts and BI tools.
 
-One plain function for the scheduled flow to call after each backfill; it does nothing when the
-load changed nothing.
+DuckDB lets one process write a file, and a reader holding the file open blocks that writer. So
+readers (DBeaver, the duckdb CLI, notebooks) open `<warehouse>.read.duckdb` beside the warehouse
+(by default warehouse/mlperf.read.duckdb): after every successful load it is replaced atomically
+(copy to a temporary file, then rename), and a reader holding the old copy open keeps reading it
+until it reconnects.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
-from warehouse import db
-from warehouse.export import export_views
-from warehouse.report import render_report
+import duckdb
 
 
-@dataclass(frozen=True)
-class Published:
-    export_dir: Path | None
-    report_page: Path | None
+def published_path(db_file: str) -> Path:
+    path = Path(db_file)
+    return path.with_name(f"{path.stem}.read{path.suffix or '.duckdb'}")
 
 
-def loaded_something(outcomes) -> bool:
-    """True when any round's outcome (pipeline.RoundOutcome) replaced rows in the warehouse."""
-    return any(o.status == "loaded" for o in outcomes)
+def publish(db_file: str) -> Path:
+    """Checkpoint the warehouse and replace the published copy with it. Call it holding the writer
+    lock, with no connection of this process open on the warehouse."""
+    with duckdb.connect(db_file) as con:
+        con.execute("CHECKPOINT")
+    target = published_path(db_file)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        shutil.copyfile(db_file, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
 
 
-def publish_for_people(db_file: str, export_dir: str | Path | None = None,
-                       report_dir: str | Path | None = None, fmt: str = "parquet") -> Published:
-    """Write the export (every mart, with manifest.json) and the report from the warehouse file,
-    each swapped in whole. Either directory may be None to skip it."""
-    with db.connect(db_file, read_only=True) as con:
-        if export_dir is not None:
-            export_views(con, Path(export_dir), fmt, warehouse_file=db_file)
-        page = render_report(con, Path(report_dir), db_file) if report_dir is not None else None
-    return Published(Path(export_dir) if export_dir is not None else None, page)
-
-
-def publish_after_load(outcomes, db_file: str, export_dir=None, report_dir=None,
-                       fmt: str = "parquet") -> Published | None:
-    """For the scheduled flow: regenerate export and report only when the load changed something."""
-    if not loaded_something(outcomes):
-        return None
-    return publish_for_people(db_file, export_dir, report_dir, fmt)
+@contextmanager
+def writing(db_file: str, what: str):
+    """Hold the writer lock for the block, then publish the copy readers open."""
+    from warehouse.lock import writer
+    with writer(db_file, what):
+        yield
+        publish(db_file)

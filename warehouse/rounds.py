@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import datetime as dt
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ class Round:
     repository: str
     branch: str
     files: tuple[str, ...]
+    published: dt.date | None = None   # the day MLCommons published the round's results
 
     def locations(self, source: str) -> list[tuple[str, str]]:
         """(file name, URL or local path) for every candidate file, in order of preference."""
@@ -45,7 +47,8 @@ def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round
     registry = {}
     for entry in entries:
         name = validate_round_name(entry["name"])
-        registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]))
+        registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]),
+                               entry.get("published"))
     return registry
 
 
@@ -74,3 +77,18 @@ def resolve_rounds(requested: list[str] | None, registry: dict[str, Round]) -> l
 def previous_round_of(name: str, names: list[str]) -> str | None:
     earlier = [n for n in names if round_sort_key(n) < round_sort_key(name)]
     return max(earlier, key=round_sort_key) if earlier else None
+
+
+DEFAULT_FILES = ("summary_results.json", "summary.json", "summary.csv")
+
+
+def round_named(name: str) -> Round:
+    """A round not in the registry, laid out as every published round is."""
+    return Round(validate_round_name(name), f"inference_results_{name}", "main", DEFAULT_FILES)
+
+
+def following_round_names(name: str) -> list[str]:
+    """The names the round after `name` may carry: the next minor, then the next major (v6.1 ->
+    v6.2, v7.0); MLCommons went v5.0, v5.1, v6.0, v6.1."""
+    major, minor = round_sort_key(name)
+    return [f"v{major}.{minor + 1}", f"v{major + 1}.0"]

@@ -112,8 +112,10 @@ def _existing_kind(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
 
 def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> list[str]:
     """Create or replace every view (or table) in dependency order, in one transaction."""
+    from warehouse.round_table import sync_registry
     with db.transaction(con):
         load_reference_tables(con, ref)
+        sync_registry(con)
         created = []
         for view in in_dependency_order(definitions()):
             existing = _existing_kind(con, view.name)

@@ -1,0 +1,114 @@
+"""Whole-process orchestration cost, side by side: `mlperf-wh backfill` of the shared rounds (cold and
+no-change) and a no-change `mlperf-wh watch`, with Prefect's temporary server and against a running
+`prefect server start`; the plain-function floor; and a trivial eight-task flow in each mode.
+
+    .venv/bin/python bench/run.py orchestration        (MLPERF_BENCH_REPEAT runs each, median; default 3)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+MIRROR = (ROOT.parent / "shared" / "mlcommons" / "mirror").resolve()
+REPEAT = int(os.environ.get("MLPERF_BENCH_REPEAT", "3"))
+TARGET_RUNNING_WATCH = 2.5      # s, no-change watch against a running server
+TARGET_RUNNING_COLD = 3.0       # s, cold backfill of the shared rounds against a running server
+TARGET_TEMPORARY_MARGIN = 1.5   # s above the trivial flow, cold backfill with the temporary server
+
+
+def timed(args: list[str], env: dict) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:3])} exited {done.returncode}: {done.stderr[-500:]}")
+    return elapsed
+
+
+def median_of(run) -> float:
+    return statistics.median(run() for _ in range(REPEAT))
+
+
+def measure(env: dict, scratch: Path) -> dict[str, float]:
+    cli = [str(BIN / "mlperf-wh")]
+    counter = iter(range(10_000))
+
+    def fresh_db() -> str:
+        return str(scratch / f"w{next(counter)}.duckdb")
+
+    def cold() -> float:
+        return timed(cli + ["backfill", "--source", str(MIRROR), "--db", fresh_db()], env)
+
+    warm_db = fresh_db()
+    timed(cli + ["backfill", "--source", str(MIRROR), "--db", warm_db], env)
+    return {
+        "trivial 8-task flow": median_of(lambda: timed([sys.executable, str(ROOT / "bench" / "trivial_flow.py")], env)),
+        "backfill, cold": median_of(cold),
+        "backfill, no change": median_of(lambda: timed(cli + ["backfill", "--source", str(MIRROR), "--db", warm_db], env)),
+        "watch, no change": median_of(lambda: timed(cli + ["watch", "--source", str(MIRROR), "--db", warm_db], env)),
+    }
+
+
+def running_server(home: Path, env: dict):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    api = f"http://127.0.0.1:{port}/api"
+    server = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                              env={**env, "PREFECT_HOME": str(home)}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"{api}/health", timeout=2).status_code == 200:
+                return server, api
+        except requests.RequestException:
+            pass
+        time.sleep(0.5)
+    os.killpg(server.pid, signal.SIGTERM)
+    raise RuntimeError("the Prefect server did not start within 240 s")
+
+
+def main(argv: list[str]) -> int:
+    base = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    base.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_UI_ENABLED="false")
+    scratch = Path(tempfile.mkdtemp(prefix="mlperf-orch-bench-"))
+    try:
+        floor = median_of(lambda: timed([sys.executable, str(ROOT / "bench" / "plain_floor.py"), str(MIRROR),
+                                         str(scratch / f"floor{time.monotonic_ns()}.duckdb")], base))
+        temporary = measure({**base, "PREFECT_HOME": str(scratch / "temporary-home")}, scratch)
+        server, api = running_server(scratch / "server-home", base)
+        try:
+            running = measure({**base, "PREFECT_HOME": str(scratch / "client-home"), "PREFECT_API_URL": api}, scratch)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print(f"whole process, median of {REPEAT}, shared rounds v4.1 v5.1 v6.0 from {MIRROR.name}/")
+    print(f"{'':24}{'temporary server':>18}{'running server':>16}")
+    for name in temporary:
+        print(f"{name:24}{temporary[name]:>16.2f} s{running[name]:>14.2f} s")
+    print(f"{'plain functions (floor)':24}{floor:>16.2f} s{'':>16}")
+    checks = [
+        ("running server: no-change watch", running["watch, no change"], TARGET_RUNNING_WATCH),
+        ("running server: cold backfill", running["backfill, cold"], TARGET_RUNNING_COLD),
+        ("temporary server: cold backfill - trivial flow", temporary["backfill, cold"] - temporary["trivial 8-task flow"],
+         TARGET_TEMPORARY_MARGIN),
+    ]
+    for name, value, target in checks:
+        print(f"{name}: {value:.2f} s (target < {target} s) {'ok' if value < target else 'MISSED'}")
+    return 0

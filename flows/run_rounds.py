@@ -1,0 +1,170 @@
+"""The shape every run of rounds shares (backfill, watch-rounds): one flow run, one task per round.
+
+    flow run (holds the warehouse's writer lock)
+      ├─ ingest-v4.1, ingest-v5.1, ...   tasks submitted together to a thread pool: fetch (conditional),
+      │                                  parse + validate concurrently; loads one at a time (WRITE_LOCK)
+      └─ in the flow: failed rounds into load_events, views, run report (artifacts), published copy
+
+A round that fails is a Failed task run named after it; the other rounds go on.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from typing import Callable
+
+import duckdb
+
+from prefect import get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.exceptions import MissingContextError
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from warehouse import db, lock
+from warehouse.errors import WarehouseUnavailable
+from warehouse.guards import GuardRefused
+from warehouse.interrupt import raise_if_signalled
+from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
+from warehouse.history import Run, load_with_history, record_failure
+from warehouse.parse import MalformedFile
+from warehouse.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.publish import publish
+from warehouse.round_table import record_found
+from warehouse.rounds import Round
+from warehouse.run_report import RunReport, Snapshot, build, take_snapshot
+from warehouse.source_urls import redact
+from warehouse.views import materialize
+from warehouse.warehouse_file import file_errors
+
+EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
+WRITE_LOCK = threading.Lock()  # DuckDB: one writing connection at a time, also within this process
+MAX_WORKERS = 4
+
+
+def task_runner() -> ThreadPoolTaskRunner:
+    return ThreadPoolTaskRunner(max_workers=MAX_WORKERS)
+
+
+def exception_of(state) -> BaseException | None:
+    try:
+        state.result()
+    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
+        return exc
+    return None
+
+
+@task(name="ingest-round", task_run_name="ingest-{round_name}", cache_policy=NO_CACHE,
+      retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
+      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
+def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
+                 force: bool, run: Run, previous: dict[str, Previous | None],
+                 before: "BeforeFirstLoad", allow: frozenset[str] = frozenset()) -> RoundOutcome:
+    """The first candidate file the source has: fetched (conditionally), parsed, validated, loaded.
+    Raises on a failed fetch or a malformed file (the task run is Failed)."""
+    for file_name, location in round.locations(source):
+        known = previous.get(location)
+        try:
+            # --force must get the bytes: no conditional request, or a 304 leaves nothing to parse.
+            fetched = fetch(location, file_name, settings, None if force else known)
+        except NotFound:
+            continue
+        source_id = source_id_for(round_name, "official", file_name)
+        if fetched.unchanged_since(known) and not force:
+            return RoundOutcome(round_name, "unchanged", source_id=source_id, location=location,
+                                message="unchanged since the last load")
+        prepared = prepare(fetched.content, file_name, round_name, "official", location)
+        with WRITE_LOCK, file_errors(), db.connect(db_file) as con:
+            before.take(con)
+            return load_with_history(con, fetched, prepared, round_name, "official", run, allow)
+    return RoundOutcome(round_name, "not_published", message=f"not published at this source ({redact(source)})")
+
+
+class BeforeFirstLoad:
+    """The answers before this run's first load, for the report; a run that loads nothing never
+    pays for them."""
+
+    def __init__(self):
+        self.snapshot: Snapshot | None = None
+
+    def take(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.snapshot is None:
+            self.snapshot = take_snapshot(con)
+
+
+def _outcome(round: Round, future) -> RoundOutcome:
+    future.wait()
+    if future.state.is_completed():
+        return future.result()
+    exc = exception_of(future.state)
+    raise_if_signalled(exc)  # an interrupt stops the run; it is never one broken round
+    message = str(exc) if isinstance(exc, EXPECTED_FAILURES) else f"{type(exc).__name__}: {exc}"
+    status = "refused" if isinstance(exc, GuardRefused) else "failed"
+    return RoundOutcome(round.name, status, source_id=source_id_for(round.name, "official", round.files[0]),
+                        message=message, unreachable=exc is not None and cannot_connect(exc))
+
+
+def current_flow_run_id() -> str | None:
+    from prefect.runtime import flow_run
+    return flow_run.id
+
+
+def _logger():
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        import logging
+        return logging.getLogger("mlperf.run")
+
+
+Plan = Callable[[duckdb.DuckDBPyConnection], tuple[list[Round], dict[str, Round]]]
+
+
+def these_rounds(rounds: list[Round]) -> Plan:
+    return lambda _con: (rounds, {})
+
+
+def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = False,
+               refresh_always: bool = True, allow: frozenset[str] = frozenset()) -> RunReport:
+    """Run the rounds `plan` picks (reading the warehouse, under the writer lock) in the current
+    flow run. The plan's second part: rounds the registry does not list, recorded in the round
+    table when they load. Views refresh after a load (always, with refresh_always)."""
+    run = Run(kind, current_flow_run_id())
+    settings = FetchSettings.from_env()
+    logger = _logger()
+    with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held:
+        with db.connect(db_file) as con:
+            rounds, found = plan(con)
+            previous = {r.name: {loc: previous_fetch(con, source_id_for(r.name, "official", f), loc)
+                                 for f, loc in r.locations(source)} for r in rounds}
+        ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
+        before = BeforeFirstLoad()
+        futures = [ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name], before,
+                                 allow) for r in rounds]
+        outcomes = [_outcome(r, f) for r, f in zip(rounds, futures)]
+        loaded = [o for o in outcomes if o.status == "loaded"]
+        with db.connect(db_file) as con:
+            for outcome in outcomes:
+                if outcome.failed:
+                    logger.error("%s failed: %s", outcome.round, outcome.message)
+                    record_failure(con, outcome, run)
+                elif outcome.status == "loaded" and outcome.round in found:
+                    record_found(con, found[outcome.round], dt.date.today())
+            if loaded or refresh_always:
+                materialize(con)
+            waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
+            report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
+        if loaded or refresh_always:
+            publish(db_file)
+    publish_artifacts(report)
+    return report
+
+
+def publish_artifacts(report: RunReport) -> None:
+    """The run report on the flow run, as markdown and as a table (Prefect UI: the run's Artifacts)."""
+    if report.flow_run_id is None:
+        return
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+    create_markdown_artifact(report.markdown(), key=f"{report.kind}-report",
+                             description=report.headline())
+    create_table_artifact(report.table(), key=f"{report.kind}-rounds",
+                          description="per round: rows read / loaded / quarantined, drift, new and changed results")

@@ -1,0 +1,67 @@
+"""The watcher: a `watch-rounds` flow, deployed on a cron schedule, that finds new and changed rounds.
+
+Each run looks, cheaply, at
+  - every round in the round table (registry and found) that is not loaded: a GET that a source
+    without the round answers 404;
+  - every loaded round's file: a conditional GET (ETag / Last-Modified: 304 when unchanged; a local
+    file: its sha256);
+  - the names the round after the newest known one may carry (after v6.1: v6.2 and v7.0).
+A round that appears is loaded and recorded in the round table (dated the day it was first seen);
+a changed file is reloaded; then the views refresh. A run with nothing new changes nothing.
+"""
+from __future__ import annotations
+
+import duckdb
+from prefect import flow
+
+from flows.ingest import RoundsFailed, deployment as backfill_deployment
+from flows.run_rounds import run_rounds, task_runner
+from warehouse import db
+from warehouse.round_table import known_rounds, sync_registry
+from warehouse.rounds import Round, following_round_names, resolve_source, round_named, round_sort_key
+from warehouse.run_report import RunReport
+
+
+def watch_plan(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, Round]]:
+    """Every known round, then the next names after the newest known one."""
+    sync_registry(con)
+    known = known_rounds(con)
+    newest = max(known, key=round_sort_key)
+    found = {name: round_named(name) for name in following_round_names(newest) if name not in known}
+    return list(known.values()) + list(found.values()), found
+
+
+def _watch_run_name() -> str:
+    from prefect.runtime import flow_run
+    started = flow_run.scheduled_start_time
+    return f"watch-rounds-{started:%Y-%m-%dT%H%M}" if started else "watch-rounds"
+
+
+@flow(name="watch-rounds", flow_run_name=_watch_run_name, task_runner=task_runner())
+def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
+    """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
+    report = run_rounds(watch_plan, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
+    if report.failed:
+        raise RoundsFailed(report)
+    return report
+
+
+def watch_once(source: str, db_file: str) -> RunReport:
+    """`mlperf-wh watch`: the watch-rounds flow, run here once; the report even when a round failed."""
+    state = watch_rounds(source, db_file, return_state=True)
+    failure = state.result(raise_on_failure=False)
+    if isinstance(failure, RoundsFailed):
+        return failure.report
+    if isinstance(failure, BaseException):
+        raise failure
+    return failure
+
+
+def deployments(cron: str, source: str | None = None, db_file: str | None = None) -> list:
+    """watch-rounds on `cron`; backfill on demand (run it from the UI or `prefect deployment run`)."""
+    watcher = watch_rounds.to_deployment(
+        name="mlperf-watch-rounds", cron=cron, parameters={"source": source, "db_file": db_file},
+        description="Look for new or changed MLPerf Inference rounds and load them; the run report is "
+                    "on each run's Artifacts tab.")
+    backfill = backfill_deployment(None, source, db_file)
+    return [watcher, backfill]

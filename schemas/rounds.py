@@ -1,0 +1,48 @@
+"""The warehouse's own round table and its load history (`rounds`, `load_events`)."""
+from __future__ import annotations
+
+import pandera.polars as pa
+import polars as pl
+
+ROUND = r"^v[0-9]+\.[0-9]+$"  # ASCII digits only
+FOUND_BY = ["registry", "watcher"]
+EVENT_STATUSES = ["loaded", "reloaded", "failed"]
+
+
+class RoundRow(pa.DataFrameModel):
+    """One MLPerf Inference round the warehouse knows: listed in warehouse/reference/rounds.toml, or
+    found by the watcher at the source under a name the registry does not list yet."""
+
+    round: str = pa.Field(unique=True, str_matches=ROUND)
+    repository: str = pa.Field(str_length={"min_value": 1}, description="inference_results_vX.Y")
+    branch: str = pa.Field(str_length={"min_value": 1})
+    files: pl.List(pl.String) = pa.Field(description="candidate result tables, in order of preference")
+    published_on: pl.Date = pa.Field(description="registry: the day MLCommons published the results; "
+                                                 "found by the watcher: the day it first saw the round")
+    found_by: str = pa.Field(isin=FOUND_BY)
+
+
+class LoadEvent(pa.DataFrameModel):
+    """One load of one source file (or one failed attempt), with what it changed."""
+
+    loaded_at: pl.Datetime(time_zone="UTC")
+    flow_run_id: str = pa.Field(nullable=True, description="the Prefect flow run that did it")
+    run_kind: str = pa.Field(description="watch | backfill | ingest")
+    round: str = pa.Field(str_matches=ROUND)
+    source_id: str = pa.Field(nullable=True)
+    url: str = pa.Field(nullable=True)
+    status: str = pa.Field(isin=EVENT_STATUSES, description="loaded: first load of the source; "
+                                                              "reloaded: it replaced an earlier load")
+    sha256: str = pa.Field(nullable=True)
+    previous_sha256: str = pa.Field(nullable=True)
+    rows_read: pl.Int64 = pa.Field(ge=0)
+    rows_loaded: pl.Int64 = pa.Field(ge=0)
+    rows_quarantined: pl.Int64 = pa.Field(ge=0)
+    results_new: pl.Int64 = pa.Field(ge=0, description="result rows whose key the earlier load lacked")
+    results_changed: pl.Int64 = pa.Field(ge=0, description="same key (entry, model, scenario, metric, "
+                                                           "units), another value")
+    results_removed: pl.Int64 = pa.Field(ge=0, description="keys of the earlier load that are gone")
+    change_summary: str
+
+    class Config:
+        strict = True

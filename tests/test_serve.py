@@ -1,0 +1,124 @@
+"""Acceptance: a real `prefect server start` on 127.0.0.1 (its own PREFECT_HOME), `mlperf-wh serve`
+against it, both deployments read back through the Prefect API, a watch-rounds run triggered and
+waited for, its round in the warehouse and its markdown report on the run."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+import requests
+
+from tests.conftest import MIRROR
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+STARTUP_SECONDS = 240  # two busy cores: server migrations, then the runner's first poll
+CRON = "15 6 * * *"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what: str, check, timeout: float, processes=()):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in processes:
+            if p.poll() is not None:
+                raise AssertionError(f"{p.args[:3]} exited with {p.returncode} while waiting for {what}")
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def start(args: list[str], env: dict, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(args, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)  # its own session: the process and its children
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def prefect_server(tmp_path_factory):
+    home = tmp_path_factory.mktemp("prefect-home")
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_API_URL": api,
+           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_UI_ENABLED": "false",
+           "PREFECT_RUNNER_POLL_FREQUENCY": "1"}
+    server = start([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                   env, home / "server.log")
+    try:
+        wait_for("the Prefect server", lambda: _ok(f"{api}/health"), STARTUP_SECONDS, [server])
+        yield api, env, home
+    finally:
+        stop(server)
+
+
+def _ok(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def api_post(api: str, path: str, body: dict | None = None):
+    response = requests.post(f"{api}{path}", json=body or {}, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_reports(prefect_server, tmp_path):
+    api, env, home = prefect_server
+    db = tmp_path / "warehouse.duckdb"
+    serving = start([str(BIN / "mlperf-wh"), "serve", "--cron", CRON, "--source", str(MIRROR), "--db", str(db)],
+                    env, home / "serve.log")
+    try:
+        def both_deployments():
+            found = {d["name"]: d for d in api_post(api, "/deployments/filter")}
+            return found if {"mlperf-watch-rounds", "mlperf-backfill"} <= set(found) else None
+        deployments = wait_for("both deployments", both_deployments, STARTUP_SECONDS, [serving])
+        watcher = deployments["mlperf-watch-rounds"]
+        assert [s["schedule"]["cron"] for s in watcher["schedules"]] == [CRON]
+        assert deployments["mlperf-backfill"]["schedules"] == []  # on demand
+        flows = {f["id"]: f["name"] for f in api_post(api, "/flows/filter")}
+        assert flows[watcher["flow_id"]] == "watch-rounds"
+
+        run = api_post(api, f"/deployments/{watcher['id']}/create_flow_run")
+
+        def finished():
+            state = requests.get(f"{api}/flow_runs/{run['id']}", timeout=10).json()["state"]
+            return state if state["type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") else None
+        state = wait_for("the watch-rounds run", finished, STARTUP_SECONDS, [serving])
+        assert state["type"] == "COMPLETED", (home / "serve.log").read_text()[-3000:]
+
+        with duckdb.connect(str(db), read_only=True) as con:
+            assert dict(con.execute("SELECT round, rows_read FROM sources").fetchall()) == {
+                "v4.1": 937, "v5.1": 1448, "v6.0": 520}
+            assert con.execute("SELECT DISTINCT flow_run_id FROM load_events").fetchall() == [(run["id"],)]
+        artifacts = api_post(api, "/artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}})
+        by_type = {a["type"]: a for a in artifacts}
+        assert {"markdown", "table"} <= set(by_type)
+        assert by_type["markdown"]["data"].startswith("# watch: ")
+        assert "| v6.0 | loaded | 520 | 520 | 0 |" in by_type["markdown"]["data"]
+    finally:
+        stop(serving)

@@ -1,0 +1,43 @@
+"""Regenerate what people outside SQL read (the BI export and the static report) after a load.
+
+One plain function for the scheduled flow to call after each backfill; it does nothing when the
+load changed nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from warehouse import db
+from warehouse.export import export_views
+from warehouse.report import render_report
+
+
+@dataclass(frozen=True)
+class Published:
+    export_dir: Path | None
+    report_page: Path | None
+
+
+def loaded_something(outcomes) -> bool:
+    """True when any round's outcome (pipeline.RoundOutcome) replaced rows in the warehouse."""
+    return any(o.status == "loaded" for o in outcomes)
+
+
+def publish_for_people(db_file: str, export_dir: str | Path | None = None,
+                       report_dir: str | Path | None = None, fmt: str = "parquet") -> Published:
+    """Write the export (every mart, with manifest.json) and the report from the warehouse file,
+    each swapped in whole. Either directory may be None to skip it."""
+    with db.connect(db_file, read_only=True) as con:
+        if export_dir is not None:
+            export_views(con, Path(export_dir), fmt, warehouse_file=db_file)
+        page = render_report(con, Path(report_dir), db_file) if report_dir is not None else None
+    return Published(Path(export_dir) if export_dir is not None else None, page)
+
+
+def publish_after_load(outcomes, db_file: str, export_dir=None, report_dir=None,
+                       fmt: str = "parquet") -> Published | None:
+    """For the scheduled flow: regenerate export and report only when the load changed something."""
+    if not loaded_something(outcomes):
+        return None
+    return publish_for_people(db_file, export_dir, report_dir, fmt)
