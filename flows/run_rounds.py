@@ -26,6 +26,7 @@ from warehouse.guards import GuardRefused
 from warehouse.interrupt import raise_if_signalled
 from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
 from warehouse.history import Run, load_with_history, record_failure
+from warehouse.outputs import regenerate_after_run
 from warehouse.parse import MalformedFile
 from warehouse.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
 from warehouse.publish import publish
@@ -155,6 +156,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
             report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
         if loaded or refresh_always:
             publish(db_file)
+    regenerate_after_run(outcomes, db_file)
     publish_artifacts(report)
     return report
 

@@ -61,12 +61,15 @@ def watch(cli, server, db):
 
 
 def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_and_says_when_nothing_is_new(
-        cli, db_file, tmp_path):
+        cli, db_file, tmp_path, monkeypatch):
     upstream = tmp_path / "upstream"
     appear(upstream, "v4.1")
+    monkeypatch.setenv("MLPERF_EXPORT_DIR", str(tmp_path / "bi"))  # regenerated after runs that load
     with serve(upstream) as server:
         code, out, err = watch(cli, server, db_file)
         assert code == 0, (out, err)
+        manifest = json.loads((tmp_path / "bi" / "manifest.json").read_text())
+        assert "v4.1" in json.dumps(manifest) and "v5.1" not in json.dumps(manifest)
         assert statuses(out) == {"v4.1": "loaded", "v5.0": "not_published", "v5.1": "not_published",
                                  "v6.0": "not_published", "v6.1": "not_published",
                                  "v6.2": "not_published", "v7.0": "not_published"}
@@ -108,12 +111,15 @@ def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_an
 
         before = snapshot(db_file)
         published_before = published_path(db_file).stat().st_mtime_ns
+        assert "v6.2" in (tmp_path / "bi" / "manifest.json").read_text()  # every loading run re-exports
+        export_before = (tmp_path / "bi" / "manifest.json").stat().st_mtime_ns
         code, out, err = watch(cli, server, db_file)
         assert code == 0, (out, err)
         assert out.startswith("watch: nothing new; the warehouse is unchanged")
         assert statuses(out)["v6.3"] == "not_published"  # the next names now follow v6.2
         assert snapshot(db_file) == before
         assert published_path(db_file).stat().st_mtime_ns == published_before
+        assert (tmp_path / "bi" / "manifest.json").stat().st_mtime_ns == export_before  # not rewritten
     with duckdb.connect(str(published_path(db_file)), read_only=True) as con:  # what readers see
         assert con.execute("SELECT * FROM results ORDER BY ALL").fetchall() == before["results"]
 

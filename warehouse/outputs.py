@@ -5,6 +5,7 @@ load changed nothing.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,3 +42,21 @@ def publish_after_load(outcomes, db_file: str, export_dir=None, report_dir=None,
     if not loaded_something(outcomes):
         return None
     return publish_for_people(db_file, export_dir, report_dir, fmt)
+
+
+def configured_dirs() -> tuple[Path | None, Path | None]:
+    """Where scheduled runs keep the BI export and the report: MLPERF_EXPORT_DIR, MLPERF_REPORT_DIR
+    (unset: not regenerated)."""
+    return tuple(Path(v) if (v := os.environ.get(name)) else None
+                 for name in ("MLPERF_EXPORT_DIR", "MLPERF_REPORT_DIR"))
+
+
+def regenerate_after_run(outcomes, db_file: str) -> Published | None:
+    """After a run, from the published read-only copy (the writer lock is already released):
+    the export and the report the environment asks for, when the run loaded something."""
+    from warehouse.publish import published_path
+    export_dir, report_dir = configured_dirs()
+    if export_dir is None and report_dir is None:
+        return None
+    copy = published_path(db_file)
+    return publish_after_load(outcomes, str(copy if copy.exists() else db_file), export_dir, report_dir)
