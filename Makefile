@@ -15,7 +15,7 @@ run: install
 	$(VENV)/bin/mlperf-wh backfill
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 bench: install
 	$(PY) bench/run.py
