@@ -35,10 +35,12 @@ UNREACHABLE_HINT = (
 
 def main(argv: list[str] | None = None) -> int:
     """Exit codes and one-line errors: warehouse/errors.py."""
+    from warehouse.cli_runs import quiet_prefect_console
+    words = sys.argv[1:] if argv is None else argv
+    # before the parser is built: building it imports modules that import (and configure) Prefect
+    quiet_prefect_console("-v" in words or "--verbose" in words)
     parser = build_parser()
     args = parser.parse_args(argv)
-    from warehouse.cli_runs import quiet_prefect_console
-    quiet_prefect_console(getattr(args, "verbose", False))
     return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 

@@ -17,7 +17,10 @@ def quiet_prefect_console(verbose: bool) -> None:
     """The screen gets the run report; Prefect's per-task INFO lines still reach the Prefect API
     (the UI's logs), and reach the screen with -v. Must run before Prefect is imported."""
     if not verbose:
-        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
+        # Prefect's logging.yml: `console` (its own messages) and `console_flow_runs` (flow and task
+        # runs' lines) are separate handlers.
+        for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS"):
+            os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
 
 
 def print_run_report(run) -> None:

@@ -120,6 +120,11 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
     except KeyboardInterrupt:
         print("error: interrupted: the load in flight was rolled back; rerun to finish", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head`): not a failure. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
         failure = expected_failure(exc)
         if debug_requested(verbose):
