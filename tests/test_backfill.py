@@ -283,4 +283,4 @@ def test_unreachable_source_exits_nonzero_with_a_hint_and_no_traceback(tmp_path)
     assert "Traceback" not in done.stdout
     assert "Traceback" not in done.stderr
     # Prefect's per-task INFO lines are for -v; the screen gets the report and the one-line error
-    assert "| INFO    |" not in done.stderr, done.stderr
+    assert "| INFO    |" not in done.stderr and "| ERROR   |" not in done.stderr, done.stderr

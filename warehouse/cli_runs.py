@@ -14,13 +14,15 @@ DEFAULT_CRON = "0 6 * * *"
 
 
 def quiet_prefect_console(verbose: bool) -> None:
-    """The screen gets the run report; Prefect's per-task INFO lines still reach the Prefect API
-    (the UI's logs), and reach the screen with -v. Must run before Prefect is imported."""
+    """The screen gets the run report and our one-line errors; Prefect's per-task lines still reach
+    the Prefect API (the UI's logs), and reach the screen with -v. Must run before Prefect is imported."""
     if not verbose:
         # Prefect's logging.yml: `console` (its own messages) and `console_flow_runs` (flow and task
         # runs' lines) are separate handlers.
+        # A failed round is already one line of ours (and a Failed run in the API): Prefect's own
+        # ERROR lines about it would repeat it on the screen.
         for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS"):
-            os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "WARNING")
+            os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "CRITICAL")
 
 
 def print_run_report(run) -> None:
