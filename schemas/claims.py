@@ -5,12 +5,12 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas.results import SCENARIOS
+from schemas import ROUND, ROUND_NAME
 
 KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "scale_speedup", "absolute"]
 STAGES = ["mlcommons_verified", "preview", "post_submission_unverified", "vendor_self_test"]
 BASES = ["same_scale", "per_accelerator"]
 DIRECTIONS = ["throughput", "latency"]
-ROUND = r"^v[0-9]+\.[0-9]+$"  # ASCII digits only
 
 
 class Claim(pa.DataFrameModel):
@@ -82,7 +82,7 @@ class Decision(pa.DataFrameModel):
     claims_excluded: pl.List(pl.String)
     decision: str = pa.Field(str_length={"min_value": 1})
     decided_on: pl.Date
-    review_due: str = pa.Field(str_matches=r"^(v[0-9]+\.[0-9]+|next|[0-9]{4}-[0-9]{2}-[0-9]{2})$",
+    review_due: str = pa.Field(str_matches=rf"^({ROUND_NAME}|next|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})$",
                                description="a round (v6.2), 'next', or a date")
     review_round: str = pa.Field(nullable=True, str_matches=ROUND)
     review_date: pl.Date = pa.Field(nullable=True)

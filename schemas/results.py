@@ -11,6 +11,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas import ROUND
+
 # The vocabulary the warehouse knows. A term outside it is admitted and reported as drift.
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
 THROUGHPUT_SCENARIOS = ["Offline", "Server", "Interactive"]
@@ -47,7 +49,7 @@ def is_power_unit(units: pl.Expr) -> pl.Expr:
 class CanonicalResult(pa.DataFrameModel):
     """A published result, canonicalized. Rows failing any check go to the quarantine table."""
 
-    round: str = pa.Field(str_matches=r"^v[0-9]+\.[0-9]+$")
+    round: str = pa.Field(str_matches=ROUND)
     division: str = pa.Field(nullable=True, description="closed | open | network, or a new one")
     availability: str = pa.Field(nullable=True, description="available | preview | rdi, or a new one")
     suite: str = pa.Field(nullable=True, description="datacenter, edge or both comma-joined")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-ROUND = r"^v[0-9]+\.[0-9]+$"  # ASCII digits only
+from schemas import ROUND
 FOUND_BY = ["registry", "watcher"]
 EVENT_STATUSES = ["loaded", "reloaded", "failed"]
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from schemas import ROUND
+
 LOADGEN_SCENARIOS = ["Offline", "Server", "SingleStream", "MultiStream"]
 MODES = ["PerformanceOnly", "AccuracyOnly", "SubmissionRun", "FindPeakPerformance"]
 PERCENTILE_ORDER = ("p50", "p90", "p95", "p97", "p99", "p999")
@@ -18,7 +20,7 @@ class RunSummary(pa.DataFrameModel):
     as Server with tighter TTFT/TPOT constraints): `loadgen_scenario` is LoadGen's, the result
     row's scenario is the table's."""
 
-    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    round: str = pa.Field(str_matches=ROUND)
     run_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/results/",
                              description="the run folder, relative to the round repository")
     sha256: str = pa.Field(str_length=64, description="of the file loaded (see tree_files)")
@@ -66,7 +68,7 @@ class SystemDescription(pa.DataFrameModel):
     """systems/<platform>.json: the hardware and software of one system, the published fields
     typed (counts as integers, capacities also in GB) and the JSON as published."""
 
-    round: str = pa.Field(str_matches=r"^v\d+\.\d+$")
+    round: str = pa.Field(str_matches=ROUND)
     system_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/systems/[^/]+\.json$")
     sha256: str = pa.Field(str_length=64)
     system_name: str = pa.Field(str_length={"min_value": 1})

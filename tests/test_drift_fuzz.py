@@ -12,10 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 import polars as pl
 from polars.testing import assert_frame_equal
@@ -25,6 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import MIRROR, UNOFFICIAL
 from warehouse import db
+from warehouse.fetch import Fetched
 from warehouse.pipeline import load, prepare
 from warehouse.views import materialize
 
@@ -199,30 +198,14 @@ ROUND_OF = {"summary_results.json": "v6.0", "summary.csv": "v5.0"}  # the round 
 def load_into(con, content: bytes, file_name: str):
     round_name = ROUND_OF[file_name]
     prepared = prepare(content, file_name, round_name, "official", f"fuzz/{file_name}")
-    fetched = _Fetched(file_name, content)
-    outcome = load(con, fetched, prepared, round_name, "official")
+    outcome = load(con, fetched(file_name, content), prepared, round_name, "official")
     materialize(con)
     return prepared, outcome
 
 
-@dataclass
-class _Fetched:
-    """What a fetch returns, for content made in the test (the loader reads these fields)."""
-    file_name: str
-    content: bytes
-    location: str = "fuzz://drifted"
-    etag: str | None = None
-    last_modified: str | None = None
-    fetched_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-
-    @property
-    def sha256(self) -> str:
-        import hashlib
-        return hashlib.sha256(self.content).hexdigest()
-
-    @property
-    def size(self) -> int:
-        return len(self.content)
+def fetched(file_name: str, content: bytes) -> Fetched:
+    """What a fetch returns, for content made in the test."""
+    return Fetched.of("fuzz://drifted", file_name, content)
 
 
 def canonical_rows(con, exclude: set[int]) -> pl.DataFrame:

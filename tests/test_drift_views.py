@@ -14,7 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.conftest import MIRROR, UNOFFICIAL, serve
-from tests.test_drift_fuzz import Drifted, _Fetched, real
+from tests.test_drift_fuzz import Drifted, fetched, real
 from warehouse import db
 from warehouse.pipeline import load, prepare
 from warehouse.reference import REFERENCE_DIR
@@ -61,7 +61,7 @@ def test_a_drifted_round_moves_no_figure_of_any_view(private_con, shared_con):
     d = drifted_v60()
     prepared = prepare(d.content(), d.file_name, "v6.0", "official", "drifted")
     assert prepared.validated.rows_quarantined == 0
-    load(private_con, _Fetched(d.file_name, d.content()), prepared, "v6.0", "official")
+    load(private_con, fetched(d.file_name, d.content()), prepared, "v6.0", "official")
     materialize(private_con)
 
     for name in MARTS:

@@ -4,6 +4,7 @@ import json
 import textwrap
 
 from tests.conftest import MIRROR
+from tests.shared_rows import as_round
 from warehouse import db
 from warehouse.claims import load_decisions
 from warehouse.pipeline import ingest_location
@@ -17,10 +18,7 @@ DECIDED_AFTER_V61 = dt.date(2026, 9, 30)  # v6.1 was published 2026-09-16 (round
 
 def v60_as(round_name: str, directory) -> str:
     """v6.0's table with another round's markers (result IDs, version), as that round would carry."""
-    records = json.loads(V60_FILE.read_bytes())
-    for r in records:
-        r["ID"] = r["ID"].replace("6.0-", f"{round_name.lstrip('v')}-", 1)
-        r["version"] = round_name
+    records = as_round(round_name, "v6.0")
     path = directory / round_name / V60_FILE.name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(records))

@@ -7,9 +7,9 @@ import json
 import os
 
 import duckdb
-import pytest
 
 from tests.conftest import MIRROR, serve
+from tests.shared_rows import as_round
 from tests.test_backfill import query, statuses
 from warehouse.publish import published_path
 
@@ -29,13 +29,7 @@ def appear(upstream, round_name: str, as_published_in: str | None = None) -> Non
     if as_published_in is None:
         target.symlink_to(MIRROR / file_of(round_name))
         return
-    old, new = as_published_in.lstrip("v"), round_name.lstrip("v")
-    records = json.loads((MIRROR / file_of(as_published_in)).read_bytes())
-    for r in records:
-        r["ID"] = r["ID"].replace(f"{old}-", f"{new}-", 1)
-        if "version" in r:
-            r["version"] = round_name
-    target.write_text(json.dumps(records))
+    target.write_text(json.dumps(as_round(round_name, as_published_in)))
 
 
 def change_one_result(upstream, round_name: str) -> dict:

@@ -114,6 +114,13 @@ class Fetched:
     not_modified: bool = False
     fetched_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
+    @classmethod
+    def of(cls, location: str, file_name: str, content: bytes, etag: str | None = None,
+           last_modified: str | None = None) -> "Fetched":
+        """The bytes of a file, with their checksum and size."""
+        return cls(location, file_name, content, hashlib.sha256(content).hexdigest(), len(content),
+                   etag, last_modified)
+
     def unchanged_since(self, previous: Previous | None) -> bool:
         if self.not_modified:
             return True
@@ -138,7 +145,7 @@ def _read_local(path: Path, file_name: str, settings: FetchSettings) -> Fetched:
     if size > settings.max_bytes:
         raise TooLarge(f"{path}: {size} bytes is over the size cap of {settings.max_bytes} bytes")
     content = path.read_bytes()
-    return Fetched(str(path), file_name, content, hashlib.sha256(content).hexdigest(), len(content))
+    return Fetched.of(str(path), file_name, content)
 
 
 def _conditional_headers(previous: Previous | None) -> dict[str, str]:
@@ -162,8 +169,8 @@ def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Pre
             if response.status_code == 304:
                 return _not_modified(shown, file_name, previous)
             content = _read_capped(shown, response, settings.max_bytes, deadline)
-            return Fetched(shown, file_name, content, hashlib.sha256(content).hexdigest(), len(content),
-                           response.headers.get("ETag"), response.headers.get("Last-Modified"))
+            return Fetched.of(shown, file_name, content, response.headers.get("ETag"),
+                              response.headers.get("Last-Modified"))
     except requests.ConnectionError as exc:
         if _is_name_resolution_failure(exc):
             raise SourceUnreachable(f"{shown}: cannot resolve the host ({_root_cause(exc)})") from exc

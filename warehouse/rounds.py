@@ -8,9 +8,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from schemas import ROUND_NAME
+
 REFERENCE_DIR = Path(__file__).parent / "reference"
 DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
-ROUND_PATTERN = re.compile(r"v([0-9]{1,2})\.([0-9]{1,2})", re.ASCII)  # used with fullmatch
+ROUND_PATTERN = re.compile(ROUND_NAME, re.ASCII)  # used with fullmatch
 
 
 class InvalidRoundName(ValueError):
