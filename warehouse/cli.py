@@ -52,9 +52,6 @@ def entry() -> None:
     sys.exit(code)
 
 
-UserError = UsageError  # a problem with what the user asked for; one line, exit 2
-
-
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", default=None, help="warehouse file (env MLPERF_WAREHOUSE_DB, "
@@ -134,30 +131,30 @@ def cmd_ingest(args) -> int:
     if args.file:
         if not Path(args.file).is_file():
             raise ExpectedFailure(f"{args.file}: no such file")
-        db_file = _writable_warehouse(args.db)
+        db_file = _writable_warehouse(args.db, f"mlperf-wh ingest {round_name} --file {args.file}")
         from flows.ingest import ingest_file
         outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db_file,
                               force=args.force, allow=args.allow)
         return report([outcome], args.file, args.db, strict=args.strict)
     if args.origin == "unofficial":
-        raise UserError("--origin unofficial needs --file: the round repositories are official")
+        raise UsageError("--origin unofficial needs --file: the round repositories are official")
     return _run_backfill(resolve_rounds([round_name], load_registry()), args)
 
 
 def _run_backfill(rounds, args) -> int:
     source = check_source(resolve_source(args.source))
-    db_file = _writable_warehouse(args.db)
+    db_file = _writable_warehouse(args.db, f"mlperf-wh {args.command}")
     from flows.ingest import backfill
     return report(backfill(rounds, source, db_file, force=args.force, allow=args.allow), source, args.db,
                   strict=args.strict)
 
 
-def _writable_warehouse(explicit: str | None) -> str:
+def _writable_warehouse(explicit: str | None, what: str) -> str:
     """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
     then start Prefect's temporary server tied to this process (it never outlives the CLI)."""
     path = db.db_path(explicit)
     from warehouse.lock import writer
-    with writer(path, "mlperf-wh (checking the warehouse opens)"), db.connect(path):
+    with writer(path, what), db.connect(path):
         pass  # waits for another writer first (bounded), like the run itself will
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
     start_prefect_server_tied_to_this_process()
@@ -199,17 +196,15 @@ def _print_outcomes(outcomes) -> None:
 
 def _print_drift(outcomes, db_file: str | None) -> list[str]:
     """One line per round with drift; returns the rounds whose fresh load brought drift."""
-    from warehouse.drift import drift_rows, summary_lines
-    present = [o.source_id for o in outcomes if o.source_id and o.status in ("loaded", "unchanged")]
-    if not present:
+    from warehouse.drift import of_run
+    if not any(o.source_id for o in outcomes):
         return []
     with db.connect(db_file, read_only=True) as con:
-        lines = summary_lines(con, present)
-        loaded = drift_rows(con, [o.source_id for o in outcomes if o.status == "loaded" and o.source_id])
+        lines, drifted = of_run(con, outcomes)
     if lines:
         print("\nDrift (loaded, not failed):")
         print("\n".join(f"  {line}" for line in lines))
-    return loaded["round"].unique(maintain_order=True).to_list()
+    return drifted
 
 
 def _print_due_decisions(db_file: str | None = None) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import polars as pl
 
@@ -50,9 +49,9 @@ def cmd_watch(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from warehouse.cli import UserError
+    from warehouse.errors import UsageError
     if not os.environ.get("PREFECT_API_URL"):
-        raise UserError("serve needs a running Prefect server: start one (`prefect server start`) and "
+        raise UsageError("serve needs a running Prefect server: start one (`prefect server start`) and "
                         "set PREFECT_API_URL, e.g. PREFECT_API_URL=http://127.0.0.1:4200/api")
     from prefect import serve
 

@@ -43,3 +43,13 @@ def summary_lines(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
     rows = drift_rows(con, source_ids)
     return [one_line(round_name, rows.filter(pl.col("round") == round_name))
             for round_name in rows["round"].unique(maintain_order=True)]
+
+
+def of_run(con: duckdb.DuckDBPyConnection, outcomes) -> tuple[list[str], list[str]]:
+    """For a run's outcomes (pipeline.RoundOutcome): one line per round whose loaded file has drift,
+    and the rounds whose load in this run brought drift (what --strict fails on)."""
+    present = [o.source_id for o in outcomes if o.source_id and o.status in ("loaded", "unchanged")]
+    fresh = [o.source_id for o in outcomes if o.source_id and o.status == "loaded"]
+    lines = summary_lines(con, present) if present else []
+    drifted = drift_rows(con, fresh)["round"].unique(maintain_order=True).to_list() if fresh else []
+    return lines, drifted

@@ -131,17 +131,13 @@ def _note(outcome: RoundOutcome, event: dict) -> str:
 def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
           outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None) -> RunReport:
     """`before`: the answers before the run's first load (None when nothing loaded)."""
-    from warehouse.drift import drift_rows, one_line, summary_lines
+    from warehouse.drift import drift_rows, of_run, one_line
     from warehouse.history import events
 
     report = RunReport(kind, flow_run_id, outcomes, waited=waited)
     changes = {e["round"]: e for e in events(con, flow_run_id).to_dicts()} if flow_run_id else {}
     drift = drift_rows(con, [o.source_id for o in outcomes if o.source_id])
-    present = [o.source_id for o in outcomes if o.source_id and o.status in ("loaded", "unchanged")]
-    report.drift_lines = summary_lines(con, present) if present else []
-    fresh = {o.source_id for o in outcomes if o.status == "loaded"}
-    report.drifted_rounds = drift.filter(pl.col("source_id").is_in(list(fresh)))["round"].unique(
-        maintain_order=True).to_list()
+    report.drift_lines, report.drifted_rounds = of_run(con, outcomes)
     for o in outcomes:
         event = changes.get(o.round, {})
         terms = drift.filter(pl.col("source_id") == o.source_id) if o.source_id else drift.clear()
