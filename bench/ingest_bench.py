@@ -1,7 +1,7 @@
 """Benchmark the ingest spine on the real shared rounds (../shared/mlcommons/mirror).
 
 (a) core: read + parse + validate + load the three shared rounds from local files into a fresh
-    temporary DuckDB with the plain functions (warehouse.fetch/pipeline/db; no Prefect, no views),
+    temporary DuckDB with the plain functions (warehouse.ingest.fetch/pipeline/db; no Prefect, no views),
     best of N runs, with per-round times;
 (b) the wall time of a whole `mlperf-wh backfill --source <mirror dir> --db <tmp>` in a subprocess
     (Prefect start-up, every registered round, the views), as a user runs it.
@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from warehouse import db
-from warehouse.fetch import FetchSettings
-from warehouse.pipeline import ingest_location
-from warehouse.rounds import load_registry
+from warehouse.identity.rounds import load_registry
+from warehouse.ingest.fetch import FetchSettings
+from warehouse.ingest.pipeline import ingest_location
+from warehouse.store import db
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = (ROOT.parent / "shared" / "mlcommons" / "mirror").resolve()

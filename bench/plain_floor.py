@@ -5,9 +5,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from warehouse import db  # noqa: E402
-from warehouse.pipeline import ingest_location  # noqa: E402
-from warehouse.rounds import load_registry  # noqa: E402
+from warehouse.identity.rounds import load_registry  # noqa: E402
+from warehouse.ingest.pipeline import ingest_location  # noqa: E402
+from warehouse.store import db  # noqa: E402
 from warehouse.views import materialize  # noqa: E402
 
 SHARED_ROUNDS = ("v4.1", "v5.1", "v6.0")

@@ -16,8 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
 
 import ingest_bench  # noqa: E402
-import trees_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
+import trees_bench  # noqa: E402
 import views_bench  # noqa: E402
 
 SECTIONS = [

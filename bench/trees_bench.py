@@ -79,7 +79,7 @@ def http_server(directory: Path):
 def flow_runs(url: str, base_db: Path, workdir: Path) -> dict[int, dict]:
     """The tree-ingest flow at each concurrency, each into a fresh copy of the base warehouse."""
     from flows.trees import TreeRun, run_trees
-    from warehouse.rounds import load_registry
+    from warehouse.identity.rounds import load_registry
     registry = load_registry()
     rounds = [registry[name] for name in ROUNDS]
     results = {}

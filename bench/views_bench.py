@@ -2,12 +2,12 @@
 
 The rows are generated inside DuckDB (range() + hash() of the row number, so every run builds the
 same data without a Python loop per row) and inserted into the real `results` table created by
-warehouse.db.connect; the real views are then created with warehouse.views.materialize and each one
+warehouse.store.db.connect; the real views are then created with warehouse.views.materialize and each one
 is scanned in full (`count(*)` and the sum of a hash of every whole row, so no column can be pruned).
 
 Shape, like the published tables: 14 rounds (v3.0 .. v9.1), 48 submitters, the canonical accelerators
-of warehouse/reference/accelerators.csv (plus CPU-only systems and mixed-accelerator systems), every
-canonical benchmark of warehouse/reference/benchmarks.csv, the five scenarios with fitting units
+of warehouse/identity/reference/accelerators.csv (plus CPU-only systems and mixed-accelerator systems), every
+canonical benchmark of warehouse/identity/reference/benchmarks.csv, the five scenarios with fitting units
 (Tokens/s for LLMs, Samples/s or Queries/s otherwise, Latency (ms)/(s) for SingleStream and
 MultiStream), system sizes from 1 to 288 accelerators, a verified/preview/rdi/open/unverified mix, some
 LLM results in Samples/s with TOKENS_PER_SAMPLE, and measured power rows for a share of the entries.
@@ -24,10 +24,9 @@ import time
 from math import gcd
 from pathlib import Path
 
-from warehouse import db
-from warehouse.reference import default_reference
-from warehouse.views import (IDENTITY_MODELS, definitions, in_dependency_order, load_reference_tables,
-                             materialize)
+from warehouse.identity.reference import default_reference
+from warehouse.store import db
+from warehouse.views import IDENTITY_MODELS, definitions, in_dependency_order, load_reference_tables, materialize
 
 TARGET_SECONDS = 1.0
 ROUNDS = [f"v{major}.{minor}" for major in range(3, 10) for minor in (0, 1)]

@@ -7,21 +7,20 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds,
-                              task_runner, these_rounds)
-from warehouse import db
-from warehouse.claims import due_decision_ids
-from warehouse.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
-from warehouse.history import Run, load_with_history
-from warehouse.guards import GuardRefused
-from warehouse.lock import WarehouseBusy, writer
-from warehouse.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
-from warehouse.publish import publish
-from warehouse.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
-from warehouse.run_report import RunReport
-from warehouse.source_urls import redact
+from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds, task_runner, these_rounds
+from warehouse.export.run_report import RunReport
+from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
+from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
+from warehouse.ingest.guards import GuardRefused
+from warehouse.ingest.history import Run, load_with_history
+from warehouse.ingest.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.ingest.source_urls import redact
+from warehouse.ledger.claims import due_decision_ids
+from warehouse.store import db
+from warehouse.store.lock import WarehouseBusy, writer
+from warehouse.store.publish import publish
+from warehouse.store.warehouse_file import file_errors
 from warehouse.views import materialize
-from warehouse.warehouse_file import file_errors
 
 ONE_LINE_FAILURES = EXPECTED_FAILURES + (WarehouseBusy,)
 
@@ -201,5 +200,5 @@ def deployment(cron: str | None, source: str | None = None, db_file: str | None 
         name="mlperf-backfill", cron=cron,
         parameters={"source": source, "db_file": db_file},
         description="Fetch, validate and load every MLPerf Inference round; new rounds appear "
-                    "after MLCommons publishes them (add them to warehouse/reference/rounds.toml).",
+                    "after MLCommons publishes them (add them to warehouse/identity/reference/rounds.toml).",
     )

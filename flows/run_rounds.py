@@ -14,28 +14,27 @@ import threading
 from typing import Callable
 
 import duckdb
-
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.exceptions import MissingContextError
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from warehouse import db, lock
 from warehouse.errors import WarehouseUnavailable
-from warehouse.guards import GuardRefused
+from warehouse.export.outputs import regenerate_after_run
+from warehouse.export.run_report import RunReport, Snapshot, build, take_snapshot
+from warehouse.identity.round_table import record_found
+from warehouse.identity.rounds import Round
+from warehouse.ingest.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
+from warehouse.ingest.guards import GuardRefused
+from warehouse.ingest.history import Run, load_with_history, record_failure
+from warehouse.ingest.parse import MalformedFile
+from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.ingest.source_urls import redact
 from warehouse.interrupt import raise_if_signalled
-from warehouse.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
-from warehouse.history import Run, load_with_history, record_failure
-from warehouse.outputs import regenerate_after_run
-from warehouse.parse import MalformedFile
-from warehouse.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
-from warehouse.publish import publish
-from warehouse.round_table import record_found
-from warehouse.rounds import Round
-from warehouse.run_report import RunReport, Snapshot, build, take_snapshot
-from warehouse.source_urls import redact
+from warehouse.store import db, lock
+from warehouse.store.publish import publish
+from warehouse.store.warehouse_file import file_errors
 from warehouse.views import materialize
-from warehouse.warehouse_file import file_errors
 
 EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
 WRITE_LOCK = threading.Lock()  # DuckDB: one writing connection at a time, also within this process

@@ -16,10 +16,10 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.ingest import materialize_views
-from warehouse import db
-from warehouse.fetch import FetchSettings
-from warehouse.rounds import Round
-from warehouse.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
+from warehouse.identity.rounds import Round
+from warehouse.ingest.fetch import FetchSettings
+from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
+from warehouse.store import db
 
 DASK_ADDRESS_ENV = "MLPERF_DASK_ADDRESS"
 DEFAULT_CONCURRENCY = 8

@@ -14,12 +14,13 @@ from __future__ import annotations
 import duckdb
 from prefect import flow
 
-from flows.ingest import RoundsFailed, deployment as backfill_deployment
+from flows.ingest import RoundsFailed
+from flows.ingest import deployment as backfill_deployment
 from flows.run_rounds import run_rounds, task_runner
-from warehouse import db
-from warehouse.round_table import known_rounds, sync_registry
-from warehouse.rounds import Round, following_round_names, resolve_source, round_named, round_sort_key
-from warehouse.run_report import RunReport
+from warehouse.export.run_report import RunReport
+from warehouse.identity.round_table import known_rounds, sync_registry
+from warehouse.identity.rounds import Round, following_round_names, resolve_source, round_named, round_sort_key
+from warehouse.store import db
 
 
 def watch_plan(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, Round]]:

@@ -1,7 +1,7 @@
 """Pandera (polars) models: the schema is the documentation of every table we accept."""
 
 # A round name, e.g. v6.0: ASCII digits only (not "v6.0\n", not other scripts' digits). The one
-# definition, here so that warehouse.rounds can use it without importing Pandera: the schemas match
-# ROUND, warehouse.rounds compiles ROUND_NAME for the CLI, paths and URLs.
+# definition, here so that warehouse.identity.rounds can use it without importing Pandera: the schemas match
+# ROUND, warehouse.identity.rounds compiles ROUND_NAME for the CLI, paths and URLs.
 ROUND_NAME = r"v([0-9]{1,2})\.([0-9]{1,2})"
 ROUND = f"^{ROUND_NAME}$"

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-from schemas.results import SCENARIOS
 from schemas import ROUND, ROUND_NAME
+from schemas.results import SCENARIOS
 
 KINDS = ["generation_speedup", "software_gain", "scaling_efficiency", "scale_speedup", "absolute"]
 STAGES = ["mlcommons_verified", "preview", "post_submission_unverified", "vendor_self_test"]

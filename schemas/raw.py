@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pandera.polars as pa
 import polars as pl
-from pandera.errors import SchemaErrors
+
+from schemas.failures import failures_of
 
 
 class FinalResultsFile(pa.DataFrameModel):
@@ -95,12 +96,7 @@ MAPPED = {"final": MAPPED_FINAL, "checker_json": MAPPED_CHECKER, "checker_csv": 
 
 def missing_columns(raw: pl.DataFrame, fmt: str) -> list[str]:
     """Required columns of the format that the raw frame lacks (validated by the format's model)."""
-    try:
-        MODELS[fmt].validate(raw, lazy=True)
-    except SchemaErrors as exc:
-        cases = exc.failure_cases.filter(pl.col("check") == "column_in_dataframe")
-        return cases["failure_case"].to_list()
-    return []
+    return [f.got for f in failures_of(MODELS[fmt], raw) if f.check == "column_in_dataframe"]
 
 
 def unknown_columns(raw: pl.DataFrame, fmt: str, bookkeeping: set[str]) -> list[str]:

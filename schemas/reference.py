@@ -1,4 +1,4 @@
-"""Reference tables shipped as data files in warehouse/reference/ and edited by hand."""
+"""Reference tables shipped as data files in warehouse/identity/reference/ and edited by hand."""
 from __future__ import annotations
 
 import duckdb

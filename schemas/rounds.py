@@ -5,12 +5,13 @@ import pandera.polars as pa
 import polars as pl
 
 from schemas import ROUND
+
 FOUND_BY = ["registry", "watcher"]
 EVENT_STATUSES = ["loaded", "reloaded", "failed"]
 
 
 class RoundRow(pa.DataFrameModel):
-    """One MLPerf Inference round the warehouse knows: listed in warehouse/reference/rounds.toml, or
+    """One MLPerf Inference round the warehouse knows: listed in warehouse/identity/reference/rounds.toml, or
     found by the watcher at the source under a name the registry does not list yet."""
 
     round: str = pa.Field(unique=True, str_matches=ROUND)

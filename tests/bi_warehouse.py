@@ -8,8 +8,8 @@ import shutil
 import pytest
 
 from tests.conftest import ROOT
-from warehouse import db
-from warehouse.claims import load_claims, load_decisions
+from warehouse.ledger.claims import load_claims, load_decisions
+from warehouse.store import db
 from warehouse.views import materialize
 
 

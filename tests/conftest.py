@@ -155,9 +155,9 @@ def cli(prefect_harness, capsys):
 
 def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect)."""
-    from warehouse import db
-    from warehouse.pipeline import ingest_location
-    from warehouse.rounds import load_registry
+    from warehouse.identity.rounds import load_registry
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.store import db
     from warehouse.views import materialize
 
     registry = load_registry()
@@ -189,7 +189,7 @@ def private_con(shared_warehouse, tmp_path):
     """A writable copy of the session warehouse; the shared file is never written."""
     import shutil
 
-    from warehouse import db
+    from warehouse.store import db
     path = tmp_path / "private.duckdb"
     shutil.copyfile(shared_warehouse, path)
     con = db.connect(str(path))

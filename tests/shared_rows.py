@@ -5,7 +5,7 @@ import json
 from functools import lru_cache
 
 from tests.conftest import MIRROR
-from warehouse.db import query_frame
+from warehouse.store.db import query_frame
 
 
 @lru_cache(maxsize=None)

@@ -6,9 +6,8 @@ import shutil
 import pytest
 import sqlalchemy as sa
 
-from warehouse.bi import connection_url, read_only_engine
+from warehouse.export.bi import connection_url, read_only_engine
 from warehouse.views import definitions
-
 
 # duckdb-engine has no SQLAlchemy type for DuckDB lists and does not reflect indexes: it says so.
 pytestmark = [pytest.mark.filterwarnings("ignore:Did not recognize type 'list'"),

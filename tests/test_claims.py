@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from tests.conftest import ROOT, load_shared_rounds
-from warehouse import db
-from warehouse.claims import LedgerError, load_claims, load_decisions
+from warehouse.ledger.claims import LedgerError, load_claims, load_decisions
+from warehouse.store import db
 from warehouse.views import materialize
 
 COMPARABLE = "comparable across submitters"

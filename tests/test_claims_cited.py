@@ -14,10 +14,10 @@ import shutil
 
 import pytest
 
-from tests.shared_rows import published, one
+from tests.shared_rows import one, published
 from tests.test_claims import COMPARABLE, DIRECTIONAL, UNCLASSIFIED, claim, decision
-from warehouse import db
-from warehouse.claims import LedgerError, claims_frame, load_claims, load_decisions
+from warehouse.ledger.claims import LedgerError, claims_frame, load_claims, load_decisions
+from warehouse.store import db
 from warehouse.views import materialize
 
 # v6.0 whisper Offline, 8 accelerators (closed, available, verified):

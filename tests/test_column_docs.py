@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import tomllib
 
-from warehouse import column_docs
-from warehouse.views import SQL_DIR
+from warehouse.views import SQL_DIR, column_docs
 
 
 def test_every_mart_column_has_a_description(shared_con):

@@ -16,15 +16,15 @@ import uuid
 from dataclasses import dataclass, field
 
 import polars as pl
-from polars.testing import assert_frame_equal
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from tests.conftest import MIRROR, UNOFFICIAL
-from warehouse import db
-from warehouse.fetch import Fetched
-from warehouse.pipeline import load, prepare
+from warehouse.ingest.fetch import Fetched
+from warehouse.ingest.pipeline import load, prepare
+from warehouse.store import db
 from warehouse.views import materialize
 
 FINAL_BYTES = (MIRROR / "inference_results_v6.0" / "main" / "summary_results.json").read_bytes()

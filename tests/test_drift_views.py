@@ -15,9 +15,9 @@ from polars.testing import assert_frame_equal
 
 from tests.conftest import MIRROR, UNOFFICIAL, serve
 from tests.test_drift_fuzz import Drifted, fetched, real
-from warehouse import db
-from warehouse.pipeline import load, prepare
-from warehouse.reference import REFERENCE_DIR
+from warehouse.identity.reference import REFERENCE_DIR
+from warehouse.ingest.pipeline import load, prepare
+from warehouse.store import db
 from warehouse.views import materialize
 
 NEW_BENCHMARK, NEW_SCENARIO, NEW_UNIT = "frobnet-99", "Burst", "Tasks/s"

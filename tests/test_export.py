@@ -4,7 +4,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,8 +16,8 @@ import pytest
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
-from warehouse import db
 from warehouse.export import ExportError, default_views, export_views, sha256_of
+from warehouse.store import db
 
 
 @pytest.fixture(scope="module")

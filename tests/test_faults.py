@@ -53,8 +53,8 @@ def csv_mirror(tmp_path: Path) -> Path:
 
 
 def with_csv_round(warehouse: str, mirror: Path) -> None:
-    from warehouse import db
-    from warehouse.pipeline import ingest_location
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.store import db
     with db.connect(warehouse) as con:
         ingest_location(con, "v5.0", "official", "summary.csv", str(mirror / V50_CSV_PATH.lstrip("/")))
 
@@ -354,7 +354,7 @@ def test_credentials_in_a_source_url_are_not_stored(cli, db_file):
 
 
 def test_secret_query_parameters_are_redacted():
-    from warehouse.source_urls import redact
+    from warehouse.ingest.source_urls import redact
     assert redact("https://u:p@host:8443/a/b.json?token=t0k&page=2&X-Amz-Signature=s1g") == \
         "https://host:8443/a/b.json?token=REDACTED&page=2&X-Amz-Signature=REDACTED"
     assert redact("/local/dir/summary.csv") == "/local/dir/summary.csv"
@@ -433,7 +433,7 @@ def test_bad_prices_are_errors_showing_the_value(cli, warehouse, tmp_path, price
     code, out, err = cli("prices", "load", prices, "--db", warehouse)
     assert code == 1
     line = one_error_line(err)
-    assert "row 2: dollars_per_accelerator_hour failed" in line and f"(got {shown})" in line
+    assert "row 2: dollars_per_accelerator_hour: failed" in line and f"(got {shown})" in line
 
 
 def test_unknown_accelerators_in_prices_are_named_in_a_warning(cli, warehouse, tmp_path):

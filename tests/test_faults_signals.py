@@ -128,9 +128,9 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     import shutil
     import threading
 
-    from warehouse import db
     from warehouse.errors import run_reporting_failures
-    from warehouse.pipeline import ingest_location
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.store import db
 
     records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
     changed = tmp_path / "summary_results.json"

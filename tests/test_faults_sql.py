@@ -119,7 +119,7 @@ def test_duckdb_itself_refuses_files_outside_the_warehouse(function, shared_ware
     """The second lock holds on its own: the sandbox connection, without our statement check."""
     import duckdb
 
-    from warehouse import sandbox
+    from warehouse.store import sandbox
     (tmp_path / "x").write_text("a\n1\n")
     with sandbox.connect(shared_warehouse) as con, pytest.raises(duckdb.PermissionException):
         con.execute(f"SELECT * FROM {function}('{tmp_path / 'x'}')").fetchall()

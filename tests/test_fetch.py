@@ -1,4 +1,4 @@
-"""warehouse.fetch.fetch against a real HTTP server on 127.0.0.1 (conftest.serve) and local files."""
+"""warehouse.ingest.fetch.fetch against a real HTTP server on 127.0.0.1 (conftest.serve) and local files."""
 from __future__ import annotations
 
 import hashlib
@@ -7,10 +7,20 @@ import time
 import pytest
 
 from tests.conftest import MIRROR, serve
-from warehouse.fetch import (ConnectionFailed, FetchError, FetchSettings, NotFound, Previous,
-                             SourceUnreachable, TooLarge, TransientFetchError, cannot_connect, fetch,
-                             is_transient)
-from warehouse.rounds import load_registry
+from warehouse.identity.rounds import load_registry
+from warehouse.ingest.fetch import (
+    ConnectionFailed,
+    FetchError,
+    FetchSettings,
+    NotFound,
+    Previous,
+    SourceUnreachable,
+    TooLarge,
+    TransientFetchError,
+    cannot_connect,
+    fetch,
+    is_transient,
+)
 
 PATH = "/inference_results_v6.0/main/summary_results.json"
 FILE = MIRROR / PATH.lstrip("/")

@@ -12,9 +12,9 @@ import pytest
 
 from schemas.raw import CHECKER_TO_FINAL
 from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL
-from warehouse.parse import RECORD_NO, parse, read_raw, to_final_layout
-from warehouse.pipeline import prepare
-from warehouse.rounds import InvalidRoundName, validate_round_name
+from warehouse.identity.rounds import InvalidRoundName, validate_round_name
+from warehouse.ingest.parse import RECORD_NO, parse, read_raw, to_final_layout
+from warehouse.ingest.pipeline import prepare
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FINAL = "summary_results.json"

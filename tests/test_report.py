@@ -8,10 +8,10 @@ import pytest
 from PIL import Image
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
-from warehouse import db
-from warehouse.pipeline import RoundOutcome
-from warehouse.outputs import publish_after_load
-from warehouse.report import VERDICT_COLOURS, render_report
+from warehouse.export.outputs import publish_after_load
+from warehouse.export.report import VERDICT_COLOURS, render_report
+from warehouse.ingest.pipeline import RoundOutcome
+from warehouse.store import db
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these Chromium reaches for the network (updates, sync, field trials) and gets refused.

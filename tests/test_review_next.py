@@ -5,11 +5,11 @@ import textwrap
 
 from tests.conftest import MIRROR
 from tests.shared_rows import as_round
-from warehouse import db
-from warehouse.claims import load_decisions
-from warehouse.pipeline import ingest_location
-from warehouse.round_table import record_found
-from warehouse.rounds import load_registry, round_named
+from warehouse.identity.round_table import record_found
+from warehouse.identity.rounds import load_registry, round_named
+from warehouse.ingest.pipeline import ingest_location
+from warehouse.ledger.claims import load_decisions
+from warehouse.store import db
 from warehouse.views import materialize
 
 V60_FILE = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"

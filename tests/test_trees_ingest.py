@@ -10,8 +10,7 @@ import pytest
 
 from tests.conftest import SHARED_ROUNDS, serve
 from tests.shared_rows import rows
-from tests.trees_layout import (TREES, published_records, replace_file, round_repositories,
-                                run_folder_of, without)
+from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
 
 STATUS_TITLE = "## result rows with a run summary (mlperf-wh trees)"
 
@@ -128,7 +127,7 @@ def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehou
     from distributed import LocalCluster
 
     from flows.trees import TreeRun, run_trees
-    from warehouse.rounds import load_registry
+    from warehouse.identity.rounds import load_registry
     root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
     paths = {}
     for runner in ("threads", "dask"):

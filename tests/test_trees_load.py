@@ -11,10 +11,10 @@ import pytest
 from tests.conftest import serve
 from tests.shared_rows import rows
 from tests.trees_layout import TREES, replace_file, round_repositories
-from warehouse import db
-from warehouse.fetch import FetchSettings
-from warehouse.rounds import load_registry
-from warehouse.tree_ingest import check, chunks, fetch_chunk, load, plan
+from warehouse.identity.rounds import load_registry
+from warehouse.ingest.fetch import FetchSettings
+from warehouse.ingest.tree_ingest import check, chunks, fetch_chunk, load, plan
+from warehouse.store import db
 
 KRAI = "closed/Krai/results/h200_n1-kissv"   # v6.0 Krai: 2 result rows on one system
 KRAI_SYSTEM = "closed/Krai/systems/h200_n1-kissv.json"

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from tests.conftest import MIRROR
-from warehouse.parse import MalformedFile
-from warehouse.pipeline import prepare
+from warehouse.ingest.parse import MalformedFile
+from warehouse.ingest.pipeline import prepare
 
 FINAL = "summary_results.json"
 LABEL = "http://mirror.test/inference_results_v6.0/main/summary_results.json"

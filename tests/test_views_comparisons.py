@@ -12,8 +12,7 @@ import re
 
 import pytest
 
-from tests.shared_rows import records, published, rows, one
-
+from tests.shared_rows import one, published, records, rows
 
 # ---------------------------------------------------------------------------------------------
 # scaling_efficiency

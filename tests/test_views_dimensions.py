@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from tests.shared_rows import records, rows
-from warehouse.rounds import REFERENCE_DIR
+from warehouse.identity.rounds import REFERENCE_DIR
 
 
 def test_dim_rounds_counts_the_published_records(shared_con):

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import SHARED_ROUNDS
 from tests.shared_rows import records, rows
-from warehouse.reference import default_reference, load_reference
+from warehouse.identity.reference import default_reference, load_reference
 from warehouse.views import resolve_identities
 
 

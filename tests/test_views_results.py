@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared_rows import records, published, rows, one
+from tests.shared_rows import one, published, records, rows
 from warehouse.views import materialize
-
 
 # ---------------------------------------------------------------------------------------------
 # verified_results

@@ -2,7 +2,7 @@
 
 Expected numbers were read by hand from ../shared/mlcommons/mirror/inference_results_vX.Y/main/
 summary_results.json (comments name result IDs and raw values); TDPs come from
-warehouse/reference/accelerators.csv and rack sizes from warehouse/reference/rack_capacity.csv.
+warehouse/identity/reference/accelerators.csv and rack sizes from warehouse/identity/reference/rack_capacity.csv.
 `published()` re-reads the raw values so a typo in a literal fails loudly.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from tests.shared_rows import records, record, rows, one
-from warehouse.rounds import REFERENCE_DIR
+from tests.shared_rows import one, record, records, rows
+from warehouse.identity.rounds import REFERENCE_DIR
 
 
 def tdp(accelerator: str) -> float:

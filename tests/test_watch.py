@@ -11,7 +11,7 @@ import duckdb
 from tests.conftest import MIRROR, serve
 from tests.shared_rows import as_round
 from tests.test_backfill import query, statuses
-from warehouse.publish import published_path
+from warehouse.store.publish import published_path
 
 TABLES = ("results", "sources", "quarantine", "load_events", "rounds")
 

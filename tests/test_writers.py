@@ -11,8 +11,8 @@ import pytest
 
 from tests.conftest import MIRROR, load_shared_rounds
 from tests.test_backfill import snapshot
-from warehouse.lock import writer
-from warehouse.publish import publish, published_path
+from warehouse.store.lock import writer
+from warehouse.store.publish import publish
 
 COMMAND = Path(sys.executable).with_name("mlperf-wh")
 

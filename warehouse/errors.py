@@ -81,17 +81,17 @@ def expected_failure(exc: BaseException) -> ExpectedFailure | None:
     """The expected failure this exception is, or None for a bug."""
     if isinstance(exc, ExpectedFailure):
         return exc
-    from warehouse.claims import LedgerError
-    from warehouse.fetch import FetchError
-    from warehouse.guards import GuardRefused
-    from warehouse.parse import MalformedFile
-    from warehouse.prices import PriceError
-    from warehouse.rounds import InvalidRoundName
+    from warehouse.identity.rounds import InvalidRoundName
+    from warehouse.ingest.fetch import FetchError
+    from warehouse.ingest.guards import GuardRefused
+    from warehouse.ingest.parse import MalformedFile
+    from warehouse.ledger.claims import LedgerError
+    from warehouse.ledger.prices import PriceError
     if isinstance(exc, InvalidRoundName):
         return UsageError(str(exc))
     if isinstance(exc, (LedgerError, PriceError, FetchError, MalformedFile, GuardRefused)):
         return ExpectedFailure(str(exc))
-    from warehouse.warehouse_file import during_use
+    from warehouse.store.warehouse_file import during_use
     if (file_failure := during_use(exc)) is not None:
         return file_failure
     if isinstance(exc, OSError) and exc.filename is not None:

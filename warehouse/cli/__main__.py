@@ -1,0 +1,3 @@
+from warehouse.cli import entry
+
+entry()

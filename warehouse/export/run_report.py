@@ -1,0 +1,161 @@
+"""What a run changed, for people: per round rows read / loaded / quarantined, drift, results new or
+changed since the previous load, the largest new software gains and generation speedups, claims
+whose verdict changed, and decisions that became due. Published as Prefect artifacts (markdown and
+table) and printed, short, by the CLI."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+import polars as pl
+
+from warehouse.ingest.pipeline import RoundOutcome
+from warehouse.ledger.claims import due_decision_ids
+from warehouse.store import db
+
+GAIN_KEY = ["submitter", "accelerator", "benchmark", "basis", "scenario", "total_accelerators",
+            "round_from", "round_to"]
+SPEEDUP_KEY = ["round", "benchmark", "scenario", "units", "total_accelerators", "accelerator_new",
+               "accelerator_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
+TOP = 3
+
+
+@dataclass
+class Snapshot:
+    """The analyst-facing answers before a run, to say afterwards what the run changed."""
+    verdicts: dict[str, str]
+    due: set[str]
+    gains: pl.DataFrame
+    speedups: pl.DataFrame
+
+
+def _frame_or_empty(con, sql: str) -> pl.DataFrame:
+    try:
+        return db.query_frame(con, sql)
+    except duckdb.CatalogException:  # views never built
+        return pl.DataFrame()
+
+
+def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
+    verdicts = _frame_or_empty(con, "SELECT id, verdict FROM claim_audit")
+    return Snapshot(dict(verdicts.iter_rows()) if verdicts.height else {}, due_decision_ids(con),
+                    _frame_or_empty(con, "SELECT * FROM software_gain_summary"),
+                    _frame_or_empty(con, "SELECT * FROM generation_speedups"))
+
+
+def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
+    """Rows of `after` whose key is new, or whose value moved, largest value first."""
+    if after.height == 0:
+        return after
+    if before.height:
+        after = after.join(before.select(*key, pl.col(value).alias("_before")), on=key, how="left",
+                           nulls_equal=True).filter(pl.col("_before").is_null() | (pl.col("_before") != pl.col(value))
+                                                    ).drop("_before")
+    return after.sort(value, descending=True)
+
+
+@dataclass
+class RunReport:
+    kind: str
+    flow_run_id: str | None
+    outcomes: list[RoundOutcome]
+    rounds: list[dict] = field(default_factory=list)
+    new_gains: list[dict] = field(default_factory=list)
+    new_speedups: list[dict] = field(default_factory=list)
+    verdict_changes: list[dict] = field(default_factory=list)
+    newly_due: list[dict] = field(default_factory=list)
+    waited: str | None = None
+    drift_lines: list[str] = field(default_factory=list)    # one per round with drift, loaded or not
+    drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
+
+    @property
+    def failed(self) -> list[str]:
+        return [o.round for o in self.outcomes if o.failed]
+
+    @property
+    def changed_anything(self) -> bool:
+        return any(o.status in ("loaded", "failed") for o in self.outcomes)
+
+    def headline(self) -> str:
+        counts: dict[str, int] = {}
+        for o in self.outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        tally = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+        if not self.changed_anything:
+            return f"{self.kind}: nothing new; the warehouse is unchanged ({tally or 'no rounds'})"
+        return f"{self.kind}: {tally}"
+
+    def table(self) -> list[dict]:
+        return self.rounds
+
+    def markdown(self) -> str:
+        lines = [f"# {self.headline()}", ""]
+        if self.waited:
+            lines += [f"Waited for the warehouse: {self.waited}", ""]
+        if self.rounds:
+            header = list(self.rounds[0])
+            lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+            lines += ["| " + " | ".join(_cell(r[c]) for c in header) + " |" for r in self.rounds]
+            lines.append("")
+        for title, items in self.sections():
+            lines += [f"## {title}", ""] + [f"- {item}" for item in items] + [""]
+        return "\n".join(lines)
+
+    def sections(self) -> list[tuple[str, list[str]]]:
+        found = [
+            ("Largest new software gains", [
+                f"{g['accelerator']} {g['benchmark']} {g['scenario']} ({g['submitter']}, {g['basis']}): "
+                f"{g['gain']:.2f}x from {g['round_from']} to {g['round_to']}" for g in self.new_gains]),
+            ("Largest new generation speedups", [
+                f"{s['accelerator_new']} over {s['accelerator_base']}, {s['benchmark']} {s['scenario']} "
+                f"({s['round']}): {s['speedup']:.2f}x" for s in self.new_speedups]),
+            ("Claims whose verdict changed", [
+                f"{c['id']}: {c['before'] or '(new claim)'} -> {c['after'] or '(gone)'}" for c in self.verdict_changes]),
+            ("Decisions that became due", [
+                f"{d['id']}: {d['due_because']} (mlperf-wh decisions show {d['id']})" for d in self.newly_due]),
+        ]
+        return [(title, items) for title, items in found if items]
+
+
+def _cell(value) -> str:
+    return "" if value is None else str(value).replace("|", "/")
+
+
+def _note(outcome: RoundOutcome, event: dict) -> str:
+    if outcome.status != "loaded":
+        return outcome.message
+    unknown = f"; unknown columns: {', '.join(outcome.unknown_columns)}" if outcome.unknown_columns else ""
+    return event.get("change_summary", "") + unknown
+
+
+def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
+          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None) -> RunReport:
+    """`before`: the answers before the run's first load (None when nothing loaded)."""
+    from warehouse.ingest.history import events
+    from warehouse.views.drift import drift_rows, of_run, one_line
+
+    report = RunReport(kind, flow_run_id, outcomes, waited=waited)
+    changes = {e["round"]: e for e in events(con, flow_run_id).to_dicts()} if flow_run_id else {}
+    drift = drift_rows(con, [o.source_id for o in outcomes if o.source_id])
+    report.drift_lines, report.drifted_rounds = of_run(con, outcomes)
+    for o in outcomes:
+        event = changes.get(o.round, {})
+        terms = drift.filter(pl.col("source_id") == o.source_id) if o.source_id else drift.clear()
+        report.rounds.append({
+            "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
+            "rows_quarantined": o.rows_quarantined,
+            "new": event.get("results_new"), "changed": event.get("results_changed"),
+            "drift": one_line(o.round, terms).split(": ", 1)[1].split(";")[0] if terms.height else "",
+            "note": _note(o, event),
+        })
+    if before is None:
+        return report
+    after = take_snapshot(con)
+    report.new_gains = _new_rows(before.gains, after.gains, GAIN_KEY, "gain").head(TOP).to_dicts()
+    report.new_speedups = _new_rows(before.speedups, after.speedups, SPEEDUP_KEY, "speedup").head(TOP).to_dicts()
+    report.verdict_changes = [{"id": i, "before": before.verdicts.get(i), "after": after.verdicts.get(i)}
+                              for i in sorted(set(before.verdicts) | set(after.verdicts))
+                              if before.verdicts.get(i) != after.verdicts.get(i)]
+    due = _frame_or_empty(con, "SELECT id, due_because FROM decisions_due ORDER BY id")
+    report.newly_due = [d for d in due.to_dicts() if d["id"] not in before.due] if due.height else []
+    return report

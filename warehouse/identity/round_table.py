@@ -1,0 +1,58 @@
+"""The warehouse's own round table: the registry's rounds, plus rounds the watcher found.
+
+The registry (warehouse/identity/reference/rounds.toml) is reference data: it is written into `rounds` with
+the other reference tables (views.load_reference_tables). A round the watcher finds under a name the
+registry does not list is recorded here, dated the day it was first seen, without editing code.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import polars as pl
+
+from schemas.rounds import RoundRow
+from warehouse.identity.rounds import Round, load_registry, round_sort_key
+from warehouse.store import db
+
+COLUMNS = ["round", "repository", "branch", "files", "published_on", "found_by"]
+
+
+def _frame(rounds: list[Round], found_by: str, seen_on: dt.date | None = None) -> pl.DataFrame:
+    rows = [{"round": r.name, "repository": r.repository, "branch": r.branch, "files": list(r.files),
+             "published_on": r.published or seen_on, "found_by": found_by} for r in rounds]
+    schema = {"round": pl.String, "repository": pl.String, "branch": pl.String,
+              "files": pl.List(pl.String), "published_on": pl.Date, "found_by": pl.String}
+    return RoundRow.validate(pl.DataFrame(rows, schema=schema))
+
+
+def sync_registry(con: duckdb.DuckDBPyConnection, registry: dict[str, Round] | None = None) -> None:
+    """Registry rounds into `rounds`; the registry wins over what the watcher recorded."""
+    registry = registry if registry is not None else load_registry()
+    missing_dates = [r.name for r in registry.values() if r.published is None]
+    if missing_dates:
+        raise ValueError(f"warehouse/identity/reference/rounds.toml: round(s) {', '.join(missing_dates)} "
+                         "have no `published` date")
+    with db.registered(con, _registry_rounds=_frame(list(registry.values()), "registry")):
+        con.execute(f"INSERT OR REPLACE INTO rounds ({', '.join(COLUMNS)}) "
+                    f"SELECT {', '.join(COLUMNS)} FROM _registry_rounds")
+
+
+def record_found(con: duckdb.DuckDBPyConnection, found: Round, seen_on: dt.date) -> None:
+    """A round the watcher found; the first sighting's date stays its publication date."""
+    with db.registered(con, _found_round=_frame([found], "watcher", seen_on)):
+        con.execute(f"INSERT INTO rounds ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} "
+                    "FROM _found_round ON CONFLICT DO NOTHING")
+
+
+def known_rounds(con: duckdb.DuckDBPyConnection) -> dict[str, Round]:
+    """Every round in the table, oldest first."""
+    found = con.execute(f"SELECT {', '.join(COLUMNS)} FROM rounds").fetchall()
+    rounds = [Round(name, repo, branch, tuple(files), published)
+              for name, repo, branch, files, published, _ in found]
+    return {r.name: r for r in sorted(rounds, key=lambda r: round_sort_key(r.name))}
+
+
+def loaded_rounds(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r for (r,) in con.execute(
+        "SELECT DISTINCT round FROM sources WHERE origin = 'official' AND rows_loaded > 0").fetchall()}

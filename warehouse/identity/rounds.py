@@ -1,0 +1,96 @@
+"""The round registry (reference/rounds.toml) and where each round's files live."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemas import ROUND_NAME
+
+REFERENCE_DIR = Path(__file__).parent / "reference"
+DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
+ROUND_PATTERN = re.compile(ROUND_NAME, re.ASCII)  # used with fullmatch
+
+
+class InvalidRoundName(ValueError):
+    pass
+
+
+def validate_round_name(name: str) -> str:
+    if not isinstance(name, str) or not ROUND_PATTERN.fullmatch(name):
+        raise InvalidRoundName(f"invalid round name {name!r}: expected vMAJOR.MINOR, e.g. v6.0")
+    return name
+
+
+def round_sort_key(name: str) -> tuple[int, int]:
+    major, minor = ROUND_PATTERN.fullmatch(validate_round_name(name)).groups()
+    return int(major), int(minor)
+
+
+@dataclass(frozen=True)
+class Round:
+    name: str
+    repository: str
+    branch: str
+    files: tuple[str, ...]
+    published: dt.date | None = None   # the day MLCommons published the round's results
+
+    def locations(self, source: str) -> list[tuple[str, str]]:
+        """(file name, URL or local path) for every candidate file, in order of preference."""
+        base = source.rstrip("/")
+        return [(f, f"{base}/{self.repository}/{self.branch}/{f}") for f in self.files]
+
+
+def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round]:
+    entries = tomllib.loads(path.read_text(encoding="utf-8"))["round"]
+    registry = {}
+    for entry in entries:
+        name = validate_round_name(entry["name"])
+        registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]),
+                               entry.get("published"))
+    return registry
+
+
+def resolve_source(explicit: str | None = None) -> str:
+    """--source, else MLPERF_SOURCE, else the published repositories."""
+    return explicit or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE
+
+
+def parse_round_list(text: str) -> list[str]:
+    """'v5.1, v6.0' -> ['v5.1', 'v6.0']; empty means every round."""
+    return [r.strip() for r in text.split(",") if r.strip()]
+
+
+def resolve_rounds(requested: list[str] | None, registry: dict[str, Round]) -> list[Round]:
+    if not requested:
+        return list(registry.values())
+    unknown = [r for r in requested if validate_round_name(r) not in registry]
+    if unknown:
+        raise InvalidRoundName(
+            f"unknown round(s) {', '.join(unknown)}; known: {', '.join(registry)}"
+            " (add them to warehouse/identity/reference/rounds.toml)"
+        )
+    return [registry[r] for r in requested]
+
+
+def previous_round_of(name: str, names: list[str]) -> str | None:
+    earlier = [n for n in names if round_sort_key(n) < round_sort_key(name)]
+    return max(earlier, key=round_sort_key) if earlier else None
+
+
+DEFAULT_FILES = ("summary_results.json", "summary.json", "summary.csv")
+
+
+def round_named(name: str) -> Round:
+    """A round not in the registry, laid out as every published round is."""
+    return Round(validate_round_name(name), f"inference_results_{name}", "main", DEFAULT_FILES)
+
+
+def following_round_names(name: str) -> list[str]:
+    """The names the round after `name` may carry: the next minor, then the next major (v6.1 ->
+    v6.2, v7.0); MLCommons went v5.0, v5.1, v6.0, v6.1."""
+    major, minor = round_sort_key(name)
+    return [f"v{major}.{minor + 1}", f"v{major + 1}.0"]

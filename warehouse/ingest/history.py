@@ -1,0 +1,112 @@
+"""`load_events`: every load of a source file (and every failed attempt), with what it changed."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import duckdb
+import polars as pl
+
+from schemas.results import DUPLICATE_KEY
+from schemas.rounds import LoadEvent
+from warehouse.ingest.fetch import Fetched
+from warehouse.ingest.pipeline import Prepared, RoundOutcome, load, source_id_for
+from warehouse.store import db
+
+RESULT_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
+EVENT_COLUMNS = list(LoadEvent.to_schema().columns)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Who is writing: the Prefect flow run (when there is one) and what kind of run it is."""
+    kind: str                      # watch | backfill | ingest
+    flow_run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Changes:
+    new: int
+    changed: int
+    removed: int
+
+    def summary(self, first_load: bool) -> str:
+        if first_load:
+            return f"first load: {self.new} results"
+        if not (self.new or self.changed or self.removed):
+            return "reloaded: the same results (the file changed, its results did not)"
+        return f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results"
+
+
+def _keyed_values(frame: pl.DataFrame) -> pl.DataFrame:
+    # Keys may hold nulls (used_model, units): compare them as text so null matches null.
+    return frame.select(pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in RESULT_KEY],
+                                      separator="\x1f").alias("key"), "value")
+
+
+def changes_between(before: pl.DataFrame, after: pl.DataFrame) -> Changes:
+    """Result rows (key -> value) of an earlier load against a new one."""
+    old, new = _keyed_values(before), _keyed_values(after)
+    both = old.join(new, on="key", how="inner", suffix="_new")
+    return Changes(new=new.height - both.height,
+                   changed=both.filter(pl.col("value") != pl.col("value_new")).height,
+                   removed=old.height - both.height)
+
+
+def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared: Prepared,
+                      round_name: str, origin: str, run: Run, allow=frozenset()) -> RoundOutcome:
+    """pipeline.load, then one load event saying what the load changed."""
+    source_id = source_id_for(round_name, origin, fetched.file_name)
+    before = db.query_frame(con, f"SELECT {', '.join(RESULT_KEY)}, value FROM results WHERE source_id = ?",
+                            [source_id])
+    previous = _previous_sha256(con, source_id)
+    outcome = load(con, fetched, prepared, round_name, origin, allow)
+    changes = changes_between(before, prepared.validated.good) if previous else \
+        Changes(prepared.validated.rows_loaded, 0, 0)
+    record(con, {
+        "loaded_at": datetime.now(timezone.utc), "flow_run_id": run.flow_run_id, "run_kind": run.kind,
+        "round": round_name, "source_id": source_id, "url": fetched.location,
+        "status": "reloaded" if previous else "loaded", "sha256": fetched.sha256,
+        "previous_sha256": previous,
+        "rows_read": outcome.rows_read, "rows_loaded": outcome.rows_loaded,
+        "rows_quarantined": outcome.rows_quarantined, "results_new": changes.new,
+        "results_changed": changes.changed, "results_removed": changes.removed,
+        "change_summary": changes.summary(first_load=previous is None),
+    })
+    return outcome
+
+
+def _previous_sha256(con: duckdb.DuckDBPyConnection, source_id: str) -> str | None:
+    found = con.execute("SELECT sha256 FROM sources WHERE source_id = ?", [source_id]).fetchall()
+    return found[0][0] if found else None
+
+
+def record_failure(con: duckdb.DuckDBPyConnection, outcome: RoundOutcome, run: Run) -> None:
+    record(con, {
+        "loaded_at": datetime.now(timezone.utc), "flow_run_id": run.flow_run_id, "run_kind": run.kind,
+        "round": outcome.round, "source_id": outcome.source_id, "url": outcome.location,
+        "status": "failed", "sha256": None, "previous_sha256": None, "rows_read": 0, "rows_loaded": 0,
+        "rows_quarantined": 0, "results_new": 0, "results_changed": 0, "results_removed": 0,
+        "change_summary": f"failed: {outcome.message}",
+    })
+
+
+def record(con: duckdb.DuckDBPyConnection, event: dict) -> None:
+    schema = {name: column.dtype.type for name, column in LoadEvent.to_schema().columns.items()}
+    frame = LoadEvent.validate(pl.DataFrame([event], schema=schema))
+    with db.registered(con, _load_event=frame):
+        con.execute(f"INSERT INTO load_events ({', '.join(EVENT_COLUMNS)}) "
+                    f"SELECT {', '.join(EVENT_COLUMNS)} FROM _load_event")
+
+
+def events(con: duckdb.DuckDBPyConnection, flow_run_id: str | None = None,
+           round_name: str | None = None) -> pl.DataFrame:
+    where, params = [], []
+    if flow_run_id:
+        where.append("flow_run_id = ?")
+        params.append(flow_run_id)
+    if round_name:
+        where.append("round = ?")
+        params.append(round_name)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    return db.query_frame(con, f"SELECT * FROM load_events {clause} ORDER BY loaded_at, round", params or None)

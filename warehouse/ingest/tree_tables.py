@@ -1,0 +1,52 @@
+"""Column types of the submission-tree tables, from the parsers' own column lists, and their DDL.
+
+tree_files   one row per file the tree ingest asked for: lineage (URL, sha256, bytes, validators,
+             times) and its status: loaded | quarantined | missing | failed.
+run_summaries one row per run folder (one per result row), columns of warehouse.ingest.trees.SUMMARY_COLUMNS.
+systems      one row per system description.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from warehouse.ingest.trees import SUMMARY_COLUMNS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS
+
+POLARS = {"text": pl.String, "bool": pl.Boolean, "int": pl.Int64, "float": pl.Float64,
+          "seed": pl.UInt64, "lines": pl.List(pl.String)}
+DUCKDB = {"text": "VARCHAR", "bool": "BOOLEAN", "int": "BIGINT", "float": "DOUBLE", "seed": "UBIGINT",
+          "lines": "VARCHAR[]"}
+
+SUMMARY_TYPES: dict[str, str] = {
+    "round": "text", "run_path": "text", "sha256": "text",
+    **{c: ("seed" if c.endswith("_rng_seed") else kind) for c, kind in SUMMARY_COLUMNS.items()},
+    "unparsed_lines": "lines",
+}
+SYSTEM_TYPES: dict[str, str] = {
+    "round": "text", "system_path": "text", "sha256": "text",
+    **dict.fromkeys(SYSTEM_TEXT_FIELDS, "text"), **dict.fromkeys(SYSTEM_COUNT_FIELDS, "int"),
+    "host_memory_gb": "float", "accelerator_memory_gb": "float", "untyped_fields": "lines",
+    "raw_json": "text",
+}
+def polars_schema(types: dict[str, str]) -> dict[str, pl.DataType]:
+    return {c: POLARS[t] for c, t in types.items() if t in POLARS}
+
+
+def _ddl(table: str, types: dict[str, str], key: str) -> str:
+    columns = ",\n    ".join(f"{c} {DUCKDB[t]}" for c, t in types.items())
+    return f"CREATE TABLE IF NOT EXISTS {table} (\n    {columns},\n    PRIMARY KEY ({key})\n);"
+
+
+TABLES = "\n".join([
+    """CREATE TABLE IF NOT EXISTS tree_files (
+    round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round repository
+    kind VARCHAR NOT NULL,                          -- summary | system
+    url VARCHAR NOT NULL,                           -- where the bytes came from (URL or local path)
+    status VARCHAR NOT NULL,                        -- loaded | quarantined | missing | failed
+    sha256 VARCHAR, bytes BIGINT, etag VARCHAR, last_modified VARCHAR,
+    fetched_at TIMESTAMPTZ NOT NULL, loaded_at TIMESTAMPTZ NOT NULL,
+    message VARCHAR,                                -- why it is not loaded
+    PRIMARY KEY (round, path)
+);""",
+    _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
+    _ddl("systems", SYSTEM_TYPES, "round, system_path"),
+])

@@ -1,0 +1,236 @@
+"""Claims ledger and decision records: TOML files -> validated frames -> DuckDB tables."""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import tomllib
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from schemas.claims import Claim, Decision
+from schemas.failures import validated
+from warehouse.identity.reference import Reference, default_reference
+from warehouse.identity.rounds import ROUND_PATTERN
+from warehouse.store import db
+from warehouse.views import canonical_accelerators
+
+
+class LedgerError(ValueError):
+    """An invalid claims or decisions file; the message names the file, the entry and the field."""
+
+
+def _text(value) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _number(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {value!r}")
+    return float(value)
+
+
+def _integer(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected a whole number, got {value!r}")
+    return value
+
+
+def _date(value) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError(f"expected a date (YYYY-MM-DD), got {value!r}")
+
+
+def _text_list(value) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a list of text, got {value!r}")
+    return value
+
+
+def _review_due(value) -> str:
+    return _date(value).isoformat() if isinstance(value, dt.date) else _text(value)
+
+
+CLAIM_FIELDS = {
+    "id": (_text, True), "vendor": (_text, True), "source": (_text, True),
+    "published_on": (_date, True), "statement": (_text, True), "round": (_text, True),
+    "model": (_text, True), "scenario": (_text, False), "kind": (_text, True),
+    "accelerator": (_text, False), "baseline_accelerator": (_text, False),
+    "total_accelerators": (_integer, False), "baseline_total_accelerators": (_integer, False),
+    "round_from": (_text, False), "submitter": (_text, False), "basis": (_text, False),
+    "multiplier": (_number, False), "direction": (_text, False), "stage": (_text, True),
+    "cited_result_ids": (_text_list, False),
+}
+DECISION_FIELDS = {
+    "id": (_text, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
+    "measured_by": (_text, True), "claims_used": (_text_list, True),
+    "claims_excluded": (_text_list, True), "decision": (_text, True), "decided_on": (_date, True),
+    "review_due": (_review_due, True),
+}
+
+
+def read_entries(path: Path, table: str) -> list[dict]:
+    try:
+        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LedgerError(f"{path}: no such file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{path}: not valid TOML ({exc})") from exc
+    except RecursionError:
+        raise LedgerError(f"{path}: not valid TOML (nested too deeply)") from None
+    entries = document.get(table)
+    if not isinstance(entries, list) or not entries:
+        raise LedgerError(f"{path}: no [[{table}]] tables found")
+    return entries
+
+
+def coerce(entries: list[dict], fields: dict, path: Path, table: str) -> list[dict]:
+    rows, problems = [], []
+    for number, entry in enumerate(entries, start=1):
+        name = _entry_name(table, number, entry)
+        row = {}
+        for field in sorted(set(entry) - set(fields)):
+            problems.append(f"{name}: unknown field {field!r}")
+        for field, (convert, required) in fields.items():
+            if field not in entry:
+                if required:
+                    problems.append(f"{name}: field {field!r} is missing")
+                row[field] = None
+                continue
+            try:
+                row[field] = convert(entry[field])
+            except ValueError as exc:
+                problems.append(f"{name}: field {field!r}: {exc}")
+        rows.append(row)
+    if problems:
+        raise LedgerError(f"{path}: " + "; ".join(problems))
+    return rows
+
+
+def _entry_name(table: str, number: int, entry: dict) -> str:
+    ident = entry.get("id") if isinstance(entry, dict) else None
+    return f"{table} {ident!r}" if isinstance(ident, str) and ident else f"{table} #{number} (no id)"
+
+
+def validate(frame: pl.DataFrame, model, path: Path, table: str) -> pl.DataFrame:
+    checked, failures = validated(model, frame)
+    if not failures:
+        return checked
+    problems = []
+    for failure in failures:
+        ident = frame["id"][failure.index] if failure.index is not None else None
+        who = f"{table} {ident!r}" if ident else f"{table} #{(failure.index or 0) + 1}"
+        problems.append(f"{who}: field {failure.column or '(entry)'!r} failed {failure.check} (got {failure.got!r})")
+    raise LedgerError(f"{path}: " + "; ".join(dict.fromkeys(problems)))
+
+
+def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
+    """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
+    ref = ref or default_reference()
+    rows = coerce(read_entries(path, "claim"), CLAIM_FIELDS, path, "claim")
+    canonical = canonical_accelerators(
+        [row[f] for row in rows for f in ("accelerator", "baseline_accelerator") if row[f] is not None], ref)
+    benchmarks = dict(ref.benchmarks.filter(pl.col("kind") == "benchmark")
+                      .select(pl.col("alias").str.to_lowercase(), "benchmark").iter_rows())
+    problems = []
+    for row in rows:
+        row["benchmark"] = benchmarks.get(row["model"].lower(), row["model"])
+        row["direction"] = row["direction"] or "throughput"
+        for field in ("accelerator", "baseline_accelerator"):
+            if row[field] is not None:
+                if canonical[row[field]] is None:
+                    problems.append(f"claim {row['id']!r}: field {field!r}: {row[field]!r} matches no "
+                                    "accelerator in warehouse/identity/reference/accelerators.csv")
+                row[field] = canonical[row[field]]
+    if problems:
+        raise LedgerError(f"{path}: " + "; ".join(problems))
+    schema = {name: dtype for name, dtype in Claim.to_schema().dtypes.items()}
+    frame = pl.DataFrame(rows, schema={n: _polars_type(t) for n, t in schema.items()})
+    return validate(frame, Claim, path, "claim")
+
+
+def _polars_type(dtype):
+    return dtype.type if hasattr(dtype, "type") else dtype
+
+
+def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False) -> int:
+    """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`."""
+    frame = claims_frame(path).with_columns(pl.lit(str(Path(path).resolve())).alias("claim_file"))
+    if not replace:
+        _refuse_ids_owned_elsewhere(con, frame, path)
+    with db.registered(con, _claims=frame), db.transaction(con):
+        con.execute("DELETE FROM claims WHERE claim_file = ? OR id IN (SELECT id FROM _claims)",
+                    [str(Path(path).resolve())])
+        con.execute("INSERT INTO claims BY NAME SELECT * FROM _claims")
+    return frame.height
+
+
+def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, path: Path) -> None:
+    with db.registered(con, _claims=frame):
+        owned = con.execute("SELECT c.id, c.claim_file FROM claims c JOIN _claims n USING (id) "
+                            "WHERE c.claim_file <> n.claim_file ORDER BY c.id").fetchall()
+    if owned:
+        named = "; ".join(f"claim {cid!r} is owned by {owner}" for cid, owner in owned[:5])
+        raise LedgerError(f"{path}: {named} (load with --replace to move it to this file)")
+
+
+# ---------------------------------------------------------------------------------------------
+# decisions
+
+
+def decisions_frame(path: Path, known_claims: set[str]) -> pl.DataFrame:
+    rows = coerce(read_entries(path, "decision"), DECISION_FIELDS, path, "decision")
+    problems = []
+    for row in rows:
+        for field in ("claims_used", "claims_excluded"):
+            for claim_id in row[field] or []:
+                if claim_id not in known_claims:
+                    problems.append(f"decision {row['id']!r}: field {field!r}: unknown claim id {claim_id!r}"
+                                    " (load its claims file first)")
+        due = row["review_due"]
+        row["review_round"], row["review_date"] = None, None
+        if due == "next":
+            pass  # the first round published after decided_on, whatever its name (decisions_due.sql)
+        elif due and ROUND_PATTERN.fullmatch(due):
+            row["review_round"] = due
+        elif due:
+            try:
+                row["review_date"] = dt.date.fromisoformat(due)
+            except ValueError:
+                problems.append(f"decision {row['id']!r}: field 'review_due': {due!r} is not a round, "
+                                "'next' or a date")
+    if problems:
+        raise LedgerError(f"{path}: " + "; ".join(problems))
+    schema = {n: _polars_type(t) for n, t in Decision.to_schema().dtypes.items()}
+    return validate(pl.DataFrame(rows, schema=schema), Decision, path, "decision")
+
+
+def load_decisions(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    known = {cid for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
+    frame = decisions_frame(path, known).with_columns(
+        pl.lit(str(Path(path).resolve())).alias("decision_file"))
+    with db.registered(con, _decisions=frame), db.transaction(con):
+        con.execute("DELETE FROM decisions WHERE decision_file = ? OR id IN (SELECT id FROM _decisions)",
+                    [str(Path(path).resolve())])
+        con.execute("INSERT INTO decisions BY NAME SELECT * FROM _decisions")
+    return frame.height
+
+
+def due_decision_ids(con: duckdb.DuckDBPyConnection) -> set[str]:
+    try:
+        return {i for (i,) in con.execute("SELECT id FROM decisions_due").fetchall()}
+    except duckdb.CatalogException:
+        return set()

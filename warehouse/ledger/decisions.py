@@ -1,0 +1,37 @@
+"""A capacity decision record as the seeds write it: the decision, with every claim it used or excluded
+expanded to its audit verdict, and whether its review is due."""
+from __future__ import annotations
+
+from warehouse.store import db
+
+
+def decision_record(con, decision_id: str) -> dict | None:
+    """A decision in the shape of the seeds' capacity_decision_record, claims expanded."""
+    found = db.query_frame(con, "SELECT * FROM decision_records WHERE id = ?", [decision_id])
+    if found.height == 0:
+        return None
+    d = found.row(0, named=True)
+    due = db.query_frame(con, "SELECT due_because, review_round FROM decisions_due WHERE id = ?", [decision_id])
+
+    def expand(ids):
+        if not ids:
+            return []
+        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, "
+                                     "recomputed_as_cited, recomputed_best, weak_baseline, verdict, "
+                                     "procurement_grade FROM claim_audit WHERE list_contains(?, id)", [ids])
+        by_id = {c["id"]: c for c in claims.to_dicts()}
+        return [by_id.get(i, {"id": i, "verdict": "claim no longer in the ledger"}) for i in ids]
+
+    return {"capacity_decision_record": {
+        "id": d["id"], "title": d["title"], "workload": d["workload"], "metric": d["metric"],
+        "measured_by": d["measured_by"],
+        "vendor_claims_used": expand(d["claims_used"]),
+        "claims_excluded": expand(d["claims_excluded"]),
+        "decision": d["decision"], "decided_on": str(d["decided_on"]),
+        "review_due": d["review_due"],
+        "review_round": due["review_round"][0] if due.height else d["review_round"],
+        "review_date": str(d["review_date"]) if d["review_date"] else None,
+        "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
+        "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
+        "weak_baseline_claims": d["weak_baseline_claims"],
+    }}

@@ -1,0 +1,63 @@
+"""The user's own accelerator prices (a CSV they edit). No price ships with the project."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from schemas.failures import Failure, validated
+from schemas.prices import Price
+from warehouse.store import db
+
+
+class PriceError(ValueError):
+    pass
+
+
+def prices_frame(path: Path) -> pl.DataFrame:
+    try:
+        raw = pl.read_csv(path, infer_schema_length=0)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise PriceError(f"{path}: cannot read the CSV ({exc})") from exc
+    missing = {"accelerator", "dollars_per_accelerator_hour"} - set(raw.columns)
+    if missing:
+        raise PriceError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+    frame = raw.select(
+        pl.col("accelerator").str.strip_chars(),
+        pl.col("dollars_per_accelerator_hour").str.strip_chars().cast(pl.Float64, strict=False),
+        (pl.col("note") if "note" in raw.columns else pl.lit(None, dtype=pl.String)).alias("note"),
+    )
+    checked, failures = validated(Price, frame)
+    if failures:
+        raise PriceError(f"{path}: " + "; ".join(
+            f"row {f.index + 2 if f.index is not None else '?'}: {f.message(_as_written(raw, f))}" for f in failures))
+    return checked
+
+
+def _as_written(raw: pl.DataFrame, failure: Failure):
+    """The cell as the file has it (a price that is not a number is null once cast)."""
+    if failure.index is None or failure.column not in raw.columns:
+        return failure.got
+    return raw[failure.column][failure.index]
+
+
+def unknown_accelerators(frame: pl.DataFrame) -> list[str]:
+    from warehouse.identity.reference import default_reference
+    known = set(default_reference().accelerators["accelerator"].to_list())
+    return [name for name in frame["accelerator"].to_list() if name not in known]
+
+
+def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None) -> int:
+    """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
+    frame = prices_frame(path)
+    unknown = unknown_accelerators(frame)
+    if unknown and warn is not None:
+        warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named "
+             f"{', '.join(repr(n) for n in unknown)}; their prices match no result")
+    from warehouse.views import load_reference_tables
+    load_reference_tables(con)
+    with db.registered(con, _prices=frame), db.transaction(con):
+        con.execute("DELETE FROM prices")
+        con.execute("INSERT INTO prices BY NAME SELECT * FROM _prices")
+    return frame.height

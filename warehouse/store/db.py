@@ -1,0 +1,228 @@
+"""The DuckDB warehouse: connection, tables, and the one-transaction load of a source file."""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import duckdb
+import polars as pl
+
+DEFAULT_DB = "warehouse/mlperf.duckdb"
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS sources (
+    source_id        VARCHAR PRIMARY KEY,  -- official/{round} or unofficial/{round}/{file}
+    round            VARCHAR NOT NULL,
+    origin           VARCHAR NOT NULL,     -- official | unofficial
+    url              VARCHAR NOT NULL,     -- where the bytes came from (URL or local path)
+    file_name        VARCHAR NOT NULL,
+    format           VARCHAR NOT NULL,     -- final | checker_json | checker_csv
+    sha256           VARCHAR NOT NULL,
+    bytes            BIGINT NOT NULL,
+    etag             VARCHAR,
+    last_modified    VARCHAR,
+    fetched_at       TIMESTAMPTZ NOT NULL,
+    loaded_at        TIMESTAMPTZ NOT NULL,
+    rows_read        INTEGER NOT NULL,
+    rows_loaded      INTEGER NOT NULL,
+    rows_quarantined INTEGER NOT NULL,
+    unknown_columns  VARCHAR[] NOT NULL,
+    CHECK (rows_read = rows_loaded + rows_quarantined)
+);
+-- the load guards this load was told to skip (--allow), recorded as lineage (warehouse/guards.py)
+ALTER TABLE sources ADD COLUMN IF NOT EXISTS overrides VARCHAR[];
+-- Names as published; canonical accelerator and benchmark are resolved at view time (stg_results).
+CREATE TABLE IF NOT EXISTS results (
+    round VARCHAR NOT NULL, division VARCHAR, availability VARCHAR,
+    suite VARCHAR, submitter VARCHAR NOT NULL, system VARCHAR, platform VARCHAR NOT NULL,
+    result_id VARCHAR, entry_id VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, used_model VARCHAR,
+    scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, value DOUBLE NOT NULL, units VARCHAR,
+    higher_is_better BOOLEAN,
+    accelerator_raw VARCHAR,
+    accelerators_per_node BIGINT, nodes BIGINT, total_accelerators BIGINT,
+    accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false,
+    processor VARCHAR, software VARCHAR, weight_data_types VARCHAR, accuracy VARCHAR,
+    tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
+    extra VARCHAR,                         -- JSON: the record's fields the parser does not map
+    source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
+    location VARCHAR                       -- the run folder as published (submission tree)
+);
+CREATE TABLE IF NOT EXISTS quarantine (
+    round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
+    raw_record VARCHAR NOT NULL,           -- the record exactly as the file had it, as JSON
+    reasons VARCHAR[] NOT NULL             -- every check it failed
+);
+CREATE TABLE IF NOT EXISTS claims (
+    id VARCHAR PRIMARY KEY, claim_file VARCHAR NOT NULL, vendor VARCHAR NOT NULL, source VARCHAR NOT NULL,
+    published_on DATE NOT NULL, statement VARCHAR NOT NULL, round VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, benchmark VARCHAR NOT NULL, scenario VARCHAR, kind VARCHAR NOT NULL,
+    accelerator VARCHAR, baseline_accelerator VARCHAR, total_accelerators BIGINT,
+    baseline_total_accelerators BIGINT, round_from VARCHAR, submitter VARCHAR, basis VARCHAR,
+    multiplier DOUBLE, stage VARCHAR NOT NULL, cited_result_ids VARCHAR[],
+    direction VARCHAR NOT NULL DEFAULT 'throughput'   -- throughput | latency
+);
+-- warehouses created before claims had a direction: every earlier claim was a throughput claim
+ALTER TABLE claims ADD COLUMN IF NOT EXISTS direction VARCHAR DEFAULT 'throughput';
+CREATE TABLE IF NOT EXISTS decisions (
+    id VARCHAR PRIMARY KEY, decision_file VARCHAR NOT NULL, title VARCHAR NOT NULL,
+    workload VARCHAR, metric VARCHAR, measured_by VARCHAR,
+    claims_used VARCHAR[] NOT NULL, claims_excluded VARCHAR[] NOT NULL,
+    decision VARCHAR NOT NULL, decided_on DATE NOT NULL,
+    review_due VARCHAR NOT NULL,       -- as written: a round, 'next' or a date
+    review_round VARCHAR,              -- the round whose publication makes the review due
+    review_date DATE                   -- or the date that does
+);
+-- The rounds the warehouse knows (registry and found by the watcher): schemas/rounds.py RoundRow.
+CREATE TABLE IF NOT EXISTS rounds (
+    round VARCHAR PRIMARY KEY, repository VARCHAR NOT NULL, branch VARCHAR NOT NULL,
+    files VARCHAR[] NOT NULL, published_on DATE NOT NULL, found_by VARCHAR NOT NULL
+);
+-- Every load (and failed attempt) with what it changed: schemas/rounds.py LoadEvent.
+CREATE TABLE IF NOT EXISTS load_events (
+    loaded_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL, round VARCHAR NOT NULL,
+    source_id VARCHAR, url VARCHAR, status VARCHAR NOT NULL, sha256 VARCHAR, previous_sha256 VARCHAR,
+    rows_read BIGINT NOT NULL, rows_loaded BIGINT NOT NULL, rows_quarantined BIGINT NOT NULL,
+    results_new BIGINT NOT NULL, results_changed BIGINT NOT NULL, results_removed BIGINT NOT NULL,
+    change_summary VARCHAR NOT NULL
+);
+"""
+
+RESULT_COLUMNS = [
+    "round", "division", "availability", "suite", "submitter", "system", "platform", "result_id",
+    "entry_id", "model", "used_model", "scenario", "metric", "value", "units",
+    "higher_is_better", "accelerator_raw", "accelerators_per_node", "nodes",
+    "total_accelerators", "accelerator_count_disagrees", "processor", "software", "weight_data_types",
+    "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no", "location",
+]
+
+# A warehouse written by an earlier version: identity columns were resolved at load time and the
+# vocabulary columns were NOT NULL. Bring it to the current shape (identity now lives in the views).
+MIGRATIONS = [
+    ("results", "accelerator", "ALTER TABLE results DROP COLUMN accelerator"),
+    ("results", "benchmark", "ALTER TABLE results DROP COLUMN benchmark"),
+]
+ADDED_COLUMNS = [
+    ("results", "accelerator_count_disagrees",
+     "ALTER TABLE results ADD COLUMN accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false"),
+    ("results", "extra", "ALTER TABLE results ADD COLUMN extra VARCHAR"),
+    ("results", "location", "ALTER TABLE results ADD COLUMN location VARCHAR"),
+]
+NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
+
+
+class ReadOnlyViolation(RuntimeError):
+    pass
+
+
+def db_path(explicit: str | None = None) -> str:
+    return explicit or os.environ.get("MLPERF_WAREHOUSE_DB") or DEFAULT_DB
+
+
+def connect(path: str | None = None, read_only: bool = False,
+            config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
+    WarehouseUnavailable, in one line naming the file."""
+    from warehouse.store.warehouse_file import open_warehouse
+    con = open_warehouse(db_path(path), read_only, config or {}, TABLES)
+    if not read_only:
+        migrate(con)
+        from warehouse.ingest.tree_tables import TABLES as TREE_TABLES
+        con.execute(TREE_TABLES)
+    return con
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    columns = {(t, c): nullable for t, c, nullable in con.execute(
+        "SELECT table_name, column_name, is_nullable = 'YES' FROM information_schema.columns "
+        "WHERE table_schema = current_schema()").fetchall()}
+    steps = [sql for table, column, sql in MIGRATIONS if (table, column) in columns]
+    steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
+    steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE
+              if columns.get((t, c)) is False]
+    if steps:
+        with transaction(con):
+            for sql in steps:
+                con.execute(sql)
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection):
+    con.begin()
+    try:
+        yield con
+    except BaseException as exc:
+        con.rollback()
+        from warehouse.interrupt import raise_if_signalled
+        raise_if_signalled(exc)
+        raise
+    con.commit()
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, **frames: pl.DataFrame):
+    """Make polars frames queryable by name for the duration of the block."""
+    for name, frame in frames.items():
+        con.register(name, frame)
+    try:
+        yield con
+    finally:
+        for name in frames:
+            con.unregister(name)
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    source_id: str
+    round: str
+    origin: str
+    url: str
+    file_name: str
+    format: str
+    sha256: str
+    bytes: int
+    etag: str | None
+    last_modified: str | None
+    fetched_at: datetime
+    rows_read: int
+    rows_loaded: int
+    rows_quarantined: int
+    unknown_columns: list[str]
+    overrides: list[str] = field(default_factory=list)
+
+
+def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
+                   results: pl.DataFrame, quarantine: pl.DataFrame) -> None:
+    """One transaction: this source's rows are replaced whole, or nothing changes."""
+    results = results.select(RESULT_COLUMNS)
+    quarantine = quarantine.select(
+        pl.lit(source.round).alias("round"), pl.lit(source.source_id).alias("source_id"),
+        "record_no", "raw_record", "reasons")
+    row = {**source.__dict__, "loaded_at": datetime.now(timezone.utc)}
+    with registered(con, _incoming_results=results, _incoming_quarantine=quarantine), transaction(con):
+        con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
+        con.execute("DELETE FROM quarantine WHERE source_id = ?", [source.source_id])
+        con.execute("DELETE FROM sources WHERE source_id = ?", [source.source_id])
+        con.execute(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
+                    f"SELECT {', '.join(RESULT_COLUMNS)} FROM _incoming_results")
+        con.execute("INSERT INTO quarantine SELECT * FROM _incoming_quarantine")
+        columns = ", ".join(row)
+        con.execute(f"INSERT INTO sources ({columns}) VALUES ({', '.join('?' * len(row))})",
+                    list(row.values()))
+
+
+def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | None:
+    columns = ["sha256", "etag", "last_modified", "url", "rows_loaded"]
+    found = con.execute(f"SELECT {', '.join(columns)} FROM sources WHERE source_id = ?", [source_id]).fetchall()
+    return dict(zip(columns, found[0])) if found else None
+
+
+def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.DataFrame:
+    """Run one statement and return its whole result as a polars frame (empty for a statement
+    that returns no rows)."""
+    relation = con.sql(sql, params=params) if params else con.sql(sql)
+    if relation is None:
+        return pl.DataFrame()
+    return pl.from_arrow(relation.to_arrow_table())

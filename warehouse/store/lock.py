@@ -1,0 +1,93 @@
+"""One writer at a time: a run that finds the warehouse being written waits, bounded, then fails
+with a message naming the run that holds it.
+
+DuckDB itself lets one process write a database file; a second writer fails at once. The lock
+file beside the warehouse (`<db>.lock`, an flock, released by the kernel even if its holder is
+killed) turns that into a bounded wait, and says who holds it.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from warehouse.errors import ExpectedFailure
+
+DEFAULT_WAIT_SECONDS = 60.0
+POLL_SECONDS = 0.1
+
+
+class WarehouseBusy(ExpectedFailure):
+    """Another run held the warehouse for longer than this one would wait."""
+
+
+def wait_seconds() -> float:
+    return float(os.environ.get("MLPERF_WRITER_WAIT", DEFAULT_WAIT_SECONDS))
+
+
+def lock_path(db_file: str) -> Path:
+    return Path(f"{db_file}.lock")
+
+
+@dataclass
+class Held:
+    waited_seconds: float
+    waited_for: str | None      # the holder this run waited for, if any
+
+
+def _describe_self(what: str) -> str:
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"pid {os.getpid()} on {socket.gethostname()} ({what}, since {started})"
+
+
+def holder_of(db_file: str) -> str:
+    try:
+        return lock_path(db_file).read_text(encoding="utf-8").strip() or "another process"
+    except OSError:
+        return "another process"
+
+
+@contextmanager
+def writer(db_file: str, what: str, timeout: float | None = None,
+           on_wait: Callable[[str], None] | None = None):
+    """Hold the warehouse's writer lock for the block; yields how long it waited and for whom."""
+    timeout = wait_seconds() if timeout is None else timeout
+    path = lock_path(db_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    started, waited_for = time.monotonic(), None
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if waited_for is None:
+                    waited_for = holder_of(db_file)
+                    (on_wait or _to_stderr)(f"waiting up to {timeout:.0f} s for the warehouse {db_file}: "
+                                            f"it is being written by {waited_for}")
+                if time.monotonic() - started >= timeout:
+                    raise WarehouseBusy(
+                        f"the warehouse {db_file} is being written by {holder_of(db_file)}; gave up "
+                        f"after waiting {timeout:.0f} s (MLPERF_WRITER_WAIT sets the wait)") from None
+                time.sleep(POLL_SECONDS)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, _describe_self(what).encode(), 0)
+        try:
+            yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
