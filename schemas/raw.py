@@ -30,25 +30,6 @@ class FinalResultsFile(pa.DataFrameModel):
         strict = False
 
 
-class CheckerResultsFile(pa.DataFrameModel):
-    """summary.csv / summary.json: the submission checker's output, one row per result."""
-
-    Organization: str = pa.Field(nullable=True)
-    Availability: str = pa.Field(nullable=True)
-    Division: str = pa.Field(nullable=True)
-    SystemType: str = pa.Field(nullable=True)
-    SystemName: str = pa.Field(nullable=True)
-    Platform: str = pa.Field(nullable=True)
-    Model: str = pa.Field(nullable=True, description="the model actually run (final table: UsedModel)")
-    MlperfModel: str = pa.Field(nullable=True, description="the benchmark, or a category such as VLM")
-    Scenario: str = pa.Field(nullable=True)
-    Result: str = pa.Field(nullable=True)
-    Units: str = pa.Field(nullable=True)
-
-    class Config:
-        strict = False
-
-
 # The checker's column names -> the final table's, as generate_final_report.py renames them.
 CHECKER_TO_FINAL = {
     "Organization": "Submitter",
@@ -89,7 +70,21 @@ MAPPED_CHECKER = (
     | {checker for checker, final in CHECKER_TO_FINAL.items() if final in MAPPED_FINAL}
 ) - {final for checker, final in CHECKER_TO_FINAL.items()} - {"ID"}
 
-MODELS = {"final": FinalResultsFile, "checker_json": CheckerResultsFile, "checker_csv": CheckerResultsFile}
+REQUIRED_FINAL = set(FinalResultsFile.to_schema().columns)
+# The checker's file is the final table under the checker's own names: without the ID (the final-report
+# tool numbers the rows), with the model actually run (`Model`) beside the benchmark (`MlperfModel`).
+CHECKER_RESULTS_FILE = (
+    FinalResultsFile.to_schema()
+    .remove_columns(["ID"])
+    .rename_columns({"Model": "MlperfModel", "Performance_Result": "Result", "Performance_Units": "Units"}
+                    | {final: checker for checker, final in CHECKER_TO_FINAL.items() if final in REQUIRED_FINAL})
+    .add_columns({"Model": pa.Column(str, nullable=True, description="the model actually run (final: UsedModel)")})
+)
+CHECKER_RESULTS_FILE.name = "CheckerResultsFile"
+CHECKER_RESULTS_FILE.description = "summary.csv / summary.json: the submission checker's output, one row per result."
+
+MODELS = {"final": FinalResultsFile.to_schema(), "checker_json": CHECKER_RESULTS_FILE,
+          "checker_csv": CHECKER_RESULTS_FILE}
 OPTIONAL = {"final": FINAL_OPTIONAL, "checker_json": CHECKER_OPTIONAL, "checker_csv": CHECKER_OPTIONAL}
 MAPPED = {"final": MAPPED_FINAL, "checker_json": MAPPED_CHECKER, "checker_csv": MAPPED_CHECKER}
 
@@ -101,5 +96,5 @@ def missing_columns(raw: pl.DataFrame, fmt: str) -> list[str]:
 
 def unknown_columns(raw: pl.DataFrame, fmt: str, bookkeeping: set[str]) -> list[str]:
     """Columns neither required nor known as optional: accepted, and reported."""
-    known = set(MODELS[fmt].to_schema().columns) | OPTIONAL[fmt] | bookkeeping
+    known = set(MODELS[fmt].columns) | OPTIONAL[fmt] | bookkeeping
     return sorted(c for c in raw.columns if c not in known)

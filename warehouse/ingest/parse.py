@@ -333,6 +333,6 @@ def parse(content: bytes, file_name: str, round_name: str, origin: str, source_i
     missing = missing_columns(raw, fmt)
     if missing:
         raise MalformedFile(f"{label}: required column(s) missing: {', '.join(missing)} "
-                            f"(format {fmt}: {MODELS[fmt].__doc__.splitlines()[0]})")
+                            f"(format {fmt}: {MODELS[fmt].description})")
     unknown = unknown_columns(raw, fmt, BOOKKEEPING)
     return raw, canonical_frame(raw, fmt, round_name, origin, source_id), unknown
