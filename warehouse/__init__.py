@@ -1,1 +1,7 @@
-"""mlperf-warehouse: MLPerf Inference results as a validated DuckDB warehouse."""
+"""mlperf-warehouse: MLPerf Inference results as a validated DuckDB warehouse. One subpackage per stage
+of the pipeline, in the order the data flows: `ingest` (fetch, parse, validate, guard and load a
+published file), `identity` (what the names mean: reference tables and rounds), `store` (the DuckDB
+file, its lock and its published read-only copy), `views` (the SQL models in sql/, materialized),
+`ledger` (claims, decisions and prices, audited by the views), `export` (BI files, the static report,
+the run report) and `cli` (the `mlperf-wh` commands, which only call the others). `errors` holds the
+one table of exit codes; `interrupt` makes a signal unwind a run cleanly."""

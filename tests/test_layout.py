@@ -1,0 +1,51 @@
+"""The README's layout section is the tree, and every folder says what it owns."""
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tracked_folders() -> set[str]:
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    folders = {str(Path(f).parent) for f in files if (ROOT / f).exists()}
+    with_parents = {str(p) for f in folders for p in [Path(f), *Path(f).parents]}
+    return {f for f in with_parents if f != "." and not f.startswith(".")}
+
+
+def readme_layout() -> set[str]:
+    """The folders the README's layout tree names, each with its parents' path (two spaces a level)."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Layout", 1)[1]
+    tree = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    named, parents = set(), []
+    for line in tree.splitlines():
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        folder = line.split()[0].rstrip("/")
+        parents = parents[:depth] + [folder]
+        named.add("/".join(parents))
+    return named
+
+
+def test_readme_layout_names_every_folder_and_only_those():
+    folders, named = tracked_folders(), readme_layout()
+    assert named - folders == set(), "README's layout names folders that do not exist"
+    assert folders - named == set(), "folders missing from README's layout section"
+
+
+@pytest.mark.parametrize("folder", sorted(tracked_folders()))
+def test_every_folder_opens_with_what_it_owns(folder):
+    path = ROOT / folder
+    init = path / "__init__.py"
+    if init.exists():
+        docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert docstring and len(docstring.split()) >= 8, f"{folder}/__init__.py: no docstring saying what it owns"
+    else:
+        readme = path / "README.md"
+        assert readme.exists() and len(readme.read_text(encoding="utf-8").split()) >= 15, \
+            f"{folder}/: neither an __init__.py docstring nor a README.md"
