@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import tomllib
 
+from tests.conftest import ROOT
 from warehouse.views import SQL_DIR, column_docs
 
 
@@ -59,6 +60,6 @@ def test_descriptions_are_duckdb_comments(shared_con):
 
 def test_docs_views_md_is_up_to_date():
     generated = column_docs.empty_warehouse_markdown()
-    assert column_docs.VIEWS_MD.read_text(encoding="utf-8") == generated, \
+    assert (ROOT / column_docs.VIEWS_MD).read_text(encoding="utf-8") == generated, \
         "docs/views.md is out of date: run `make docs`"
     assert "| `gain` | `DOUBLE` |" in generated

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemas import ROUND_NAME
+from warehouse.resources import package_dir
 
-REFERENCE_DIR = Path(__file__).parent / "reference"
+REFERENCE_DIR = package_dir("warehouse.identity", "reference")
 DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
 ROUND_PATTERN = re.compile(ROUND_NAME, re.ASCII)  # used with fullmatch
 
