@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
 from tests.conftest import ROOT
 from warehouse.views import SQL_DIR, column_docs
 
@@ -13,6 +15,7 @@ def test_every_mart_column_has_a_description(shared_con):
                          "(then `make docs`): " + ", ".join(missing))
 
 
+@pytest.mark.unit
 def test_the_descriptions_file_is_well_formed(tmp_path, monkeypatch):
     assert column_docs.ColumnDocs.read("marts").problems() == []
     broken = tmp_path / "marts"
