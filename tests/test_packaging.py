@@ -89,8 +89,9 @@ def build_wheel(into: Path) -> Path:
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
         kwargs = {"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / name).is_dir() else {}
         copy(ROOT / name, source / name, **kwargs)
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
-          "--wheel-dir", into / "dist", source])
+    built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
+                  "--wheel-dir", into / "dist", source])
+    assert "warning" not in built.stderr.lower(), f"the build is not quiet:\n{built.stderr}"
     (wheel,) = (into / "dist").glob("mlperf_warehouse-*.whl")
     return wheel
 
