@@ -37,6 +37,7 @@ INTEGRATION_FIXTURES = {"prefect_harness", "cli", "mirror_server", "shared_wareh
                         "private_con", "trees_warehouse"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m integration` must see the marks added here
 def pytest_collection_modifyitems(config, items):
     refused = []
     for item in items:
