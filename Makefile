@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test bench docs report serve clean
+.PHONY: install run test test-unit test-readme bench docs report serve clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -16,6 +16,14 @@ run: install
 
 test: install
 	$(PY) -m pytest -q -n 2
+
+# The unit tests alone (pure functions: no ../shared, no Prefect, no servers), in seconds.
+test-unit: install
+	$(PY) -m pytest -q -m unit
+
+# Every shell command of README.md, as written, in a fresh copy of the checkout (CI runs it after `make test`).
+test-readme: install
+	$(PY) tests/readme_commands.py
 
 bench: install
 	$(PY) bench/run.py

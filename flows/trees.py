@@ -6,7 +6,6 @@ transaction -> rebuild the views. The work is in warehouse/tree_ingest.py; this 
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -19,9 +18,10 @@ from flows.ingest import materialize_views
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
+from warehouse.settings import current as current_settings, variable
 from warehouse.store import db
 
-DASK_ADDRESS_ENV = "MLPERF_DASK_ADDRESS"
+DASK_ADDRESS_ENV = variable("dask_address")
 DEFAULT_CONCURRENCY = 8
 
 
@@ -48,7 +48,7 @@ class TreeRun:
 
 def dask_address(explicit: str | None = None) -> str | None:
     """--dask, else MLPERF_DASK_ADDRESS, else None (a thread pool)."""
-    return explicit or os.environ.get(DASK_ADDRESS_ENV) or None
+    return explicit or current_settings().dask_address
 
 
 @task(name="fetch-and-parse-tree-files", cache_policy=NO_CACHE)

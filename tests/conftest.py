@@ -1,4 +1,11 @@
-"""Shared fixtures: the real shared data, a real HTTP server on 127.0.0.1, a real Prefect harness."""
+"""Shared fixtures: the real shared data, a real HTTP server on 127.0.0.1, a real Prefect harness.
+
+Tests by kind. A test is `unit` only when it says so (`pytestmark = pytest.mark.unit` in its module, or
+`@pytest.mark.unit`): a pure function, no ../shared data, no Prefect, no server or subprocess; `make
+test-unit` (`pytest -m unit`) runs those alone in seconds, even where ../shared does not exist. Every
+other test is `integration` (marked here) and starts by checking the shared data is there, failing
+with one line if not. A unit test that asks for an integration fixture is refused at collection.
+MLPERF_SHARED_DIR (default: `shared` beside the checkout) says where the shared data lives."""
 from __future__ import annotations
 
 import http.server
@@ -12,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = (ROOT.parent / "shared" / "mlcommons").resolve()
+SHARED = (Path(os.environ.get("MLPERF_SHARED_DIR") or ROOT.parent / "shared") / "mlcommons").resolve()
 MIRROR = SHARED / "mirror"
 UNOFFICIAL = SHARED / "unofficial"
 SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520}
@@ -25,10 +32,28 @@ os.environ.pop("MLPERF_SOURCE", None)
 os.environ.pop("MLPERF_WAREHOUSE_DB", None)
 
 
-def pytest_configure(config):
-    if not MIRROR.is_dir():
-        raise pytest.UsageError(f"shared MLCommons data not found at {SHARED}: "
-                                "the tests read ../shared/mlcommons beside the checkout")
+# What a unit test may not ask for: the shared data, Prefect, servers, the CLI (which runs flows).
+INTEGRATION_FIXTURES = {"prefect_harness", "cli", "mirror_server", "shared_warehouse", "shared_con",
+                        "private_con", "trees_warehouse"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m integration` must see the marks added here
+def pytest_collection_modifyitems(config, items):
+    refused = []
+    for item in items:
+        if item.get_closest_marker("unit") is None:
+            item.add_marker(pytest.mark.integration)
+        elif uses := INTEGRATION_FIXTURES & set(item.fixturenames):
+            refused.append(f"{item.nodeid} is marked unit but uses {', '.join(sorted(uses))}")
+    if refused:
+        raise pytest.UsageError("unit tests use no shared data, Prefect or server:\n" + "\n".join(refused))
+
+
+def pytest_runtest_setup(item):
+    """Before any fixture (session-scoped ones build warehouses from the shared data)."""
+    if item.get_closest_marker("unit") is None and not MIRROR.is_dir():
+        pytest.fail(f"shared MLCommons data not found at {SHARED}: integration tests read "
+                    "../shared/mlcommons beside the checkout (or MLPERF_SHARED_DIR/mlcommons)", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -176,16 +176,24 @@ def test_read_timeout_on_every_attempt_fails_that_round_only(cli, db_file, share
     assert results_of(db_file, "v4.1") == results_of(shared_warehouse, "v4.1")
 
 
-V60_BYTES = (MIRROR / path_of("v6.0").lstrip("/")).read_bytes()
+def v60_bytes() -> bytes:
+    return (MIRROR / path_of("v6.0").lstrip("/")).read_bytes()
 
 
-@pytest.mark.parametrize(("body", "problem"), [
-    (V60_BYTES[: len(V60_BYTES) // 2], "invalid JSON"),
-    (V60_BYTES[:100] + b"\xff\xfe" + V60_BYTES[100:], "not valid UTF-8"),
-    (json.dumps([{k: v for k, v in r.items() if k != "Performance_Result"} for r in mirror_records("v6.0")])
-     .encode(), "required column(s) missing: Performance_Result"),
-], ids=["truncated-json", "invalid-utf8", "missing-column"])
-def test_malformed_body_rejects_the_round_and_keeps_its_earlier_load(cli, db_file, body, problem):
+# Built when the test runs, not at collection (the shared data is read by integration tests only).
+MALFORMED = {
+    "truncated-json": (lambda: v60_bytes()[: len(v60_bytes()) // 2], "invalid JSON"),
+    "invalid-utf8": (lambda: v60_bytes()[:100] + b"\xff\xfe" + v60_bytes()[100:], "not valid UTF-8"),
+    "missing-column": (lambda: json.dumps([{k: v for k, v in r.items() if k != "Performance_Result"}
+                                           for r in mirror_records("v6.0")]).encode(),
+                       "required column(s) missing: Performance_Result"),
+}
+
+
+@pytest.mark.parametrize("malformed", list(MALFORMED))
+def test_malformed_body_rejects_the_round_and_keeps_its_earlier_load(cli, db_file, malformed):
+    make_body, problem = MALFORMED[malformed]
+    body = make_body()
     load_shared_rounds(db_file, ("v6.0",))
     earlier = snapshot(db_file)
     with serve(MIRROR, {path_of("v6.0"): [("body", body)]}) as server:

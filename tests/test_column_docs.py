@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
+from tests.conftest import ROOT
 from warehouse.views import SQL_DIR, column_docs
 
 
@@ -12,6 +15,7 @@ def test_every_mart_column_has_a_description(shared_con):
                          "(then `make docs`): " + ", ".join(missing))
 
 
+@pytest.mark.unit
 def test_the_descriptions_file_is_well_formed(tmp_path, monkeypatch):
     assert column_docs.ColumnDocs.read("marts").problems() == []
     broken = tmp_path / "marts"
@@ -59,6 +63,6 @@ def test_descriptions_are_duckdb_comments(shared_con):
 
 def test_docs_views_md_is_up_to_date():
     generated = column_docs.empty_warehouse_markdown()
-    assert column_docs.VIEWS_MD.read_text(encoding="utf-8") == generated, \
+    assert (ROOT / column_docs.VIEWS_MD).read_text(encoding="utf-8") == generated, \
         "docs/views.md is out of date: run `make docs`"
     assert "| `gain` | `DOUBLE` |" in generated

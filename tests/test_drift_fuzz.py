@@ -27,8 +27,6 @@ from warehouse.ingest.pipeline import load, prepare
 from warehouse.store import db
 from warehouse.views import materialize
 
-FINAL_BYTES = (MIRROR / "inference_results_v6.0" / "main" / "summary_results.json").read_bytes()
-CHECKER_BYTES = (UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv").read_bytes()
 
 
 @dataclass
@@ -66,8 +64,9 @@ class Drifted:
 
 def real(fmt: str) -> list[dict]:
     if fmt == "final":
-        return json.loads(FINAL_BYTES)
-    return list(csv.DictReader(io.StringIO(CHECKER_BYTES.decode("utf-8-sig"), newline="")))
+        return json.loads((MIRROR / "inference_results_v6.0" / "main" / "summary_results.json").read_bytes())
+    checker = (UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv").read_bytes()
+    return list(csv.DictReader(io.StringIO(checker.decode("utf-8-sig"), newline="")))
 
 
 # ---------------------------------------------------------------------------------------------

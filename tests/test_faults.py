@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import duckdb
@@ -21,8 +22,17 @@ from tests.faults import copy_of, digest, file_digest, one_error_line
 
 V51_PATH = "/inference_results_v5.1/main/summary_results.json"
 V60_PATH = "/inference_results_v6.0/main/summary_results.json"
-V60_BYTES = (MIRROR / V60_PATH.lstrip("/")).read_bytes()
-V60_RECORDS = json.loads(V60_BYTES)
+
+
+@lru_cache(maxsize=1)
+def v60_bytes() -> bytes:
+    return (MIRROR / V60_PATH.lstrip("/")).read_bytes()
+
+
+def v60_records() -> list[dict]:
+    return json.loads(v60_bytes())
+
+
 CSV = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
 V50_CSV_PATH = "/inference_results_v5.0/main/summary.csv"
 
@@ -67,7 +77,7 @@ def no_length(body: bytes) -> tuple:
 # --- 2. load guards -------------------------------------------------------------------------------
 
 def test_a_file_whose_every_row_fails_validation_is_refused(cli, warehouse):
-    bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in V60_RECORDS]).encode()
+    bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in v60_records()]).encode()
     before = digest(warehouse)
     with serve(MIRROR, {V60_PATH: [("body", bad)]}) as server:
         code, out, err = backfill(cli, server.url, warehouse, "v6.0")
@@ -79,7 +89,7 @@ def test_a_file_whose_every_row_fails_validation_is_refused(cli, warehouse):
 
 
 def test_an_override_loads_and_is_recorded_in_lineage(cli, warehouse):
-    bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in V60_RECORDS]).encode()
+    bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in v60_records()]).encode()
     with serve(MIRROR, {V60_PATH: [("body", bad)]}) as server:
         code, out, err = backfill(cli, server.url, warehouse, "v6.0",
                                   extra=("--allow", "all-quarantined", "--allow", "shrink"))
@@ -91,7 +101,7 @@ def test_an_override_loads_and_is_recorded_in_lineage(cli, warehouse):
 
 def test_another_rounds_file_at_a_rounds_path_is_refused(cli, warehouse):
     before = digest(warehouse)
-    with serve(MIRROR, {V51_PATH: [("body", V60_BYTES)]}) as server:
+    with serve(MIRROR, {V51_PATH: [("body", v60_bytes())]}) as server:
         code, out, err = backfill(cli, server.url, warehouse, "v5.1")
     assert code == 1
     line = one_error_line(err)
@@ -134,7 +144,7 @@ def test_a_csv_cut_mid_line_is_refused(cli, warehouse, tmp_path):
 
 def test_a_body_shorter_than_its_declared_length_fails_and_changes_nothing(cli, warehouse, monkeypatch):
     monkeypatch.setenv("MLPERF_FETCH_RETRIES", "1")
-    short = f"HTTP/1.0 200 OK\r\nContent-Length: {len(V60_BYTES)}\r\n\r\n".encode() + V60_BYTES[:5000]
+    short = f"HTTP/1.0 200 OK\r\nContent-Length: {len(v60_bytes())}\r\n\r\n".encode() + v60_bytes()[:5000]
     before = digest(warehouse)
     with serve(MIRROR, {V60_PATH: [("raw", short), ("raw", short)]}) as server:
         code, out, err = backfill(cli, server.url, warehouse, "v6.0")
@@ -353,6 +363,7 @@ def test_credentials_in_a_source_url_are_not_stored(cli, db_file):
     assert "hunter2" not in out + err
 
 
+@pytest.mark.unit
 def test_secret_query_parameters_are_redacted():
     from warehouse.ingest.source_urls import redact
     assert redact("https://u:p@host:8443/a/b.json?token=t0k&page=2&X-Amz-Signature=s1g") == \
@@ -476,6 +487,7 @@ def test_a_slow_drip_server_cannot_hold_a_fetch_past_its_deadline(cli, warehouse
 
 # --- the exit-code table itself ------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_a_bug_is_one_line_with_exit_70_and_the_traceback_behind_v(capsys, monkeypatch):
     from warehouse.errors import EXIT_BUG, run_reporting_failures
     monkeypatch.delenv("MLPERF_DEBUG", raising=False)

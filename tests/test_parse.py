@@ -200,6 +200,7 @@ EXPECTED_CHECKER_ROWS = [
 ]
 
 
+@pytest.mark.unit
 def test_checker_csv_fixture_canonicalizes_field_by_field():
     content = (FIXTURES / "checker_small.summary.csv").read_bytes()
     prepared = prepare(content, "summary.csv", "v6.0", "official", "checker_small.summary.csv")
@@ -211,6 +212,7 @@ def test_checker_csv_fixture_canonicalizes_field_by_field():
     assert rows == [{f: expected[f] for f in CANONICAL_FIELDS} for expected in EXPECTED_CHECKER_ROWS]
 
 
+@pytest.mark.unit
 def test_checker_power_units_make_power_rows():
     for units in ("Watts", "millijoules"):
         text = (FIXTURES / "checker_small.summary.csv").read_text().replace(",Watts,", f",{units},")
@@ -331,12 +333,14 @@ def test_unofficial_origin_is_unverified_even_when_closed_and_available():
 
 # --- round names --------------------------------------------------------------------------------
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", ["6.0", "v6", "v6.0/../x", "../v6.0", "v6.0 ", "V6.0", ""])
 def test_invalid_round_names_are_rejected(name):
     with pytest.raises(InvalidRoundName):
         validate_round_name(name)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", ["v4.1", "v6.0", "v10.12"])
 def test_valid_round_names_pass(name):
     assert validate_round_name(name) == name

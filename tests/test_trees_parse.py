@@ -88,6 +88,7 @@ def test_unknown_lines_are_kept_and_bad_files_give_every_reason():
         parse_summary(b"\xff\xfe", "x")
 
 
+@pytest.mark.unit
 def test_run_folder_from_published_locations():
     # v6.0 publishes the whole run folder, earlier rounds stop at the scenario.
     v60 = run_folder(f"./closed/NVIDIA/results/{GB200_X72}/deepseek-r1/Interactive/performance/run_1")
@@ -129,6 +130,7 @@ def test_system_description_failures():
     assert minimal["untyped_fields"] == ["host_processor_core_count"]
 
 
+@pytest.mark.unit
 def test_capacity_in_gb():
     assert capacity_gb("2 TB") == 2000.0
     assert capacity_gb("96 GiB") == 96.0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import json
+from functools import lru_cache
 
 import pytest
 
@@ -12,13 +13,22 @@ from warehouse.ingest.pipeline import prepare
 
 FINAL = "summary_results.json"
 LABEL = "http://mirror.test/inference_results_v6.0/main/summary_results.json"
-V60 = (MIRROR / "inference_results_v6.0" / "main" / FINAL).read_bytes()
-REAL = json.loads(V60)
+
+
+@lru_cache(maxsize=1)
+def v60() -> bytes:
+    return (MIRROR / "inference_results_v6.0" / "main" / FINAL).read_bytes()
+
+
+@lru_cache(maxsize=1)
+def real() -> list[dict]:
+    """The real v6.0 records (copy before changing them)."""
+    return json.loads(v60())
 
 
 def real_records(n: int = 4) -> list[dict]:
     """The first n real v6.0 records (llama2-70b throughput rows, no power; record 1 is Offline)."""
-    records = copy.deepcopy(REAL[:n])
+    records = copy.deepcopy(real()[:n])
     assert all(r["Performance_Units"] == "Tokens/s" for r in records) and records[1]["Scenario"] == "Offline"
     return records
 
@@ -48,7 +58,7 @@ def test_negative_value_is_quarantined():
 
 def test_nan_token_is_quarantined():
     content = json.dumps(real_records()).encode()
-    old = json.dumps(REAL[1]["Performance_Result"]).encode()
+    old = json.dumps(real()[1]["Performance_Result"]).encode()
     content = content.replace(b'"Performance_Result": ' + old, b'"Performance_Result": NaN', 1)
     assert b"NaN" in content
     v = run(content=content).validated
@@ -161,7 +171,7 @@ def test_bad_power_result_quarantines_the_whole_record():
 
 
 def test_quarantine_keeps_the_other_records_of_a_real_round():
-    records = copy.deepcopy(REAL)
+    records = copy.deepcopy(real())
     for i in (10, 200, 519):
         records[i]["Performance_Result"] = "abc"
     v = run(records).validated
@@ -181,15 +191,15 @@ def rejected(content: bytes) -> str:
 
 
 def test_truncated_json_is_rejected_naming_the_file():
-    assert "invalid JSON" in rejected(V60[: len(V60) // 2])
+    assert "invalid JSON" in rejected(v60()[: len(v60()) // 2])
 
 
 def test_invalid_utf8_is_rejected_naming_the_file():
-    assert "not valid UTF-8 at byte 100" in rejected(V60[:100] + b"\xff\xfe" + V60[100:])
+    assert "not valid UTF-8 at byte 100" in rejected(v60()[:100] + b"\xff\xfe" + v60()[100:])
 
 
 def test_json_object_where_an_array_is_expected_is_rejected():
-    assert "expected a JSON array" in rejected(json.dumps({"0": REAL[0]}).encode())
+    assert "expected a JSON array" in rejected(json.dumps({"0": real()[0]}).encode())
 
 
 def test_missing_required_column_is_rejected_naming_it():
@@ -198,10 +208,12 @@ def test_missing_required_column_is_rejected_naming_it():
     assert "required column(s) missing: Performance_Result" in message
 
 
+@pytest.mark.unit
 def test_empty_array_is_rejected():
     assert "holds no result records" in rejected(b"[]")
 
 
+@pytest.mark.unit
 def test_array_of_non_objects_is_rejected():
     assert "record 0 is int" in rejected(b"[1, 2]")
 

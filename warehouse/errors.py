@@ -100,7 +100,11 @@ def expected_failure(exc: BaseException) -> ExpectedFailure | None:
 
 
 def debug_requested(verbose: bool = False) -> bool:
-    return verbose or os.environ.get("MLPERF_DEBUG", "") not in ("", "0")
+    from warehouse import settings  # it builds on this module's UsageError
+    try:
+        return verbose or settings.current().debug
+    except settings.SettingsError:  # another variable is wrong: that is the error being reported
+        return False
 
 
 def run_reporting_failures(action, verbose: bool = False) -> int:

@@ -11,6 +11,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
+from warehouse import settings
 from warehouse.errors import ExpectedFailure, Interrupted
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -124,7 +125,7 @@ def start_prefect_server_tied_to_this_process() -> None:
     server_module.subprocess = _TiedSubprocess()
     # A first start migrates a new Prefect database: on a busy machine that outlasts Prefect's
     # default 20 s. MLPERF_PREFECT_STARTUP_TIMEOUT (120 s) bounds it instead.
-    timeout = int(float(os.environ.get("MLPERF_PREFECT_STARTUP_TIMEOUT", 120)))
+    timeout = int(settings.current().prefect_startup_timeout)
     try:
         server_module.SubprocessASGIServer().start(timeout=timeout)
     except RuntimeError as exc:

@@ -6,10 +6,11 @@ import os
 
 import polars as pl
 
+from warehouse import settings
 from warehouse.store import db
 
 REPORT_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
-DEFAULT_CRON = "0 6 * * *"
+DEFAULT_CRON = settings.default("watch_cron")
 
 
 def quiet_prefect_console(verbose: bool) -> None:
@@ -56,9 +57,10 @@ def cmd_serve(args) -> int:
     from prefect import serve
 
     from flows.watch import deployments
-    print(f"serving watch-rounds (cron {args.cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
+    cron = args.cron or settings.current().watch_cron  # read when serving, not when parsing
+    print(f"serving watch-rounds (cron {cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
           "stop with Ctrl-C", flush=True)
-    serve(*deployments(args.cron, args.source, args.db), print_starting_message=False)
+    serve(*deployments(cron, args.source, args.db), print_starting_message=False)
     return 0
 
 
@@ -86,7 +88,7 @@ def register(sub, common) -> None:
 
     p = sub.add_parser("serve", parents=[common],
                        help="serve the watch-rounds (cron) and backfill deployments to PREFECT_API_URL")
-    p.add_argument("--cron", default=os.environ.get("MLPERF_WATCH_CRON", DEFAULT_CRON),
+    p.add_argument("--cron", default=None,
                    help=f"when the watcher looks for rounds (env MLPERF_WATCH_CRON, default {DEFAULT_CRON!r}: "
                         "daily 06:00 UTC)")
     p.set_defaults(handler=cmd_serve)

@@ -5,10 +5,10 @@ load changed nothing.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from warehouse import settings
 from warehouse.export import export_views
 from warehouse.export.report import render_report
 from warehouse.store import db
@@ -47,8 +47,8 @@ def publish_after_load(outcomes, db_file: str, export_dir=None, report_dir=None,
 def configured_dirs() -> tuple[Path | None, Path | None]:
     """Where scheduled runs keep the BI export and the report: MLPERF_EXPORT_DIR, MLPERF_REPORT_DIR
     (unset: not regenerated)."""
-    return tuple(Path(v) if (v := os.environ.get(name)) else None
-                 for name in ("MLPERF_EXPORT_DIR", "MLPERF_REPORT_DIR"))
+    configured = settings.current()
+    return configured.export_dir, configured.report_dir
 
 
 def regenerate_after_run(outcomes, db_file: str) -> Published | None:

@@ -19,7 +19,6 @@ from warehouse.export import make_staging_dir, remove_abandoned_partials, swap_i
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
-TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 VERDICT_COLOURS = {
     "comparable across submitters": "#2e7d32",
     "promising, but the platform is not shipping today": "#f9a825",
@@ -276,7 +275,7 @@ def build(con: duckdb.DuckDBPyConnection) -> tuple[list[Chart], list[Table]]:
 
 def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file: str | None = None) -> Path:
     """Write index.html and charts/<name>.png|.svg into `out_dir` (replaced whole); returns the page."""
-    from jinja2 import Environment, FileSystemLoader, select_autoescape
+    from jinja2 import Environment, PackageLoader, select_autoescape
 
     target = Path(out_dir).absolute()
     if target.is_dir() and any(target.iterdir()) and not (target / "index.html").exists():
@@ -288,7 +287,7 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     staging = make_staging_dir(target)
     try:
         svgs = _write_charts(charts, staging / "charts")
-        environment = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape())
+        environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape())
         page = environment.get_template("report.html").render(
             charts=charts, tables=tables, svgs=svgs, generated_at=datetime.now(timezone.utc),
             warehouse=warehouse_file, rounds=_loaded_rounds(con))

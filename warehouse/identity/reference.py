@@ -4,7 +4,6 @@ Names are resolved with them at view time, in SQL (sql/staging/stg_accelerator_n
 stg_results.sql); warehouse.views.canonical_accelerators applies that same rule to other names."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity
+from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
 
 
@@ -38,7 +38,7 @@ def _casts(model) -> list[pl.Expr]:
 
 def reference_dir() -> Path:
     """MLPERF_REFERENCE_DIR (a copy of warehouse/identity/reference you edit), else the shipped tables."""
-    return Path(os.environ.get("MLPERF_REFERENCE_DIR") or REFERENCE_DIR)
+    return settings.current().reference_dir or REFERENCE_DIR
 
 
 def default_reference() -> Reference:

@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from schemas import ROUND_NAME
+from warehouse import settings
+from warehouse.resources import package_dir
 
-REFERENCE_DIR = Path(__file__).parent / "reference"
-DEFAULT_SOURCE = "https://raw.githubusercontent.com/mlcommons"
+REFERENCE_DIR = package_dir("warehouse.identity", "reference")
+DEFAULT_SOURCE = settings.default("source")
 ROUND_PATTERN = re.compile(ROUND_NAME, re.ASCII)  # used with fullmatch
 
 
@@ -56,7 +57,7 @@ def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round
 
 def resolve_source(explicit: str | None = None) -> str:
     """--source, else MLPERF_SOURCE, else the published repositories."""
-    return explicit or os.environ.get("MLPERF_SOURCE") or DEFAULT_SOURCE
+    return explicit or settings.current().source
 
 
 def parse_round_list(text: str) -> list[str]:

@@ -6,7 +6,6 @@ only the errors that `is_transient` accepts (connection errors, timeouts, 5xx), 
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -18,33 +17,26 @@ import requests
 import urllib3
 
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
-
-MIB = 1024 * 1024
+from warehouse.settings import current as current_settings, default
 
 
 @dataclass(frozen=True)
 class FetchSettings:
-    connect_timeout: float = 10.0
-    read_timeout: float = 60.0
-    max_bytes: int = 64 * MIB
-    retries: int = 3
-    backoff_seconds: float = 1.0
-    deadline: float = 600.0          # seconds for one attempt at one file, redirects included
-    redirect_hosts: tuple[str, ...] = ()  # hosts a redirect may lead to, besides the source's own
+    """How files are fetched; the defaults and meanings are warehouse.settings' MLPERF_FETCH_*."""
+    connect_timeout: float = default("fetch_connect_timeout")
+    read_timeout: float = default("fetch_read_timeout")
+    max_bytes: int = default("fetch_max_bytes")
+    retries: int = default("fetch_retries")
+    backoff_seconds: float = default("fetch_backoff")
+    deadline: float = default("fetch_deadline")
+    redirect_hosts: tuple[str, ...] = default("redirect_hosts")
 
     @classmethod
     def from_env(cls) -> "FetchSettings":
-        env = os.environ.get
-        return cls(
-            connect_timeout=float(env("MLPERF_FETCH_CONNECT_TIMEOUT", cls.connect_timeout)),
-            read_timeout=float(env("MLPERF_FETCH_READ_TIMEOUT", cls.read_timeout)),
-            max_bytes=int(env("MLPERF_FETCH_MAX_BYTES", cls.max_bytes)),
-            retries=int(env("MLPERF_FETCH_RETRIES", cls.retries)),
-            backoff_seconds=float(env("MLPERF_FETCH_BACKOFF", cls.backoff_seconds)),
-            deadline=float(env("MLPERF_FETCH_DEADLINE", cls.deadline)),
-            redirect_hosts=tuple(h.strip().lower() for h in env("MLPERF_REDIRECT_HOSTS", "").split(",")
-                                 if h.strip()),
-        )
+        env = current_settings()
+        return cls(connect_timeout=env.fetch_connect_timeout, read_timeout=env.fetch_read_timeout,
+                   max_bytes=env.fetch_max_bytes, retries=env.fetch_retries, backoff_seconds=env.fetch_backoff,
+                   deadline=env.fetch_deadline, redirect_hosts=env.redirect_hosts)
 
     def retry_delays(self) -> list[float]:
         """Exponential backoff: base, 2*base, 4*base, ..."""

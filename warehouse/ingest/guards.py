@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from dataclasses import dataclass
 
 import polars as pl
+
+from warehouse import settings
 
 GUARDS = {
     "round-markers": "the file's result IDs or version column name another round",
@@ -16,7 +17,6 @@ GUARDS = {
     "shrink": "the reload would shrink the loaded rows by more than MLPERF_SHRINK_LIMIT (0.10)",
     "incomplete-last-line": "the CSV's last line is cut short (a truncated download)",
 }
-DEFAULT_SHRINK_LIMIT = 0.10
 
 
 class GuardRefused(Exception):
@@ -34,7 +34,7 @@ class Finding:
 
 
 def shrink_limit() -> float:
-    return float(os.environ.get("MLPERF_SHRINK_LIMIT", DEFAULT_SHRINK_LIMIT))
+    return settings.current().shrink_limit
 
 
 def _round_version(round_name: str) -> str:

@@ -1,7 +1,6 @@
 """The DuckDB warehouse: connection, tables, and the one-transaction load of a source file."""
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -9,7 +8,9 @@ from datetime import datetime, timezone
 import duckdb
 import polars as pl
 
-DEFAULT_DB = "warehouse/mlperf.duckdb"
+from warehouse import settings
+
+DEFAULT_DB = settings.default("warehouse_db")
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -118,7 +119,7 @@ class ReadOnlyViolation(RuntimeError):
 
 
 def db_path(explicit: str | None = None) -> str:
-    return explicit or os.environ.get("MLPERF_WAREHOUSE_DB") or DEFAULT_DB
+    return explicit or settings.current().warehouse_db
 
 
 def connect(path: str | None = None, read_only: bool = False,

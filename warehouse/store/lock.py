@@ -18,9 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from warehouse import settings
 from warehouse.errors import ExpectedFailure
 
-DEFAULT_WAIT_SECONDS = 60.0
 POLL_SECONDS = 0.1
 
 
@@ -29,7 +29,7 @@ class WarehouseBusy(ExpectedFailure):
 
 
 def wait_seconds() -> float:
-    return float(os.environ.get("MLPERF_WRITER_WAIT", DEFAULT_WAIT_SECONDS))
+    return settings.current().writer_wait
 
 
 def lock_path(db_file: str) -> Path:

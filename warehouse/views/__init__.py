@@ -12,9 +12,10 @@ import polars as pl
 
 from schemas import results as vocabulary
 from warehouse.identity.reference import Reference, default_reference
+from warehouse.resources import package_dir
 from warehouse.store import db
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+SQL_DIR = package_dir("sql")
 LAYERS = ("staging", "marts")
 MATERIALIZED_TABLE = re.compile(r"^--\s*materialized:\s*table\s*$", re.MULTILINE)
 

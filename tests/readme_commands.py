@@ -1,0 +1,133 @@
+"""Run every shell command of README.md as written, in order, in a fresh copy of the checkout.
+
+    .venv/bin/python tests/readme_commands.py          (CI: .ci/run, after `make test`)
+
+Each fenced block tagged `bash`, `sh` or `shell` runs whole, in order, with `bash -e -o pipefail`
+(so a `for` loop or a `\\` continuation is one command), from the root of a temporary copy of the
+checkout (the files git tracks or would track, not what .gitignore leaves out) with `../shared` beside
+it, a link to the real one. A block is skipped only when the line just before its opening fence is a
+marker comment `<!-- not run by CI: REASON -->` (a server that runs until stopped, the suite itself).
+The first failing block ends the run: its line in README.md, the exit code and the command that
+failed (bash's trace) are printed, and the script exits 1.
+
+The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a README
+command that names its own --source or MLPERF_SOURCE still wins). The copy gets a venv of its own
+whose third-party packages come from this checkout's venv (a .pth line) and which holds the copy
+itself as an editable install: `make install` then has nothing left to do, and every command runs
+the copy's code, not this checkout's."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FENCE = re.compile(r"^```\s*(\w*)\s*$")
+SKIP = re.compile(r"^<!--\s*not run by CI:\s*(.+?)\s*-->$")
+SHELLS = {"bash", "sh", "shell"}
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int            # the line of README.md its first command is on
+    script: str
+    skipped_because: str | None = None
+
+
+def shell_blocks(markdown: str) -> list[Block]:
+    """The shell blocks of a markdown text, in order, with the reason to skip those marked."""
+    blocks, lines, i = [], markdown.splitlines(), 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i].strip())
+        if not opening:
+            i += 1
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith("```")), len(lines))
+        if opening.group(1) in SHELLS:
+            before = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+            skip = SKIP.match(before)
+            blocks.append(Block(i + 2, "\n".join(lines[i + 1:end]), skip.group(1) if skip else None))
+        i = end + 1
+    return blocks
+
+
+def fresh_copy(into: Path) -> Path:
+    """The checkout's files (tracked, and untracked ones .gitignore does not leave out) copied into
+    `into/checkout`, with `into/shared` linking to the real ../shared."""
+    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    copy = into / "checkout"
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    (into / "shared").symlink_to((ROOT.parent / "shared").resolve())
+    return copy
+
+
+def venv_for(copy: Path) -> None:
+    """copy/.venv: the project's dependencies through a .pth line, the copy installed editable
+    (offline: no index, no build isolation), and `make install`'s stamp so make leaves it be."""
+    venv = copy / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    (site_packages,) = venv.glob("lib/python*/site-packages")
+    (site_packages / "project_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet",
+                    "--no-deps", "--no-index", "--no-build-isolation", "-e", copy], check=True)
+    (venv / ".installed").touch()
+
+
+def environment(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MLPERF_", "PREFECT_", "PYTHON", "VIRTUAL_ENV", "MAKE"))}
+    return env | {"MLPERF_SOURCE": "../shared/mlcommons/mirror", "PREFECT_HOME": str(home / "prefect"),
+                  "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+
+def run_blocks(blocks: list[Block], copy: Path, env: dict[str, str]) -> int:
+    for block in blocks:
+        if block.skipped_because:
+            print(f"README.md:{block.line}: skipped ({block.skipped_because})", flush=True)
+            continue
+        print(f"README.md:{block.line}: running", flush=True)
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-x", "-c", block.script], cwd=copy, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            traced = [line for line in done.stderr.splitlines() if line.startswith("+")]
+            print(f"README.md:{block.line}: exit {done.returncode} from `{traced[-1][1:].strip() if traced else '?'}`"
+                  f"\n--- stdout (end)\n{done.stdout[-3000:]}\n--- stderr (end)\n{done.stderr[-3000:]}",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the temporary copy (its path is printed)")
+    args = parser.parse_args(argv)
+    blocks = shell_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="readme-commands-"))
+    try:
+        copy = fresh_copy(work)
+        venv_for(copy)
+        code = run_blocks(blocks, copy, environment(work))
+        ran = sum(1 for b in blocks if not b.skipped_because)
+        print(f"{'all' if code == 0 else 'not all'} {ran} README blocks ran ({len(blocks) - ran} skipped)")
+        return code
+    finally:
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Every MLPERF_* variable is declared once, typed, in warehouse/settings.py, and read at call time."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from warehouse import settings
+from warehouse.ingest.fetch import FetchSettings
+from warehouse.store import db
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIRS = ("warehouse", "flows", "schemas", "sql")
+# Variables of the bench and the tests, not of the tool: where each is read.
+NOT_THE_TOOLS = {"MLPERF_BENCH_REPEAT": "bench/orchestration_bench.py", "MLPERF_SHARED_DIR": "tests/conftest.py"}
+NAME = re.compile(r"\bMLPERF_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+def names_in(paths) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in paths:
+        for name in NAME.findall(path.read_text(encoding="utf-8")):
+            found.setdefault(name, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_mlperf_variable_in_the_code_and_readme_is_a_declared_setting():
+    files = [p for d in PACKAGE_DIRS for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".sql", ".toml")]
+    mentioned = names_in([*files, ROOT / "README.md"])
+    declared = {row["variable"] for row in settings.settings_rows()}
+    undeclared = {n: sorted(w) for n, w in mentioned.items() if n not in declared and n not in NOT_THE_TOOLS}
+    assert not undeclared, f"declare these in warehouse/settings.py: {undeclared}"
+    for name, reader in NOT_THE_TOOLS.items():
+        assert name in (ROOT / reader).read_text(encoding="utf-8"), f"{name} is no longer read by {reader}"
+
+
+def test_no_module_reads_an_mlperf_variable_from_the_environment_itself():
+    reads = re.compile(r"""(environ(\.get)?|getenv)\(?\s*[\[(]?\s*f?["']MLPERF_""")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for d in PACKAGE_DIRS for p in (ROOT / d).rglob("*.py")
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if reads.search(line)]
+    assert offenders == []
+
+
+def test_rows_say_value_default_meaning_and_where_the_value_came_from(monkeypatch):
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "7")
+    monkeypatch.setenv("MLPERF_REDIRECT_HOSTS", "A.example, b.example")
+    monkeypatch.delenv("MLPERF_WRITER_WAIT", raising=False)
+    rows = {row["variable"]: row for row in settings.settings_rows()}
+    assert rows["MLPERF_FETCH_RETRIES"] == {
+        "variable": "MLPERF_FETCH_RETRIES", "value": "7", "default": "3", "source": "env",
+        "meaning": "retries of a failed fetch (timeouts, 5xx, cut bodies)"}
+    assert rows["MLPERF_REDIRECT_HOSTS"]["value"] == "a.example,b.example"
+    assert (rows["MLPERF_WRITER_WAIT"]["value"], rows["MLPERF_WRITER_WAIT"]["source"]) == ("60.0", "default")
+    assert all(row["meaning"] for row in rows.values())
+
+
+def test_settings_are_read_when_used_not_when_imported(monkeypatch):
+    monkeypatch.setenv("MLPERF_FETCH_DEADLINE", "5")
+    monkeypatch.setenv("MLPERF_REDIRECT_HOSTS", "mirror.example")
+    monkeypatch.setenv("MLPERF_WAREHOUSE_DB", "/tmp/elsewhere.duckdb")
+    fetch = FetchSettings.from_env()
+    assert (fetch.deadline, fetch.redirect_hosts) == (5.0, ("mirror.example",))
+    assert db.db_path() == "/tmp/elsewhere.duckdb"
+    assert db.db_path("given.duckdb") == "given.duckdb"
+
+
+def test_an_empty_variable_means_the_default(monkeypatch):
+    monkeypatch.setenv("MLPERF_SHRINK_LIMIT", "")
+    assert settings.current().shrink_limit == 0.10
+
+
+@pytest.mark.parametrize("value, expected", [("1", True), ("yes", True), ("0", False), ("false", False)])
+def test_debug_is_anything_but_zero(monkeypatch, value, expected):
+    monkeypatch.setenv("MLPERF_DEBUG", value)
+    assert settings.current().debug is expected
+
+
+def test_a_bad_value_is_one_line_naming_the_variable_and_a_usage_error(monkeypatch):
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "three")
+    monkeypatch.setenv("MLPERF_SHRINK_LIMIT", "1.5")
+    with pytest.raises(settings.SettingsError) as caught:
+        settings.current()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "MLPERF_FETCH_RETRIES='three'" in message and "MLPERF_SHRINK_LIMIT='1.5'" in message
+    assert caught.value.exit_code == 2
+
+
+def test_the_cli_reports_a_bad_value_in_one_line_with_exit_2(monkeypatch, capsys):
+    from warehouse.errors import run_reporting_failures
+    monkeypatch.setenv("MLPERF_WRITER_WAIT", "soon")
+    assert run_reporting_failures(lambda: settings.current() and 0) == 2
+    assert capsys.readouterr().err == ("error: MLPERF_WRITER_WAIT='soon': Input should be a valid number, "
+                                       "unable to parse string as a number\n")

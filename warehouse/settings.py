@@ -1,0 +1,117 @@
+"""Every MLPERF_* environment variable the tool reads, in one typed place: its type, default and meaning.
+
+Read at call time (`current()`), never cached at import, so a variable set before a command (or by a
+test) applies to it. A value that does not parse is one line naming the variable, not a traceback.
+`settings_rows()` lists them for `mlperf-wh config`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from warehouse.errors import UsageError
+
+ENV_PREFIX = "MLPERF_"
+MIB = 1024 * 1024
+
+
+class SettingsError(UsageError):
+    """An MLPERF_* variable holds a value of the wrong type or range."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore",
+                                      validate_default=True)
+
+    source: str = Field("https://raw.githubusercontent.com/mlcommons", description=(
+        "where rounds are fetched from when --source is not given: an http(s):// base URL, a directory "
+        "or a file:// URL laid out like the round repositories"))
+    warehouse_db: str = Field("warehouse/mlperf.duckdb", description=(
+        "the warehouse file when --db is not given (relative to the current directory)"))
+    reference_dir: Path | None = Field(None, description=(
+        "a directory holding your edited copy of the reference tables (accelerators.csv, benchmarks.csv, "
+        "rack_capacity.csv); unset: the tables shipped in the package"))
+    debug: bool = Field(False, description="print the traceback of a failure (as -v does); any value but 0 means yes")
+    fetch_connect_timeout: float = Field(10.0, gt=0, description="seconds to connect to the source, per request")
+    fetch_read_timeout: float = Field(60.0, gt=0, description="seconds without a byte from the source before a read fails")
+    fetch_max_bytes: int = Field(64 * MIB, gt=0, description="largest file a fetch accepts, in bytes")
+    fetch_retries: int = Field(3, ge=0, description="retries of a failed fetch (timeouts, 5xx, cut bodies)")
+    fetch_backoff: float = Field(1.0, ge=0, description=(
+        "seconds before the first retry; doubled for each next one"))
+    fetch_deadline: float = Field(600.0, gt=0, description=(
+        "seconds one attempt at one file may take, redirects included (stops a slow-drip server)"))
+    redirect_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), description=(
+        "comma-separated hosts a redirect may lead to, besides the source's own host"))
+    shrink_limit: float = Field(0.10, ge=0, le=1, description=(
+        "the `shrink` guard: the largest share of a source's loaded rows a reload may drop"))
+    writer_wait: float = Field(60.0, ge=0, description=(
+        "seconds a run waits for another run's writer lock on the warehouse before failing"))
+    prefect_startup_timeout: float = Field(120.0, gt=0, description=(
+        "seconds Prefect's temporary API server may take to start (a first start migrates its database)"))
+    watch_cron: str = Field("0 6 * * *", description="cron schedule of the watch-rounds deployment (`serve`), UTC")
+    dask_address: str | None = Field(None, description=(
+        "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here"))
+    export_dir: Path | None = Field(None, description=(
+        "where a run that loaded something regenerates the BI export; unset: not regenerated"))
+    report_dir: Path | None = Field(None, description=(
+        "where a run that loaded something regenerates the report; unset: not regenerated"))
+
+    @field_validator("redirect_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value):
+        if isinstance(value, str):
+            return tuple(h.strip().lower() for h in value.split(",") if h.strip())
+        return value
+
+    @field_validator("debug", mode="before")
+    @classmethod
+    def _anything_but_zero(cls, value):
+        return str(value).strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def variable(field_name: str) -> str:
+    return ENV_PREFIX + field_name.upper()
+
+
+def default(field_name: str):
+    return Settings.model_fields[field_name].default
+
+
+def current() -> Settings:
+    """The settings as the environment has them now."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{variable(str(e['loc'][0]))}={e.get('input')!r}: {e['msg']}" for e in exc.errors())
+        raise SettingsError(problems) from None
+
+
+def settings_rows() -> list[dict[str, str | None]]:
+    """One row per setting: variable, value, default, meaning, source ('env' or 'default')."""
+    settings = current()
+    rows = []
+    for name, field in Settings.model_fields.items():
+        env_value = os.environ.get(variable(name), "")
+        rows.append({"variable": variable(name), "value": _text(getattr(settings, name)),
+                     "default": _text(field.default), "meaning": field.description,
+                     "source": "env" if env_value else "default"})
+    return rows
+
+
+def _text(value) -> str | None:
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return None if value is None else str(value)
+
+
+if __name__ == "__main__":  # `python -m warehouse.settings`, until `mlperf-wh config` prints them
+    try:
+        rows = settings_rows()
+    except SettingsError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    for row in rows:
+        origin = "default" if row["source"] == "default" else f"env; default {row['default'] or '(unset)'}"
+        print(f"{row['variable']}={row['value'] or ''}  [{origin}]  {row['meaning']}")
