@@ -7,5 +7,5 @@ SELECT
     count(p.round) AS result_rows,
     count(p.round) FILTER (WHERE p.verification = 'verified') AS verified_rows
 FROM stg_accelerators AS a
-LEFT JOIN stg_performance AS p USING (accelerator)
+LEFT JOIN stg_results AS p ON p.accelerator = a.accelerator AND p.metric = 'performance'
 GROUP BY ALL

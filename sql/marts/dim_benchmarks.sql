@@ -1,10 +1,10 @@
 -- Which benchmarks does the warehouse know, under which published names, and what do they produce?
--- One row per canonical benchmark of warehouse/reference/benchmarks.csv (the ref_benchmarks seed),
+-- One row per canonical benchmark of warehouse/reference/benchmarks.csv (stg_benchmarks),
 -- with every alias that resolves to it and how many performance rows it has.
 -- llm = true when the benchmark's output unit is tokens.
 WITH canonical AS (
     SELECT benchmark, any_value(output_unit) AS output_unit, list(alias ORDER BY alias) AS aliases
-    FROM ref_benchmarks
+    FROM stg_benchmarks
     WHERE kind = 'benchmark'
     GROUP BY benchmark
 )
@@ -13,5 +13,5 @@ SELECT
     count(p.round) AS result_rows,
     count(p.round) FILTER (WHERE p.verification = 'verified') AS verified_rows
 FROM canonical AS c
-LEFT JOIN stg_performance AS p USING (benchmark)
+LEFT JOIN stg_results AS p ON p.benchmark = c.benchmark AND p.metric = 'performance'
 GROUP BY ALL
