@@ -7,11 +7,17 @@ WITH canonical AS (
     FROM stg_benchmarks
     WHERE kind = 'benchmark'
     GROUP BY benchmark
+),
+counted AS (
+    SELECT benchmark, count(*) AS result_rows,
+           count(*) FILTER (WHERE verification = 'verified') AS verified_rows
+    FROM stg_results
+    WHERE metric = 'performance'
+    GROUP BY benchmark
 )
 SELECT
     c.benchmark, c.output_unit, c.output_unit = 'tokens' AS llm, c.aliases,
-    count(p.round) AS result_rows,
-    count(p.round) FILTER (WHERE p.verification = 'verified') AS verified_rows
+    coalesce(n.result_rows, 0) AS result_rows,
+    coalesce(n.verified_rows, 0) AS verified_rows
 FROM canonical AS c
-LEFT JOIN stg_results AS p ON p.benchmark = c.benchmark AND p.metric = 'performance'
-GROUP BY ALL
+LEFT JOIN counted AS n ON n.benchmark = c.benchmark
