@@ -6,8 +6,10 @@ named layers). Which relations a model reads comes from DuckDB's own parser, so 
 comment or a string, or a CTE, is not a dependency."""
 from __future__ import annotations
 
+import functools
 import json
 import re
+import threading
 import time
 import tomllib
 from dataclasses import dataclass
@@ -74,8 +76,7 @@ class ViewFile:
     """One file of sql/, read once: its name, layer, SQL, how it is stored, what it reads, its question."""
     path: Path
     sql: str
-    kind: str                   # 'view' or 'table': its layer's materialization
-    relations: frozenset[str]   # every table or view the SQL reads (CTE names excluded)
+    kind: str   # 'view' or 'table': its layer's materialization
 
     @property
     def name(self) -> str:
@@ -97,15 +98,39 @@ class ViewFile:
                 break
         return " ".join(words)
 
+    @functools.cached_property
+    def relations(self) -> frozenset[str]:
+        """Every table or view the SQL reads (CTE names excluded)."""
+        return relations_read(self.sql, self.path)
+
     def reads(self, names) -> set[str]:
         return (self.relations & set(names)) - {self.name}
 
 
-def relations_read(con: duckdb.DuckDBPyConnection, sql: str, path: Path) -> frozenset[str]:
+def relations_read(sql: str, path: Path) -> frozenset[str]:
     """The base tables and views one SELECT reads, from DuckDB's parse tree (json_serialize_sql)."""
-    tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
+    try:
+        return _relations_in(sql)
+    except ValueError as exc:
+        raise ValueError(f"{path}: DuckDB cannot parse it: {exc}") from None
+
+
+_PARSER_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+@functools.lru_cache(maxsize=None)
+def _relations_in(sql: str) -> frozenset[str]:
+    """Parsed once per text and process (materialize, the column docs and the export all read sql/),
+    by one in-memory connection."""
+    with _PARSER_LOCK:
+        tree = json.loads(_parser().execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
     if tree.get("error"):
-        raise ValueError(f"{path}: DuckDB cannot parse it: {tree.get('error_message', tree)}")
+        raise ValueError(tree.get("error_message", str(tree)))
     tables: set[str] = set()
     ctes: set[str] = set()
 
@@ -134,12 +159,10 @@ def view_files(sql_dir: Path | None = None, layering: Layering | None = None) ->
 
 def definitions(sql_dir: Path | None = None) -> list[ViewFile]:
     layering = Layering.read(sql_dir)
-    with duckdb.connect() as parser:
-        views = []
-        for path in view_files(sql_dir, layering):
-            sql = path.read_text(encoding="utf-8")
-            views.append(ViewFile(path, sql, layering.layer(path.parent.name).materialized,
-                                  relations_read(parser, sql, path)))
+    views = []
+    for path in view_files(sql_dir, layering):
+        sql = path.read_text(encoding="utf-8")
+        views.append(ViewFile(path, sql, layering.layer(path.parent.name).materialized))
     return views
 
 
