@@ -17,7 +17,7 @@
 --   best_per_accelerator_of_submitter: the verified row with the highest value_per_accelerator of
 --     its (round, submitter, accelerator, benchmark, scenario, units) at any scale; ties to the
 --     lowest result id (software_gains, basis per_accelerator).
--- A verified row is always the best verified row of its submitter's configuration (software_gains,
+-- Every verified row here is the best verified row of its submitter's configuration (software_gains,
 -- basis same_scale).
 WITH comparable AS (
     SELECT
