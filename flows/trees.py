@@ -18,7 +18,8 @@ from flows.ingest import materialize_views
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
-from warehouse.settings import current as current_settings, variable
+from warehouse.settings import current as current_settings
+from warehouse.settings import variable
 from warehouse.store import db
 
 DASK_ADDRESS_ENV = variable("dask_address")

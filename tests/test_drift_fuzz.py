@@ -28,7 +28,6 @@ from warehouse.store import db
 from warehouse.views import materialize
 
 
-
 @dataclass
 class Drifted:
     """A drifted file: its records, what was done to them, and what the load must report."""

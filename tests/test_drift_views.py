@@ -70,8 +70,8 @@ def test_a_drifted_round_moves_no_figure_of_any_view(private_con, shared_con):
     assert drift == {("column", "Frobnication"), ("benchmark", NEW_BENCHMARK),
                      ("scenario", NEW_SCENARIO), ("unit", NEW_UNIT)}
     # The new benchmark's rows are results like any other (named as published); the new unit is a rate.
-    assert private_con.execute("SELECT count(*), bool_and(NOT benchmark_matched) FROM stg_performance "
-                               "WHERE benchmark = ?", [NEW_BENCHMARK]).fetchone() == (3, True)
+    assert private_con.execute("SELECT count(*), bool_and(NOT benchmark_matched) FROM stg_results "
+                               "WHERE metric = 'performance' AND benchmark = ?", [NEW_BENCHMARK]).fetchone() == (3, True)
     assert private_con.execute("SELECT DISTINCT higher_is_better FROM results WHERE units = ?",
                                [NEW_UNIT]).fetchall() == [(True,)]
 

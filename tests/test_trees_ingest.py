@@ -96,9 +96,9 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
                           {"status": "missing", "kind": "system", "n": 1},   # SE100.json
                           {"status": "quarantined", "kind": "summary", "n": 1}]
         # The rows without a run summary are exactly those whose files are absent or unparsable.
-        lacking = rows(con, """SELECT r.result_id, r.run_path FROM stg_run_results AS r
+        lacking = rows(con, """SELECT r.result_id, r.run_path FROM stg_results AS r
                                LEFT JOIN run_summaries AS s USING (round, run_path)
-                               WHERE r.round = 'v6.0' AND s.run_path IS NULL ORDER BY ALL""")
+                               WHERE r.metric = 'performance' AND r.round = 'v6.0' AND s.run_path IS NULL ORDER BY ALL""")
         assert sorted((r["result_id"], r["run_path"]) for r in lacking) == \
             sorted((r["ID"], run_folder_of(r)) for r in gone + garbled)
         quarantined = rows(con, "SELECT source_id, reasons FROM quarantine WHERE source_id LIKE 'tree/%'")

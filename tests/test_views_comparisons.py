@@ -176,7 +176,7 @@ def test_generation_speedups_never_pair_vendors_mixtures_or_one_generation(share
     assert cross == []
     same_slice = "round = 'v6.0' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline' AND total_accelerators = 8"
     present = {r["accelerator"] for r in rows(
-        shared_con, f"SELECT accelerator FROM stg_best_by_hardware WHERE {same_slice}")}
+        shared_con, f"SELECT accelerator FROM int_best_results WHERE best_of_submitter AND {same_slice}")}
     assert {"MI355X", "B200", "B300"} <= present
     partners = {(r["accelerator_new"], r["accelerator_base"]) for r in rows(
         shared_con, f"SELECT * FROM generation_speedups WHERE {same_slice} AND accelerator_new = 'MI355X'")}

@@ -11,7 +11,7 @@ from warehouse.views import resolve_identities
 
 
 def identities(frame: pl.DataFrame) -> pl.DataFrame:
-    """The views' identity SQL (stg_accelerator_names, stg_results) on these names."""
+    """The views' identity SQL (stg_results) on these names."""
     return resolve_identities(frame, load_reference())
 
 
@@ -64,12 +64,12 @@ def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_
     raw = "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16)"
     assert any(r["Accelerator"] == raw and r["ID"] == "5.1-0065" for r in records("v5.1"))
     found = rows(shared_con, "SELECT DISTINCT result_id, accelerator, total_accelerators, generation, vendor "
-                             "FROM stg_performance WHERE accelerator_raw = ?", [raw])
+                             "FROM stg_results WHERE metric = 'performance' AND accelerator_raw = ?", [raw])
     # 5.1-0065 MangoBoost: 32 MI300X + 16 MI325X -> "MI300X + MI325X", 48 accelerators
     assert found == [{"result_id": "5.1-0065", "accelerator": "MI300X + MI325X", "total_accelerators": 48,
                       "generation": None, "vendor": None}]
     mixed = {a for (a,) in shared_con.execute(
-        "SELECT DISTINCT accelerator FROM stg_best_by_hardware WHERE accelerator LIKE '%+%'").fetchall()}
+        "SELECT DISTINCT accelerator FROM int_best_results WHERE best_of_submitter AND accelerator LIKE '%+%'").fetchall()}
     assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X"}
     assert shared_con.execute("SELECT count(*) FROM generation_speedups WHERE accelerator_new IN "
                               "(SELECT unnest(?)) OR accelerator_base IN (SELECT unnest(?))",

@@ -5,7 +5,7 @@
 -- the first such round by publication date; or when the review date has passed.
 WITH next_review AS (
     SELECT d.id, arg_min(l.round, l.published_on) AS round, min(l.published_on) AS published_on
-    FROM decision_records AS d
+    FROM int_decision_records AS d
     JOIN stg_loaded_rounds AS l ON l.published_on > d.decided_on
     WHERE d.review_due = 'next'
     GROUP BY d.id
@@ -17,7 +17,7 @@ SELECT
                    || ') is the first published after the decision'
          WHEN r.review_round IS NOT NULL THEN 'round ' || r.review_round || ' has been published'
          ELSE 'review date ' || strftime(r.review_date, '%Y-%m-%d') || ' has passed' END AS due_because
-FROM decision_records AS r
+FROM int_decision_records AS r
 LEFT JOIN next_review AS n ON n.id = r.id
 WHERE n.round IS NOT NULL
    OR (r.review_due <> 'next' AND r.review_round IS NOT NULL

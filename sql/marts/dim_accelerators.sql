@@ -2,10 +2,16 @@
 -- One row per canonical accelerator (stg_accelerators) with its vendor, family, generation order
 -- (newer is larger, within one vendor), memory and design power, and how many performance rows name it.
 -- result_rows = performance rows of any verification that resolve to this accelerator.
+WITH counted AS (
+    SELECT accelerator, count(*) AS result_rows,
+           count(*) FILTER (WHERE verification = 'verified') AS verified_rows
+    FROM stg_results
+    WHERE metric = 'performance' AND accelerator IS NOT NULL
+    GROUP BY accelerator
+)
 SELECT
     a.accelerator, a.vendor, a.family, a.generation, a.memory_gb, a.tdp_watts,
-    count(p.round) AS result_rows,
-    count(p.round) FILTER (WHERE p.verification = 'verified') AS verified_rows
+    coalesce(c.result_rows, 0) AS result_rows,
+    coalesce(c.verified_rows, 0) AS verified_rows
 FROM stg_accelerators AS a
-LEFT JOIN stg_performance AS p USING (accelerator)
-GROUP BY ALL
+LEFT JOIN counted AS c ON c.accelerator = a.accelerator

@@ -7,12 +7,13 @@ WITH performance AS (
            count(*) FILTER (WHERE verification = 'verified') AS verified_rows,
            count(*) FILTER (WHERE verification = 'preview') AS preview_rows,
            count(DISTINCT submitter) AS submitters
-    FROM stg_performance
+    FROM stg_results
+    WHERE metric = 'performance'
     GROUP BY round
 ),
 loads AS (
     SELECT round, list(source_id ORDER BY source_id) AS sources, max(loaded_at) AS loaded_at
-    FROM sources
+    FROM stg_sources
     GROUP BY round
 )
 SELECT

@@ -2,12 +2,11 @@
 -- One row per (round, source, kind, term). kind: 'column' (a field no format lists, from
 -- sources.unknown_columns), 'unit', 'scenario', 'division', 'availability', 'suite' (a word outside
 -- the schema's vocabulary, ref_vocabulary), 'accelerator' (a published accelerator name that no
--- pattern of warehouse/reference/accelerators.csv matches) or 'benchmark' (a published model name
+-- pattern of warehouse/identity/reference/accelerators.csv matches) or 'benchmark' (a published model name
 -- that no alias of benchmarks.csv matches). rows: how many loaded rows carry the term.
 -- Drift is not failure: those rows are in `results`. Rows whose unit has no known direction
 -- (higher_is_better null) or whose accelerator is unmatched stay out of the comparison views.
--- Rebuilt at every materialize, so editing a reference CSV clears its entries without a refetch.
--- materialized: table
+-- Resolved at query time (stg_results), so editing a reference CSV clears its entries without a refetch.
 WITH r AS (
     SELECT round, source_id, units, scenario, division, availability, suite, accelerator_raw,
            accelerator, model, used_model, benchmark_matched, extra
@@ -23,7 +22,7 @@ terms AS (
 new_words AS (
     SELECT round, source_id, kind, term, count(*) AS rows
     FROM terms
-    WHERE NOT EXISTS (SELECT 1 FROM ref_vocabulary AS v WHERE v.kind = terms.kind AND v.term = terms.term)
+    WHERE NOT EXISTS (SELECT 1 FROM stg_vocabulary AS v WHERE v.kind = terms.kind AND v.term = terms.term)
     GROUP BY ALL
 ),
 unmatched_accelerators AS (
@@ -33,7 +32,7 @@ unmatched_accelerators AS (
 ),
 unmatched_benchmarks AS (
     SELECT round, source_id, 'benchmark' AS kind,
-           CASE WHEN lower(trim(model)) IN (SELECT lower(trim(alias)) FROM ref_benchmarks)
+           CASE WHEN lower(trim(model)) IN (SELECT alias_key FROM stg_benchmarks)
                 THEN used_model ELSE model END AS term,
            count(*) AS rows
     FROM r WHERE NOT benchmark_matched
@@ -43,7 +42,7 @@ new_columns AS (
     SELECT s.round, s.source_id, 'column' AS kind, c.term,
            (SELECT count(*) FROM r WHERE r.source_id = s.source_id
               AND json_exists(r.extra, '$."' || replace(c.term, '"', '\"') || '"')) AS rows
-    FROM sources AS s, unnest(s.unknown_columns) AS c(term)
+    FROM stg_sources AS s, unnest(s.unknown_columns) AS c(term)
 )
 SELECT * FROM new_words
 UNION ALL SELECT * FROM unmatched_accelerators

@@ -1,17 +1,12 @@
 -- How much faster is a newer accelerator generation than an older one from the same vendor, on the
 -- same benchmark and scenario, in the same round, at the same total accelerator count?
--- Each side is the best verified-or-preview closed-division result of that accelerator at that scale.
+-- Each side is the best verified-or-preview closed-division result of that accelerator at that scale
+-- (int_best_results, best_of_hardware).
 -- speedup = value_new / value_base for throughput, value_base / value_new for latency.
 -- Generation order comes from ref_accelerators. procurement_grade is true only when both sides are
 -- verified; preview rows take part and are labelled.
--- materialized: table
 WITH best AS (
-    SELECT *
-    FROM stg_best_by_hardware
-    WHERE generation IS NOT NULL
-    QUALIFY row_number() OVER (
-        PARTITION BY round, accelerator, total_accelerators, benchmark, scenario, units
-        ORDER BY CASE WHEN higher_is_better THEN -value ELSE value END, result_id) = 1
+    SELECT * FROM int_best_results WHERE best_of_hardware AND generation IS NOT NULL
 )
 SELECT
     n.round, n.benchmark, n.scenario, n.units, n.total_accelerators,

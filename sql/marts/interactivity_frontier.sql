@@ -1,21 +1,24 @@
 -- What throughput per accelerator does each accelerator deliver at each interaction speed, per
 -- round and benchmark: the trade-off curve of tokens/s per accelerator against tokens/s per user?
 -- One point per verified or preview LLM result of the Offline, Server and Interactive scenarios
--- (token_economics): x = tokens_per_second_per_user (1 / mean TPOT; null for Offline, whose runs
+-- (as token_economics): x = tokens_per_second_per_user (1 / mean TPOT; null for Offline, whose runs
 -- have no per-user pace: the throughput end of the curve), y = tokens_per_second_per_accelerator.
 -- Both axes: higher is better. on_frontier: among the verified points of the same round, benchmark
 -- and accelerator that have both axes, no other point is at least as good on both and better on
 -- one (Pareto-optimal); null for Offline and preview points. preview = true labels results of
 -- systems not yet available (never on the frontier).
 WITH points AS MATERIALIZED (
-    SELECT round, benchmark, accelerator, scenario, submitter, system, result_id, total_accelerators,
-           tokens_per_second,
-           tokens_per_second_per_accelerator, tokens_per_second_per_user, verification,
-           verification = 'preview' AS preview
-    FROM token_economics
-    WHERE verification IN ('verified', 'preview') AND accelerator IS NOT NULL
-      AND scenario IN ('Offline', 'Server', 'Interactive')
-      AND tokens_per_second_per_accelerator IS NOT NULL
+    SELECT t.round, t.benchmark, t.accelerator, t.scenario, t.submitter, t.system, t.result_id,
+           t.total_accelerators, t.tokens_per_second,
+           t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
+           lp.tokens_per_second_per_user, t.verification,
+           t.verification = 'preview' AS preview
+    FROM stg_results AS t
+    LEFT JOIN int_latency_profile AS lp
+      ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units
+    WHERE t.metric = 'performance' AND t.verification IN ('verified', 'preview') AND t.accelerator IS NOT NULL
+      AND t.scenario IN ('Offline', 'Server', 'Interactive')
+      AND t.tokens_per_second / t.total_accelerators IS NOT NULL
 ),
 paced AS (
     SELECT * FROM points WHERE tokens_per_second_per_user IS NOT NULL

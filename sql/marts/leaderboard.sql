@@ -1,11 +1,11 @@
 -- Who leads each benchmark and scenario in each round and suite, on verified results only?
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
--- A 'datacenter,edge' entry is ranked in both suites.
--- materialized: table
+-- A 'datacenter,edge' entry is ranked in both suites. Verified: audited, closed-division, available.
 WITH by_suite AS (
     SELECT v.* EXCLUDE (suite), unnest(string_split(v.suite, ',')) AS suite
-    FROM verified_results AS v
+    FROM stg_results AS v
+    WHERE v.metric = 'performance' AND v.verification = 'verified'
 )
 SELECT
     round, suite, benchmark, scenario, units,

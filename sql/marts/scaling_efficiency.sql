@@ -2,8 +2,7 @@
 -- on the same benchmark and throughput scenario in one round?
 -- efficiency = (value_large / value_small) / (accelerators_large / accelerators_small); 1.0 is linear.
 -- Each size is that submitter's best verified-or-preview result at that size; procurement_grade is
--- true only when both sides are verified.
--- materialized: table
+-- true only when both sides are verified (int_best_results, best_of_submitter).
 SELECT
     s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,
     s.total_accelerators AS accelerators_small, l.total_accelerators AS accelerators_large,
@@ -12,9 +11,9 @@ SELECT
     s.result_id AS result_id_small, l.result_id AS result_id_large,
     s.verification AS verification_small, l.verification AS verification_large,
     (s.verification = 'verified' AND l.verification = 'verified') AS procurement_grade
-FROM stg_best_by_hardware AS s
-JOIN stg_best_by_hardware AS l
+FROM int_best_results AS s
+JOIN int_best_results AS l
   ON  s.round = l.round AND s.submitter = l.submitter AND s.accelerator = l.accelerator
   AND s.benchmark = l.benchmark AND s.scenario = l.scenario AND s.units = l.units
-  AND s.total_accelerators < l.total_accelerators
-WHERE s.higher_is_better
+  AND s.total_accelerators < l.total_accelerators AND l.best_of_submitter
+WHERE s.higher_is_better AND s.best_of_submitter

@@ -1,14 +1,15 @@
 -- What is the "up to" software gain of each submitter's hardware on each benchmark between two rounds?
 -- Per submitter, accelerator, benchmark, basis and round pair: the largest gain across scenarios (and,
 -- for same_scale, across system sizes), with the scenario, scale and result ids of that one
--- comparison. Verified rows only.
+-- comparison. Verified rows only (int_software_gains: gain = value_to / value_from for throughput,
+-- value_from / value_to for latency).
 WITH best AS (
     SELECT
         submitter, accelerator, benchmark, basis, round_from, round_to,
         arg_max({'gain': gain, 'scenario': scenario, 'total_accelerators': total_accelerators_to,
                  'result_id_from': result_id_from, 'result_id_to': result_id_to}, gain) AS top,
         count(*) AS comparisons
-    FROM software_gains
+    FROM int_software_gains
     GROUP BY submitter, accelerator, benchmark, basis, round_from, round_to
 )
 SELECT

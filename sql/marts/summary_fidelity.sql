@@ -31,8 +31,9 @@ WITH figures AS (
         END AS summary_value,
         coalesce(s.tokens_per_second, s.tokens_per_second_inferred,
                  s.completed_tokens_per_second, s.completed_tokens_per_second_inferred) AS summary_tokens
-    FROM stg_run_results AS r
-    JOIN run_summaries AS s USING (round, run_path)
+    FROM stg_results AS r
+    JOIN stg_run_summaries AS s USING (round, run_path)
+    WHERE r.metric = 'performance'
 ),
 compared AS (
     SELECT *,

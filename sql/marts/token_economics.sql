@@ -1,9 +1,10 @@
 -- What does each LLM result mean in tokens: per second, per accelerator, per rack, per joule and per
 -- dollar-hour?
 -- tokens_per_second: the result itself for units Tokens/s; for Samples/s (or Queries/s: one query is
---   one sample), the rate x the TOKENS_PER_SAMPLE the accuracy field reports (tokens_derived = true).
+--   one sample), the rate x the TOKENS_PER_SAMPLE the accuracy field reports (stg_results;
+--   tokens_derived = true).
 -- tokens_per_second_per_rack = tokens_per_second_per_accelerator x accelerators_per_rack, where the
---   rack capacity and its assumption come from ref_rack_capacity (null when the table has none).
+--   rack capacity and its assumption come from stg_rack_capacity (null when the table has none).
 -- watts: the measured power result of the same entry, benchmark and scenario when there is one
 --   (watts_basis 'measured'), else accelerator TDP x total accelerators (watts_basis 'estimated'; it
 --   leaves out hosts, memory, network and cooling).
@@ -12,17 +13,11 @@
 --   i.e. tokens/s bought per dollar spent each hour; null unless the user loaded a price for the
 --   accelerator (`mlperf-wh prices load FILE`). Multiply by 3600 for tokens per dollar.
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
---   (latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
+--   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
 WITH tokens AS (
-    SELECT
-        p.*,
-        CASE WHEN p.units = 'Tokens/s' THEN p.value
-             WHEN p.units IN ('Samples/s', 'Queries/s') AND p.tokens_per_sample IS NOT NULL
-                 THEN p.value * p.tokens_per_sample
-        END AS tokens_per_second,
-        p.units <> 'Tokens/s' AS tokens_derived
-    FROM stg_performance AS p
-    WHERE p.units = 'Tokens/s' OR (p.units IN ('Samples/s', 'Queries/s') AND p.tokens_per_sample IS NOT NULL)
+    SELECT p.*, p.units <> 'Tokens/s' AS tokens_derived
+    FROM stg_results AS p
+    WHERE p.metric = 'performance' AND p.tokens_per_second IS NOT NULL
 ),
 measured_power AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS watts
@@ -47,11 +42,10 @@ SELECT
     lp.tokens_per_second_per_user,
     t.verification
 FROM tokens AS t
-LEFT JOIN ref_rack_capacity AS rc USING (accelerator)
+LEFT JOIN stg_rack_capacity AS rc USING (accelerator)
 LEFT JOIN measured_power AS mp
   ON  mp.source_id = t.source_id AND mp.entry_id = t.entry_id AND mp.model = t.model
   AND mp.used_model IS NOT DISTINCT FROM t.used_model AND mp.scenario = t.scenario
-LEFT JOIN prices AS pr USING (accelerator)
-LEFT JOIN latency_profile AS lp
-  ON  lp.source_id = t.source_id AND lp.entry_id = t.entry_id AND lp.model = t.model
-  AND lp.used_model IS NOT DISTINCT FROM t.used_model AND lp.scenario = t.scenario AND lp.units = t.units
+LEFT JOIN stg_prices AS pr USING (accelerator)
+LEFT JOIN int_latency_profile AS lp
+  ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units

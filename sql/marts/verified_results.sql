@@ -8,5 +8,5 @@ SELECT
     accelerator, accelerator_raw, vendor, family, generation,
     accelerators_per_node, nodes, total_accelerators, value_per_accelerator,
     software, weight_data_types, inferred, verification, source_id
-FROM stg_performance
-WHERE verification = 'verified'
+FROM stg_results
+WHERE metric = 'performance' AND verification = 'verified'

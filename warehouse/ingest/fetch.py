@@ -17,7 +17,8 @@ import requests
 import urllib3
 
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
-from warehouse.settings import current as current_settings, default
+from warehouse.settings import current as current_settings
+from warehouse.settings import default
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,19 @@
-"""Views: (re)create the SQL models in sql/ (one view per file, named by the file, staging before marts) in
+"""Views: (re)create the SQL models in sql/ (one model per file, named by the file) layer by layer, in
 one transaction, with the reference tables they read. `drift` summarises what a load brought that the
-warehouse does not know yet; `column_docs` documents every mart column (DuckDB comments, docs/views.md)."""
+warehouse does not know yet; `column_docs` documents every mart column (DuckDB comments, docs/views.md).
+
+sql/layers.toml declares the layers as dbt's models: block does: their build order, how each
+folder's models are stored (view or table) and what each layer may read (the sources, or models of
+named layers). Which relations a model reads comes from DuckDB's own parser, so a name in a
+comment or a string, or a CTE, is not a dependency."""
 from __future__ import annotations
 
+import functools
+import json
 import re
+import threading
+import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,15 +26,60 @@ from warehouse.resources import package_dir
 from warehouse.store import db
 
 SQL_DIR = package_dir("sql")
-LAYERS = ("staging", "marts")
-MATERIALIZED_TABLE = re.compile(r"^--\s*materialized:\s*table\s*$", re.MULTILINE)
+LAYERS_FILE_NAME = "layers.toml"
+MATERIALIZATIONS = ("view", "table")
+SOURCES = "sources"  # in a layer's `reads`: the relations the loader writes and the reference tables
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    materialized: str
+    reads: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Layering:
+    """sql/layers.toml: the source relations and the layers in build order."""
+    sources: frozenset[str]
+    layers: tuple[Layer, ...]
+
+    @classmethod
+    def read(cls, sql_dir: Path | None = None) -> "Layering":
+        path = (sql_dir or SQL_DIR) / LAYERS_FILE_NAME
+        with path.open("rb") as f:
+            raw = tomllib.load(f)
+        sources = raw.pop("sources", [])
+        layers = tuple(Layer(name, spec.get("materialized"), tuple(spec.get("reads", [])))
+                       for name, spec in raw.items())
+        known = {SOURCES} | {layer.name for layer in layers}
+        for layer in layers:
+            if layer.materialized not in MATERIALIZATIONS:
+                raise ValueError(f"{path}: [{layer.name}] materialized = {layer.materialized!r}; "
+                                 f"expected one of {', '.join(MATERIALIZATIONS)}")
+            unknown = sorted(set(layer.reads) - known)
+            if unknown:
+                raise ValueError(f"{path}: [{layer.name}] reads {', '.join(unknown)}: "
+                                 f"neither '{SOURCES}' nor a layer of the file")
+        return cls(frozenset(sources), layers)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(layer.name for layer in self.layers)
+
+    def layer(self, name: str) -> Layer:
+        return next(layer for layer in self.layers if layer.name == name)
+
+
+LAYERS = Layering.read().names
 
 
 @dataclass(frozen=True)
 class ViewFile:
-    """One file of sql/, read once: its name, layer, SQL, how it is stored, and its question."""
+    """One file of sql/, read once: its name, layer, SQL, how it is stored, what it reads, its question."""
     path: Path
     sql: str
+    kind: str   # 'view' or 'table': its layer's materialization
 
     @property
     def name(self) -> str:
@@ -35,36 +90,109 @@ class ViewFile:
         return self.path.parent.name
 
     @property
-    def kind(self) -> str:
-        """'table' when the header says `-- materialized: table` (heavy comparison marts, rebuilt
-        after every load as dbt's materialized='table', so scans stay fast), else 'view'."""
-        return "table" if MATERIALIZED_TABLE.search(self.sql) else "view"
-
-    @property
     def question(self) -> str:
         """The opening sentence of the header comment: the question the view answers."""
         words = []
         for line in self.sql.splitlines():
             if not line.startswith("--"):
                 break
-            if MATERIALIZED_TABLE.match(line):
-                continue
             words.append(line.lstrip("-").strip())
             if words[-1].endswith(("?", ".")):
                 break
         return " ".join(words)
 
+    @functools.cached_property
+    def relations(self) -> frozenset[str]:
+        """Every table or view the SQL reads (CTE names excluded)."""
+        return relations_read(self.sql, self.path)
+
     def reads(self, names) -> set[str]:
-        code = re.sub(r"--[^\n]*", "", self.sql)  # a name in a comment is not a dependency
-        return {n for n in names if n != self.name and re.search(rf"\b{n}\b", code)}
+        return (self.relations & set(names)) - {self.name}
 
 
-def view_files() -> list[Path]:
-    return [p for layer in LAYERS for p in sorted((SQL_DIR / layer).glob("*.sql"))]
+def relations_read(sql: str, path: Path) -> frozenset[str]:
+    """The base tables and views one SELECT reads, from DuckDB's parse tree (json_serialize_sql)."""
+    try:
+        return _relations_in(sql)
+    except ValueError as exc:
+        raise ValueError(f"{path}: DuckDB cannot parse it: {exc}") from None
 
 
-def definitions() -> list[ViewFile]:
-    return [ViewFile(p, p.read_text(encoding="utf-8")) for p in view_files()]
+_PARSER_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+@functools.lru_cache(maxsize=None)
+def _relations_in(sql: str) -> frozenset[str]:
+    """Parsed once per text and process (materialize, the column docs and the export all read sql/),
+    by one in-memory connection."""
+    with _PARSER_LOCK:
+        tree = json.loads(_parser().execute("SELECT json_serialize_sql(?)", [sql]).fetchone()[0])
+    if tree.get("error"):
+        raise ValueError(tree.get("error_message", str(tree)))
+    tables: set[str] = set()
+    ctes: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "BASE_TABLE" and node.get("table_name"):
+                tables.add(node["table_name"])
+            cte_map = node.get("cte_map")
+            if isinstance(cte_map, dict):
+                ctes.update(entry["key"] for entry in cte_map.get("map", []))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(tree["statements"])
+    return frozenset(tables - ctes)
+
+
+def view_files(sql_dir: Path | None = None, layering: Layering | None = None) -> list[Path]:
+    sql_dir = sql_dir or SQL_DIR
+    layering = layering or Layering.read(sql_dir)
+    return [p for layer in layering.names for p in sorted((sql_dir / layer).glob("*.sql"))]
+
+
+def definitions(sql_dir: Path | None = None) -> list[ViewFile]:
+    layering = Layering.read(sql_dir)
+    views = []
+    for path in view_files(sql_dir, layering):
+        sql = path.read_text(encoding="utf-8")
+        views.append(ViewFile(path, sql, layering.layer(path.parent.name).materialized))
+    return views
+
+
+def layering_problems(sql_dir: Path | None = None) -> list[str]:
+    """One line per read that sql/layers.toml does not allow (naming the file and the name it
+    reads), per name read that is neither a source nor a model, and per folder of SQL files that
+    is not a declared layer."""
+    sql_dir = sql_dir or SQL_DIR
+    layering = Layering.read(sql_dir)
+    views = definitions(sql_dir)
+    layer_of = {v.name: v.layer for v in views}
+    problems = [f"{d.relative_to(sql_dir.parent)}/ holds SQL files but is not a layer of {LAYERS_FILE_NAME}"
+                for d in sorted(sql_dir.iterdir())
+                if d.is_dir() and d.name not in layering.names and any(d.glob("*.sql"))]
+    for view in views:
+        allowed = layering.layer(view.layer).reads
+        shown = view.path.relative_to(sql_dir.parent)
+        for name in sorted(view.relations - {view.name}):
+            read_from = SOURCES if name in layering.sources else layer_of.get(name)
+            if read_from is None:
+                problems.append(f"{shown} reads {name}: neither a source ({LAYERS_FILE_NAME}) "
+                                f"nor a model in {sql_dir.name}/")
+            elif read_from not in allowed:
+                what = "a source" if read_from == SOURCES else f"a {read_from} model"
+                problems.append(f"{shown} reads {name} ({what}); {view.layer} may read only "
+                                f"{' or '.join(allowed)}")
+    return problems
 
 
 VOCABULARY = {
@@ -113,25 +241,58 @@ def _existing_kind(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
     return None if found is None else ("view" if found[0] == "VIEW" else "table")
 
 
-def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> list[str]:
-    """Create or replace every view (or table) in dependency order, in one transaction."""
+def create(con: duckdb.DuckDBPyConnection, view: ViewFile) -> None:
+    """Create or replace one model as its layer stores it (a view that was a table is dropped first)."""
+    existing = _existing_kind(con, view.name)
+    if existing and existing != view.kind:
+        con.execute(f"DROP {existing.upper()} {view.name}")
+    try:
+        con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.name} AS\n{view.sql}")
+    except duckdb.Error as exc:
+        raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
+
+
+RETIRED_MODEL = re.compile(r"^(stg|int)_")
+
+
+def drop_retired_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile]) -> list[str]:
+    """Drop the staging and intermediate models an earlier version created that no file defines any
+    more (a warehouse keeps them otherwise, stale, beside the models that replaced them)."""
+    defined = {v.name for v in views}
+    retired = [(name, kind) for name, kind in con.execute(
+        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
+    ).fetchall() if RETIRED_MODEL.match(name) and name not in defined]
+    for name, kind in retired:
+        con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} IF EXISTS {name}")
+    return [name for name, _ in retired]
+
+
+@dataclass(frozen=True)
+class BuildTime:
+    """What building one model cost: wall-clock seconds and CPU seconds of every thread."""
+    view: ViewFile
+    seconds: float
+    cpu_seconds: float
+
+
+def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
+                profile: list[BuildTime] | None = None) -> list[str]:
+    """Create or replace every model in dependency order, in one transaction; with `profile`, append
+    what each model cost to build (bench/views_profile.py)."""
     from warehouse.identity.round_table import sync_registry
+    views = in_dependency_order(definitions())
     with db.transaction(con):
         load_reference_tables(con, ref)
         sync_registry(con)
-        created = []
-        for view in in_dependency_order(definitions()):
-            existing = _existing_kind(con, view.name)
-            if existing and existing != view.kind:
-                con.execute(f"DROP {existing.upper()} {view.name}")
-            try:
-                con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.name} AS\n{view.sql}")
-            except duckdb.Error as exc:
-                raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
-            created.append(view.name)
+        drop_retired_models(con, views)
+        for view in views:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            create(con, view)
+            if profile is not None:
+                profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
         apply_comments(con)
-    return created
+    return [v.name for v in views]
 
 
 def list_views() -> pl.DataFrame:
@@ -140,19 +301,37 @@ def list_views() -> pl.DataFrame:
                          "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})
 
 
-IDENTITY_MODELS = ("stg_accelerator_names", "stg_results")
+IDENTITY_MODELS = ("stg_results",)
+
+
+def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
+    """A temp `results` table with every column of the real one (the frame's own, the rest null)
+    and any other column of the frame."""
+    con.execute(db.TABLES)
+    types = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                        "WHERE table_schema = 'main' AND table_name = 'results' ORDER BY ordinal_position").fetchall()
+    columns = [f'"{c}"' if c in frame.columns else f'NULL::{t} AS "{c}"' for c, t in types]
+    columns += [f'"{c}"' for c in frame.columns if c not in {c for c, _ in types}]
+    columns = ", ".join(columns)
+    with db.registered(con, _published=frame):
+        con.execute(f"CREATE TEMP TABLE results AS SELECT {columns} FROM _published")
 
 
 def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.DataFrame:
     """The identity the views give rows like these (columns accelerator_raw, model, used_model, and
-    any others): the same SQL models, run on an in-memory database. For names outside `results`."""
+    any others of `results`): the same SQL model, run on an in-memory database, for names outside
+    `results`. Returns the frame's columns and the identity columns stg_results adds."""
     by_name = {v.name: v for v in definitions()}
     with duckdb.connect() as con:
         load_reference_tables(con, ref)
-        with db.registered(con, results=frame):
-            for name in IDENTITY_MODELS:
-                con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
-            return db.query_frame(con, "SELECT * FROM stg_results")
+        _results_shaped(con, frame)
+        for name in IDENTITY_MODELS:
+            con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
+        published = set(db.RESULT_COLUMNS)
+        added = [c for (c,) in con.execute("SELECT column_name FROM (DESCRIBE stg_results)").fetchall()
+                 if c not in published]
+        columns = ", ".join(f'"{c}"' for c in [*frame.columns, *added])
+        return db.query_frame(con, f"SELECT {columns} FROM stg_results")
 
 
 def canonical_accelerators(names: list[str], ref: Reference | None = None) -> dict[str, str | None]:

@@ -20,13 +20,13 @@ WITH cited AS (
                + CAST(regexp_extract(c.round, '^v(\d+)\.(\d+)$', 2) AS INTEGER) AS claim_round_order,
            unnest(c.cited_result_ids) AS result_id,
            generate_subscripts(c.cited_result_ids, 1) AS position
-    FROM claims AS c
+    FROM stg_claims AS c
 ),
 entries AS (
     SELECT result_id, round, any_value(round_order) AS round_order,
            any_value(coalesce(accelerator, accelerator_raw)) AS accelerator,
            any_value(total_accelerators) AS total_accelerators, any_value(submitter) AS submitter
-    FROM stg_cited_performance
+    FROM int_cited_results
     GROUP BY result_id, round
 ),
 located AS (
@@ -56,7 +56,7 @@ roled AS (
             ELSE 'new'
         END AS role,
         EXISTS (
-            SELECT 1 FROM stg_cited_performance AS p
+            SELECT 1 FROM int_cited_results AS p
             WHERE p.result_id = located.result_id AND p.round = located.entry_round
               AND p.benchmark = located.benchmark
               AND (located.scenario IS NULL OR p.scenario = located.scenario)
@@ -70,7 +70,7 @@ SELECT
     CASE
         WHEN entry_round IS NULL THEN
             format('cited entry {} is in no loaded round', result_id)
-            || CASE WHEN round NOT IN (SELECT round FROM sources WHERE rows_loaded > 0)
+            || CASE WHEN round NOT IN (SELECT round FROM stg_sources WHERE rows_loaded > 0)
                     THEN format(' (round {} is not loaded)', round) ELSE '' END
         WHEN kind = 'software_gain' AND role IS NULL THEN
             format('cited entry {} is from round {}, the claim compares {} with {}', result_id,

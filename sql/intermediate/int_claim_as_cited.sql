@@ -1,6 +1,6 @@
 -- What does each claim recompute to from exactly the result entries it cites?
 -- One row per claim that cites entries (cited_result_ids not empty). Rows used: the cited entries' performance rows of the claim's benchmark,
--- scenario (when named) and direction (stg_claim_citations); per side and scenario the best row.
+-- scenario (when named) and direction (int_claim_citations); per side and scenario the best row.
 -- Per scenario in which both sides have a row in the same units:
 --   generation_speedup, scale_speedup, software_gain at one scale: throughput new / base,
 --     latency base / new (how many times better the new side is);
@@ -14,7 +14,7 @@
 -- or submitters where the kind compares one system with itself (scaling, scale, software), or no
 -- scenario in which both sides have a row.
 WITH citations AS (
-    SELECT * FROM stg_claim_citations
+    SELECT * FROM int_claim_citations
 ),
 entry_problems AS (
     SELECT claim_id, string_agg(problem, '; ' ORDER BY position) AS problems
@@ -51,14 +51,14 @@ side_problems AS (
                 format('a {} compares one submitter''s accelerator with itself; the cited entries are '
                        'on {} accelerator(s) from {} submitter(s)', c.kind, s.accelerators, s.submitters)
         END AS problem
-    FROM claims AS c
+    FROM stg_claims AS c
     JOIN sides AS s ON s.claim_id = c.id
 ),
 cited_rows AS (
     SELECT ci.claim_id, ci.role, p.*
     FROM citations AS ci
-    JOIN claims AS c ON c.id = ci.claim_id
-    JOIN stg_cited_performance AS p
+    JOIN stg_claims AS c ON c.id = ci.claim_id
+    JOIN int_cited_results AS p
       ON  p.result_id = ci.result_id AND p.round = ci.entry_round AND p.benchmark = c.benchmark
       AND (c.scenario IS NULL OR p.scenario = c.scenario)
       AND p.higher_is_better = (c.direction = 'throughput')
@@ -89,7 +89,7 @@ figures AS (
          'accelerator': b.accelerator, 'total_accelerators': b.total_accelerators,
          'scenario': b.scenario, 'value': b.value, 'units': b.units,
          'verification': b.verification} END AS base_row
-    FROM claims AS c
+    FROM stg_claims AS c
     JOIN cited_rows AS n ON n.claim_id = c.id AND n.role = 'new'
     LEFT JOIN cited_rows AS b
       ON b.claim_id = c.id AND b.role = 'base' AND b.scenario = n.scenario AND b.units = n.units
@@ -108,7 +108,7 @@ judged AS (
                             CASE WHEN c.kind = 'absolute' THEN '' ELSE ' in one scenario' END) END)
             AS citation_problem,
         f.figure, f.scenario, f.new_row, f.base_row
-    FROM claims AS c
+    FROM stg_claims AS c
     LEFT JOIN entry_problems AS e ON e.claim_id = c.id
     LEFT JOIN side_problems AS sp ON sp.claim_id = c.id
     LEFT JOIN best_figure AS f ON f.claim_id = c.id

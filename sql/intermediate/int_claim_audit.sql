@@ -1,0 +1,224 @@
+-- Does each vendor claim hold up when recomputed from the warehouse, as cited and against the best
+-- baseline you could buy, and how far may it be trusted?
+-- recomputed_as_cited: the claim recomputed from exactly the entries it cites (int_claim_as_cited:
+--   the rules, per kind, and citation_problem when the cited entries do not match the claim).
+-- recomputed_best: the new side as cited (or, without a standing citation, each best
+--   verified-or-preview row matching the claim: int_best_results.best_of_submitter) against the best
+--   VERIFIED result of the baseline hardware, whoever submitted it (best_verified_of_hardware), in the new side's
+--   scenario and units:
+--     generation_speedup: baseline_accelerator at the new side's scale, same round;
+--     scaling_efficiency, scale_speedup: the new side's accelerator at baseline_total_accelerators,
+--       same round;
+--     software_gain: the new side's accelerator in round_from (absent: the cited baseline's round,
+--       else the latest earlier round with such a result); basis same_scale at the new side's scale,
+--       per_accelerator at any scale by value per accelerator (absent: both, or the cited entries'
+--       basis: one scale -> same_scale, two -> per_accelerator);
+--     absolute: the best value of any verification (an open-division or unofficial row may reproduce
+--       it, and the verdict says so): highest throughput, lowest latency.
+--   Figures as in int_claim_as_cited: throughput new / base, latency base / new (times better);
+--   scaling_efficiency (new / base) / (accelerators_new / accelerators_base); software_gain per
+--   accelerator (new / accelerators_new) / (base value per accelerator). An absent scenario means
+--   "up to": the largest figure across scenarios; optional claim fields (scenario, total_accelerators,
+--   submitter, basis, round_from) narrow the new side.
+-- recomputed: the figure the verdict uses: recomputed_as_cited when the claim cites entries, else
+--   recomputed_best; rows_used are the rows behind it (rows_as_cited or rows_best; roles 'new' and
+--   'base', absolute 'new' only). recomputed_scenario is its scenario.
+-- relative_difference = (recomputed - multiplier) / multiplier.
+-- weak_baseline: the cited baseline is more than 2% worse than the best verified baseline in the
+--   same scenario (throughput cited / best < 0.98; latency best / cited < 0.98; per accelerator for a
+--   per_accelerator software gain); null when no cited baseline stands or no verified baseline exists.
+--   best_baseline_result_id / best_baseline_submitter name the best verified baseline used.
+-- verdict (the seeds' wording), first rule that applies:
+--   0. the claim cites entries and they do not match it (citation_problem) -> 'unclassified',
+--      whatever the stage; never a silent fallback to other rows;
+--   1. stage post_submission_unverified or vendor_self_test -> 'directional only - do not put it in a
+--      procurement decision';
+--   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
+--   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
+--      (no verified rows reproduce it);
+--   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
+--   5. anything else -> 'unclassified'.
+-- verdict_reason says which rule applied and why.
+WITH as_cited AS (
+    SELECT * FROM int_claim_as_cited
+),
+standing AS (
+    SELECT * FROM as_cited WHERE citation_problem IS NULL
+),
+new_sides AS (
+    SELECT c.id, UNNEST(a.cited_new_row), a.cited_base_row AS cited_base
+    FROM stg_claims AS c
+    JOIN standing AS a ON a.claim_id = c.id
+    WHERE c.kind <> 'absolute'
+    UNION ALL BY NAME
+    SELECT c.id, p.result_id, p.submitter, p.round, p.accelerator, p.total_accelerators, p.scenario,
+           p.value, p.units, p.verification, NULL AS cited_base
+    FROM stg_claims AS c
+    JOIN int_best_results AS p
+      ON  p.best_of_submitter AND p.round = c.round AND p.benchmark = c.benchmark
+      AND (c.scenario IS NULL OR p.scenario = c.scenario)
+      AND p.higher_is_better = (c.direction = 'throughput')
+      AND (c.accelerator IS NULL OR p.accelerator = c.accelerator)
+      AND (c.submitter IS NULL OR p.submitter = c.submitter)
+      AND CASE WHEN c.kind IN ('scaling_efficiency', 'scale_speedup')
+                   THEN p.total_accelerators = c.total_accelerators
+               WHEN c.kind = 'software_gain' AND c.basis = 'per_accelerator' THEN true
+               ELSE c.total_accelerators IS NULL OR p.total_accelerators = c.total_accelerators END
+    WHERE c.kind <> 'absolute' AND c.id NOT IN (SELECT claim_id FROM standing)
+),
+same_round_baselines AS (
+    SELECT s.*, 'same_scale' AS basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
+           b.round AS b_round, b.accelerator AS b_accelerator, b.total_accelerators AS b_total,
+           b.value AS b_value, b.verification AS b_verification, b.value AS b_measure
+    FROM new_sides AS s
+    JOIN stg_claims AS c ON c.id = s.id
+    JOIN int_best_results AS b
+      ON  b.best_verified_of_hardware AND b.round = s.round AND b.benchmark = c.benchmark AND b.scenario = s.scenario
+      AND b.units = s.units
+      AND b.accelerator = CASE WHEN c.kind = 'generation_speedup' THEN c.baseline_accelerator
+                               ELSE s.accelerator END
+      AND b.total_accelerators = CASE WHEN c.kind = 'generation_speedup' THEN s.total_accelerators
+                                      ELSE c.baseline_total_accelerators END
+    WHERE c.kind <> 'software_gain'
+),
+earlier_round_baselines AS (
+    SELECT s.*, k.basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
+           b.round AS b_round, b.accelerator AS b_accelerator, b.total_accelerators AS b_total,
+           b.value AS b_value, b.verification AS b_verification,
+           CASE k.basis WHEN 'same_scale' THEN b.value ELSE b.value_per_accelerator END AS b_measure
+    FROM new_sides AS s
+    JOIN stg_claims AS c ON c.id = s.id
+    CROSS JOIN (VALUES ('same_scale'), ('per_accelerator')) AS k(basis)
+    JOIN int_best_results AS b
+      ON  b.best_verified_of_hardware AND b.benchmark = c.benchmark AND b.scenario = s.scenario AND b.units = s.units
+      AND b.accelerator = s.accelerator
+      AND b.round_order < CAST(regexp_extract(s.round, '^v(\d+)\.(\d+)$', 1) AS INTEGER) * 1000
+                          + CAST(regexp_extract(s.round, '^v(\d+)\.(\d+)$', 2) AS INTEGER)
+      AND b.round = coalesce(c.round_from, s.cited_base.round, b.round)
+      AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
+                       ELSE b.value_per_accelerator IS NOT NULL END
+    WHERE c.kind = 'software_gain'
+      AND k.basis = coalesce(c.basis,
+                             CASE WHEN s.cited_base.total_accelerators = s.total_accelerators THEN 'same_scale'
+                                  WHEN s.cited_base IS NOT NULL THEN 'per_accelerator' END,
+                             k.basis)
+    QUALIFY row_number() OVER (PARTITION BY s.id, s.result_id, s.scenario, k.basis
+                               ORDER BY b.round_order DESC, b_measure DESC, b.result_id) = 1
+),
+best_figures AS (
+    SELECT x.*,
+        CASE
+            WHEN c.kind = 'scaling_efficiency' THEN (x.value / x.b_value) / (x.total_accelerators::DOUBLE / x.b_total)
+            WHEN x.basis = 'per_accelerator' THEN (x.value / x.total_accelerators) / x.b_measure
+            WHEN c.direction = 'throughput' THEN x.value / x.b_measure
+            ELSE x.b_measure / x.value
+        END AS figure,
+        CASE
+            WHEN x.cited_base IS NULL THEN NULL
+            WHEN c.direction = 'throughput'
+                THEN CASE x.basis WHEN 'per_accelerator' THEN x.cited_base.value / x.cited_base.total_accelerators
+                                  ELSE x.cited_base.value END / x.b_measure < 0.98
+            ELSE x.b_measure / x.cited_base.value < 0.98
+        END AS weak_baseline
+    FROM (SELECT * FROM same_round_baselines UNION ALL BY NAME SELECT * FROM earlier_round_baselines) AS x
+    JOIN stg_claims AS c ON c.id = x.id
+),
+best_relative AS (
+    SELECT id, figure AS recomputed_best, scenario AS best_scenario, weak_baseline,
+           b_result_id AS best_baseline_result_id, b_submitter AS best_baseline_submitter,
+           [{'role': 'new', 'result_id': result_id, 'submitter': submitter, 'round': round,
+             'accelerator': accelerator, 'total_accelerators': total_accelerators, 'scenario': scenario,
+             'value': value, 'units': units, 'verification': verification},
+            {'role': 'base', 'result_id': b_result_id, 'submitter': b_submitter, 'round': b_round,
+             'accelerator': b_accelerator, 'total_accelerators': b_total, 'scenario': scenario,
+             'value': b_value, 'units': units, 'verification': b_verification}] AS rows_best
+    FROM best_figures
+    QUALIFY row_number() OVER (PARTITION BY id ORDER BY figure DESC, result_id, b_result_id) = 1
+),
+best_absolute AS (
+    SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
+           NULL AS best_baseline_result_id, NULL AS best_baseline_submitter,
+           [{'role': 'new', 'result_id': p.result_id, 'submitter': p.submitter, 'round': p.round,
+             'accelerator': p.accelerator, 'total_accelerators': p.total_accelerators,
+             'scenario': p.scenario, 'value': p.value, 'units': p.units,
+             'verification': p.verification}] AS rows_best
+    FROM stg_claims AS c
+    JOIN stg_results AS p
+      ON  c.kind = 'absolute' AND p.metric = 'performance' AND p.round = c.round AND p.benchmark = c.benchmark
+      AND p.higher_is_better = (c.direction = 'throughput')
+      AND (c.accelerator IS NULL OR p.accelerator = c.accelerator)
+      AND (c.total_accelerators IS NULL OR p.total_accelerators = c.total_accelerators)
+      AND (c.scenario IS NULL OR p.scenario = c.scenario)
+      AND (c.submitter IS NULL OR p.submitter = c.submitter)
+    QUALIFY row_number() OVER (PARTITION BY c.id
+                               ORDER BY CASE WHEN p.higher_is_better THEN -p.value ELSE p.value END,
+                                        p.result_id) = 1
+),
+best AS (
+    SELECT * FROM best_relative UNION ALL BY NAME SELECT * FROM best_absolute
+),
+audited AS (
+    SELECT
+        c.*,
+        coalesce(len(c.cited_result_ids), 0) > 0 AS cites_entries,
+        a.citation_problem,
+        a.recomputed_as_cited,
+        coalesce(a.rows_as_cited, []) AS rows_as_cited,
+        b.recomputed_best,
+        coalesce(b.rows_best, []) AS rows_best,
+        b.weak_baseline,
+        b.best_baseline_result_id,
+        b.best_baseline_submitter,
+        CASE WHEN cites_entries THEN a.recomputed_as_cited ELSE b.recomputed_best END AS recomputed,
+        CASE WHEN cites_entries THEN a.as_cited_scenario ELSE b.best_scenario END AS recomputed_scenario,
+        CASE WHEN cites_entries THEN coalesce(a.rows_as_cited, []) ELSE coalesce(b.rows_best, []) END
+            AS rows_used
+    FROM stg_claims AS c
+    LEFT JOIN as_cited AS a ON a.claim_id = c.id
+    LEFT JOIN best AS b ON b.id = c.id
+),
+judged AS (
+    SELECT
+        *,
+        (recomputed - multiplier) / multiplier AS relative_difference,
+        list_contains(list_transform(rows_used, lambda r: r.verification), 'preview') AS uses_preview,
+        len(rows_used) > 0
+            AND list_bool_and(list_transform(rows_used, lambda r: r.verification = 'verified')) AS all_verified
+    FROM audited
+)
+SELECT
+    id, vendor, kind, direction, stage, round, round_from, model, benchmark, scenario, recomputed_scenario,
+    accelerator, baseline_accelerator, total_accelerators, baseline_total_accelerators, submitter,
+    multiplier, recomputed, relative_difference, recomputed_as_cited, recomputed_best, weak_baseline,
+    best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,
+    CASE
+        WHEN citation_problem IS NOT NULL THEN 'unclassified'
+        WHEN stage IN ('post_submission_unverified', 'vendor_self_test')
+            THEN 'directional only - do not put it in a procurement decision'
+        WHEN stage = 'preview' OR uses_preview
+            THEN 'promising, but the platform is not shipping today'
+        WHEN recomputed IS NULL OR multiplier IS NULL OR abs(relative_difference) > 0.05
+            THEN 'directional only - do not put it in a procurement decision'
+        WHEN stage = 'mlcommons_verified' AND all_verified
+            THEN 'comparable across submitters'
+        ELSE 'unclassified'
+    END AS verdict,
+    CASE
+        WHEN citation_problem IS NOT NULL THEN 'as cited: ' || citation_problem
+        WHEN stage IN ('post_submission_unverified', 'vendor_self_test') THEN 'stage ' || stage
+        WHEN stage = 'preview' THEN 'stage preview'
+        WHEN uses_preview THEN 'a row used is a preview submission'
+        WHEN recomputed IS NULL THEN 'no rows reproduce it'
+        WHEN multiplier IS NULL THEN 'no number was claimed'
+        WHEN abs(relative_difference) > 0.05
+            THEN format('recomputed {} is {}% from the claimed {}', round(recomputed, 4),
+                        round(100 * relative_difference, 1), multiplier)
+        WHEN stage = 'mlcommons_verified' AND all_verified
+            THEN format('verified rows reproduce it within 5% ({}%)', round(100 * relative_difference, 1))
+        ELSE 'a row used is not verified (' || array_to_string(list_distinct(
+                 list_transform(rows_used, lambda r: r.verification)), ', ') || ')'
+    END AS verdict_reason,
+    citation_problem,
+    verdict = 'comparable across submitters' AS procurement_grade,
+    statement, source, published_on, cited_result_ids
+FROM judged

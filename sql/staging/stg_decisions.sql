@@ -1,0 +1,4 @@
+-- Which capacity decisions has the user recorded (`mlperf-wh decisions load`)?
+-- One row per decision, as its file states it: the claims it used and excluded, when it was decided
+-- and when it is due for review (review_due as written; review_round or review_date derived).
+SELECT * FROM decisions
