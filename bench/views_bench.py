@@ -25,8 +25,9 @@ from math import gcd
 from pathlib import Path
 
 from warehouse.identity.reference import default_reference
+from warehouse.identity.resolve import IDENTITY_MODELS, load_reference_tables
 from warehouse.store import db
-from warehouse.views import IDENTITY_MODELS, definitions, in_dependency_order, load_reference_tables, materialize
+from warehouse.views import definitions, in_dependency_order, materialize
 
 TARGET_SECONDS = 1.0
 ROUNDS = [f"v{major}.{minor}" for major in range(3, 10) for minor in (0, 1)]

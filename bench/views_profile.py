@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from views_bench import build  # noqa: E402
 
+from warehouse.identity.resolve import load_reference_tables  # noqa: E402
 from warehouse.store import db  # noqa: E402
-from warehouse.views import BuildTime, load_reference_tables, materialize  # noqa: E402
+from warehouse.views import BuildTime, materialize  # noqa: E402
 
 
 def profile(path: Path, rows: int | None) -> tuple[list[BuildTime], float]:

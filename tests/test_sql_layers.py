@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import shutil
 
+from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
-from warehouse.views import SQL_DIR, Layering, definitions, layering_problems, load_reference_tables, materialize
+from warehouse.views import SQL_DIR, Layering, definitions, layering_problems, materialize
 
 
 def test_every_model_reads_only_what_its_layer_may():

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import SHARED_ROUNDS
 from tests.shared_rows import records, rows
 from warehouse.identity.reference import default_reference, load_reference
-from warehouse.views import resolve_identities
+from warehouse.identity.resolve import resolve_identities
 
 
 def identities(frame: pl.DataFrame) -> pl.DataFrame:

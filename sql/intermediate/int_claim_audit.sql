@@ -92,8 +92,7 @@ earlier_round_baselines AS (
     JOIN int_best_results AS b
       ON  b.best_verified_of_hardware AND b.benchmark = c.benchmark AND b.scenario = s.scenario AND b.units = s.units
       AND b.accelerator = s.accelerator
-      AND b.round_order < CAST(regexp_extract(s.round, '^v(\d+)\.(\d+)$', 1) AS INTEGER) * 1000
-                          + CAST(regexp_extract(s.round, '^v(\d+)\.(\d+)$', 2) AS INTEGER)
+      AND b.round_order < round_order(s.round)
       AND b.round = coalesce(c.round_from, s.cited_base.round, b.round)
       AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
                        ELSE b.value_per_accelerator IS NOT NULL END

@@ -16,8 +16,7 @@ WITH cited AS (
     SELECT c.id AS claim_id, c.kind, c.round, c.round_from, c.benchmark, c.scenario, c.direction,
            c.accelerator, c.baseline_accelerator, c.total_accelerators, c.baseline_total_accelerators,
            c.submitter,
-           CAST(regexp_extract(c.round, '^v(\d+)\.(\d+)$', 1) AS INTEGER) * 1000
-               + CAST(regexp_extract(c.round, '^v(\d+)\.(\d+)$', 2) AS INTEGER) AS claim_round_order,
+           round_order(c.round) AS claim_round_order,
            unnest(c.cited_result_ids) AS result_id,
            generate_subscripts(c.cited_result_ids, 1) AS position
     FROM stg_claims AS c

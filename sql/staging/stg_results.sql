@@ -80,8 +80,7 @@ outputs AS (
 ),
 round_orders AS (
     SELECT round,
-           CAST(regexp_extract(round, '^v(\d+)\.(\d+)$', 1) AS INTEGER) * 1000
-               + CAST(regexp_extract(round, '^v(\d+)\.(\d+)$', 2) AS INTEGER) AS round_order
+           round_order(round) AS round_order
     FROM (SELECT DISTINCT round FROM results)
 ),
 identified AS (

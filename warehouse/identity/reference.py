@@ -1,7 +1,7 @@
 """The reference tables (accelerators, benchmarks, rack capacity), read and validated.
 
 Names are resolved with them at view time, in SQL (sql/staging/stg_results.sql);
-warehouse.views.canonical_accelerators applies that same rule to other names."""
+warehouse.identity.resolve.canonical_accelerators applies that same rule to other names."""
 from __future__ import annotations
 
 from dataclasses import dataclass

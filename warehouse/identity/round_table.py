@@ -1,7 +1,7 @@
 """The warehouse's own round table: the registry's rounds, plus rounds the watcher found.
 
 The registry (warehouse/identity/reference/rounds.toml) is reference data: it is written into `rounds` with
-the other reference tables (views.load_reference_tables). A round the watcher finds under a name the
+the other reference tables (resolve.load_reference_tables). A round the watcher finds under a name the
 registry does not list is recorded here, dated the day it was first seen, without editing code.
 """
 from __future__ import annotations

@@ -27,8 +27,17 @@ def validate_round_name(name: str) -> str:
 
 
 def round_sort_key(name: str) -> tuple[int, int]:
+    """Rounds in publication order (v10.0 after v9.1); SQL sorts by `round_order(name)`, below."""
     major, minor = ROUND_PATTERN.fullmatch(validate_round_name(name)).groups()
     return int(major), int(minor)
+
+
+# round_sort_key in SQL, created with the reference tables: major x 1000 + minor.
+ROUND_ORDER_MACRO = (
+    "CREATE OR REPLACE MACRO round_order(name) AS "
+    f"CAST(regexp_extract(name, '^{ROUND_NAME}$', 1) AS INTEGER) * 1000 "
+    f"+ CAST(regexp_extract(name, '^{ROUND_NAME}$', 2) AS INTEGER)"
+)
 
 
 @dataclass(frozen=True)

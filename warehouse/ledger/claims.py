@@ -12,9 +12,9 @@ import polars as pl
 from schemas.claims import Claim, Decision
 from schemas.failures import validated
 from warehouse.identity.reference import Reference, default_reference
+from warehouse.identity.resolve import canonical_accelerators
 from warehouse.identity.rounds import ROUND_PATTERN
 from warehouse.store import db
-from warehouse.views import canonical_accelerators
 
 
 class LedgerError(ValueError):

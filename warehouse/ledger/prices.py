@@ -55,7 +55,7 @@ def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None) -> int:
     if unknown and warn is not None:
         warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named "
              f"{', '.join(repr(n) for n in unknown)}; their prices match no result")
-    from warehouse.views import load_reference_tables
+    from warehouse.identity.resolve import load_reference_tables
     load_reference_tables(con)
     with db.registered(con, _prices=frame), db.transaction(con):
         con.execute("DELETE FROM prices")

@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from schemas import results as vocabulary
-from warehouse.identity.reference import Reference, default_reference
+from warehouse.identity.reference import Reference
+from warehouse.identity.resolve import load_reference_tables
 from warehouse.resources import package_dir
 from warehouse.store import db
 
@@ -195,31 +195,6 @@ def layering_problems(sql_dir: Path | None = None) -> list[str]:
     return problems
 
 
-VOCABULARY = {
-    "unit": vocabulary.KNOWN_UNITS, "scenario": vocabulary.SCENARIOS,
-    "division": vocabulary.DIVISIONS, "availability": vocabulary.AVAILABILITIES,
-    "suite": vocabulary.SUITES,
-}
-
-
-def vocabulary_frame() -> pl.DataFrame:
-    """The words the schema knows, by kind (what `drift` compares each loaded row with)."""
-    return pl.DataFrame([{"kind": kind, "term": term} for kind, terms in VOCABULARY.items() for term in terms])
-
-
-def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
-    ref = ref or default_reference()
-    # priority: file order; the first pattern that matches a name wins.
-    accelerators = ref.accelerators.with_row_index("priority")
-    for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
-                         ("ref_rack_capacity", ref.racks), ("ref_vocabulary", vocabulary_frame())):
-        with db.registered(con, _ref=frame):
-            con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
-    con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
-                "dollars_per_accelerator_hour DOUBLE NOT NULL CHECK (dollars_per_accelerator_hour > 0), "
-                "note VARCHAR)")
-
-
 def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
     """Every view after the views it reads from (a table must be rebuilt after its inputs)."""
     names = {v.name for v in views}
@@ -299,44 +274,3 @@ def list_views() -> pl.DataFrame:
     views = definitions()
     return pl.DataFrame({"view": [v.name for v in views], "layer": [v.layer for v in views],
                          "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})
-
-
-IDENTITY_MODELS = ("stg_results",)
-
-
-def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
-    """A temp `results` table with every column of the real one (the frame's own, the rest null)
-    and any other column of the frame."""
-    con.execute(db.TABLES)
-    types = con.execute("SELECT column_name, data_type FROM information_schema.columns "
-                        "WHERE table_schema = 'main' AND table_name = 'results' ORDER BY ordinal_position").fetchall()
-    columns = [f'"{c}"' if c in frame.columns else f'NULL::{t} AS "{c}"' for c, t in types]
-    columns += [f'"{c}"' for c in frame.columns if c not in {c for c, _ in types}]
-    columns = ", ".join(columns)
-    with db.registered(con, _published=frame):
-        con.execute(f"CREATE TEMP TABLE results AS SELECT {columns} FROM _published")
-
-
-def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.DataFrame:
-    """The identity the views give rows like these (columns accelerator_raw, model, used_model, and
-    any others of `results`): the same SQL model, run on an in-memory database, for names outside
-    `results`. Returns the frame's columns and the identity columns stg_results adds."""
-    by_name = {v.name: v for v in definitions()}
-    with duckdb.connect() as con:
-        load_reference_tables(con, ref)
-        _results_shaped(con, frame)
-        for name in IDENTITY_MODELS:
-            con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
-        published = set(db.RESULT_COLUMNS)
-        added = [c for (c,) in con.execute("SELECT column_name FROM (DESCRIBE stg_results)").fetchall()
-                 if c not in published]
-        columns = ", ".join(f'"{c}"' for c in [*frame.columns, *added])
-        return db.query_frame(con, f"SELECT {columns} FROM stg_results")
-
-
-def canonical_accelerators(names: list[str], ref: Reference | None = None) -> dict[str, str | None]:
-    """Published (or typed) accelerator names -> canonical accelerator, by the views' own rule."""
-    frame = pl.DataFrame({"accelerator_raw": sorted(set(names))}, schema={"accelerator_raw": pl.String})
-    frame = frame.with_columns(model=pl.lit(None, pl.String), used_model=pl.lit(None, pl.String))
-    resolved = resolve_identities(frame, ref)
-    return dict(resolved.select("accelerator_raw", "accelerator").iter_rows())
