@@ -15,6 +15,7 @@ import duckdb
 from prefect import flow
 
 from flows.ingest import RoundsFailed, deployment as backfill_deployment
+from flows.local_runs import run_here
 from flows.run_rounds import run_rounds, task_runner
 from warehouse import db
 from warehouse.round_table import known_rounds, sync_registry
@@ -48,7 +49,7 @@ def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunRe
 
 def watch_once(source: str, db_file: str) -> RunReport:
     """`mlperf-wh watch`: the watch-rounds flow, run here once; the report even when a round failed."""
-    state = watch_rounds(source, db_file, return_state=True)
+    state = run_here(watch_rounds, source, db_file, return_state=True)
     failure = state.result(raise_on_failure=False)
     if isinstance(failure, RoundsFailed):
         return failure.report
