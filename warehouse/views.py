@@ -53,7 +53,8 @@ class ViewFile:
 
     def reads(self, names) -> set[str]:
         code = re.sub(r"--[^\n]*", "", self.sql)  # a name in a comment is not a dependency
-        return {n for n in names if n != self.name and re.search(rf"\b{n}\b", code)}
+        words = set(re.findall(r"\w+", code))  # a name read is a whole word of the code
+        return {n for n in names if n != self.name and n in words}
 
 
 def view_files() -> list[Path]:
@@ -104,10 +105,11 @@ def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
     return ordered
 
 
-def _existing_kind(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
-    found = con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = ? "
-                        "AND table_schema = current_schema()", [name]).fetchone()
-    return None if found is None else ("view" if found[0] == "VIEW" else "table")
+def _existing_kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """name -> 'view' or 'table', for everything in the schema (one catalog query, not one a view)."""
+    found = con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                        "WHERE table_schema = current_schema()").fetchall()
+    return {name: "view" if kind == "VIEW" else "table" for name, kind in found}
 
 
 def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> list[str]:
@@ -117,8 +119,9 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) ->
         load_reference_tables(con, ref)
         sync_registry(con)
         created = []
+        existing_kinds = _existing_kinds(con)
         for view in in_dependency_order(definitions()):
-            existing = _existing_kind(con, view.name)
+            existing = existing_kinds.get(view.name)
             if existing and existing != view.kind:
                 con.execute(f"DROP {existing.upper()} {view.name}")
             try:
