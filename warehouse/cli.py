@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     quiet_prefect_console("-v" in words or "--verbose" in words)
     parser = build_parser()
     args = parser.parse_args(argv)
+    from warehouse.console import resume_collector
+    resume_collector()  # the command's modules are in (warehouse/console.py)
     return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 
