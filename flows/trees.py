@@ -10,11 +10,12 @@ import os
 import time
 from dataclasses import dataclass
 
-from prefect import flow, get_run_logger, task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from flows.parameters import flow
 from flows.ingest import materialize_views
 from warehouse import db
 from warehouse.fetch import FetchSettings

@@ -12,8 +12,8 @@ a changed file is reloaded; then the views refresh. A run with nothing new chang
 from __future__ import annotations
 
 import duckdb
-from prefect import flow
 
+from flows.parameters import flow
 from flows.ingest import RoundsFailed, deployment as backfill_deployment
 from flows.local_runs import run_here
 from flows.run_rounds import run_rounds, task_runner
