@@ -1,6 +1,19 @@
-"""Prefect's own floor: a flow of eight trivial tasks, run whole-process (bench/orchestration_bench.py)."""
-from prefect import flow, task
-from prefect.task_runners import ThreadPoolTaskRunner
+"""Prefect's own floor: a flow of eight trivial tasks, run whole-process (bench/orchestration_bench.py).
+
+    trivial_flow.py                 Prefect's defaults
+    trivial_flow.py --as-mlperf-wh  with what `mlperf-wh` does for its own runs: the garbage collector
+                                    paused while modules load (warehouse/console.py) and no flow-run
+                                    heartbeats (flows/local_runs.py), to compare like with like
+"""
+import sys
+
+AS_CLI = "--as-mlperf-wh" in sys.argv
+if AS_CLI:
+    import gc
+    gc.disable()
+
+from prefect import flow, task  # noqa: E402
+from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 
 @task
@@ -14,4 +27,12 @@ def eight() -> int:
 
 
 if __name__ == "__main__":
-    assert eight() == 28
+    if AS_CLI:
+        from pathlib import Path
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from flows.local_runs import run_here
+        gc.freeze()
+        gc.enable()
+        assert run_here(eight) == 28
+    else:
+        assert eight() == 28

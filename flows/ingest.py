@@ -4,9 +4,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from prefect import flow, get_run_logger, task
+from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.parameters import flow
 from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds, task_runner, these_rounds
 from warehouse.export.run_report import RunReport
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source

@@ -12,10 +12,11 @@ a changed file is reloaded; then the views refresh. A run with nothing new chang
 from __future__ import annotations
 
 import duckdb
-from prefect import flow
 
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
+from flows.local_runs import run_here
+from flows.parameters import flow
 from flows.run_rounds import run_rounds, task_runner
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import known_rounds, sync_registry
@@ -49,7 +50,7 @@ def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunRe
 
 def watch_once(source: str, db_file: str) -> RunReport:
     """`mlperf-wh watch`: the watch-rounds flow, run here once; the report even when a round failed."""
-    state = watch_rounds(source, db_file, return_state=True)
+    state = run_here(watch_rounds, source, db_file, return_state=True)
     failure = state.result(raise_on_failure=False)
     if isinstance(failure, RoundsFailed):
         return failure.report

@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     quiet_prefect_console("-v" in words or "--verbose" in words)
     parser = build_parser()
     args = parser.parse_args(argv)
+    from warehouse.console import resume_collector
+    resume_collector()  # the command's modules are in (warehouse/console.py)
     return run_reporting_failures(lambda: args.handler(args), verbose=args.verbose)
 
 
@@ -148,8 +150,9 @@ def cmd_ingest(args) -> int:
             raise ExpectedFailure(f"{args.file}: no such file")
         db_file = _writable_warehouse(args.db, f"mlperf-wh ingest {round_name} --file {args.file}")
         from flows.ingest import ingest_file
-        outcome = ingest_file(round_name, args.file, args.origin or "unofficial", db_file,
-                              force=args.force, allow=args.allow)
+        from flows.local_runs import run_here
+        outcome = run_here(ingest_file, round_name, args.file, args.origin or "unofficial", db_file,
+                           force=args.force, allow=args.allow)
         return report([outcome], args.file, args.db, strict=args.strict)
     if args.origin == "unofficial":
         raise UsageError("--origin unofficial needs --file: the round repositories are official")
@@ -160,8 +163,9 @@ def _run_backfill(rounds, args) -> int:
     source = check_source(resolve_source(args.source))
     db_file = _writable_warehouse(args.db, f"mlperf-wh {args.command}")
     from flows.ingest import backfill
-    return report(backfill(rounds, source, db_file, force=args.force, allow=args.allow), source, args.db,
-                  strict=args.strict)
+    from flows.local_runs import run_here
+    return report(run_here(backfill, rounds, source, db_file, force=args.force, allow=args.allow), source,
+                  args.db, strict=args.strict)
 
 
 def _writable_warehouse(explicit: str | None, what: str) -> str:

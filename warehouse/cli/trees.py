@@ -15,7 +15,8 @@ def cmd_trees(args) -> int:
     rounds = resolve_rounds(parse_round_list(args.rounds), load_registry())
     run = TreeRun(concurrency=args.concurrency, chunk_size=args.chunk_size,
                   dask_address=dask_address(args.dask), force=args.force)
-    outcome = run_trees(rounds, resolve_source(args.source), db.db_path(args.db), run)
+    from flows.local_runs import run_here
+    outcome = run_here(run_trees, rounds, resolve_source(args.source), db.db_path(args.db), run)
     print(format_frame(pl.DataFrame({"status": list(outcome.counts),
                                      "files": list(outcome.counts.values())}), "table"))
     print(f"{outcome.files} files in {outcome.seconds:.1f} s "

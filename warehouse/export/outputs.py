@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from warehouse import settings
-from warehouse.export import export_views
-from warehouse.export.report import render_report
 from warehouse.store import db
 
 
@@ -29,6 +27,9 @@ def publish_for_people(db_file: str, export_dir: str | Path | None = None,
                        report_dir: str | Path | None = None, fmt: str = "parquet") -> Published:
     """Write the export (every mart, with manifest.json) and the report from the warehouse file,
     each swapped in whole. Either directory may be None to skip it."""
+    # Imported here: a run that publishes nothing never pays for the report stack (altair, jinja2).
+    from warehouse.export import export_views
+    from warehouse.export.report import render_report
     with db.connect(db_file, read_only=True) as con:
         if export_dir is not None:
             export_views(con, Path(export_dir), fmt, warehouse_file=db_file)

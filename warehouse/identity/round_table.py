@@ -33,9 +33,21 @@ def sync_registry(con: duckdb.DuckDBPyConnection, registry: dict[str, Round] | N
     if missing_dates:
         raise ValueError(f"warehouse/identity/reference/rounds.toml: round(s) {', '.join(missing_dates)} "
                          "have no `published` date")
+    if _registry_rows(registry) <= _stored_rows(con):
+        return  # already there: the watcher's no-change run writes nothing (nor validates again)
     with db.registered(con, _registry_rounds=_frame(list(registry.values()), "registry")):
         con.execute(f"INSERT OR REPLACE INTO rounds ({', '.join(COLUMNS)}) "
                     f"SELECT {', '.join(COLUMNS)} FROM _registry_rounds")
+
+
+def _registry_rows(registry: dict[str, Round]) -> set[tuple]:
+    return {(r.name, r.repository, r.branch, tuple(r.files), r.published, "registry") for r in registry.values()}
+
+
+def _stored_rows(con: duckdb.DuckDBPyConnection) -> set[tuple]:
+    found = con.execute(f"SELECT {', '.join(COLUMNS)} FROM rounds").fetchall()
+    return {(name, repo, branch, tuple(files), published, found_by)
+            for name, repo, branch, files, published, found_by in found}
 
 
 def record_found(con: duckdb.DuckDBPyConnection, found: Round, seen_on: dt.date) -> None:

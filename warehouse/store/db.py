@@ -166,12 +166,23 @@ def transaction(con: duckdb.DuckDBPyConnection):
 def registered(con: duckdb.DuckDBPyConnection, **frames: pl.DataFrame):
     """Make polars frames queryable by name for the duration of the block."""
     for name, frame in frames.items():
-        con.register(name, frame)
+        con.register(name, _ArrowStream(frame))
     try:
         yield con
     finally:
         for name in frames:
             con.unregister(name)
+
+
+class _ArrowStream:
+    """A polars frame as DuckDB scans it through the Arrow PyCapsule interface: no pyarrow in
+    between (handed a polars frame, DuckDB converts it with pyarrow, an import of its own)."""
+
+    def __init__(self, frame: pl.DataFrame):
+        self.frame = frame
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.frame.__arrow_c_stream__(requested_schema)
 
 
 @dataclass(frozen=True)
@@ -226,4 +237,4 @@ def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.Dat
     relation = con.sql(sql, params=params) if params else con.sql(sql)
     if relation is None:
         return pl.DataFrame()
-    return pl.from_arrow(relation.to_arrow_table())
+    return pl.DataFrame(relation)  # through the Arrow PyCapsule interface, without pyarrow

@@ -210,15 +210,15 @@ def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
     return ordered
 
 
-def _existing_kind(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
-    found = con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = ? "
-                        "AND table_schema = current_schema()", [name]).fetchone()
-    return None if found is None else ("view" if found[0] == "VIEW" else "table")
+def _existing_kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """name -> 'view' or 'table', for everything in the schema (one catalog query, not one a model)."""
+    found = con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                        "WHERE table_schema = current_schema()").fetchall()
+    return {name: "view" if kind == "VIEW" else "table" for name, kind in found}
 
 
-def create(con: duckdb.DuckDBPyConnection, view: ViewFile) -> None:
+def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None) -> None:
     """Create or replace one model as its layer stores it (a view that was a table is dropped first)."""
-    existing = _existing_kind(con, view.name)
     if existing and existing != view.kind:
         con.execute(f"DROP {existing.upper()} {view.name}")
     try:
@@ -260,9 +260,10 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
         load_reference_tables(con, ref)
         sync_registry(con)
         drop_retired_models(con, views)
+        existing = _existing_kinds(con)
         for view in views:
             started, cpu_started = time.perf_counter(), time.process_time()
-            create(con, view)
+            create(con, view, existing.get(view.name))
             if profile is not None:
                 profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here

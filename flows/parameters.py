@@ -1,0 +1,47 @@
+"""Flow parameters as the Prefect API stores them, without importing FastAPI to encode them.
+
+Prefect turns a flow run's parameters into JSON with FastAPI's `jsonable_encoder`, and so imports
+FastAPI (0.1-0.2 s here) in every process that starts a flow run, although a run against a server
+needs nothing else of it. Our flows take text, numbers, booleans, dates, lists, dicts and
+dataclasses of them (Round, TreeRun): encoded here as `jsonable_encoder` encodes them
+(tests/test_flow_parameters.py holds them equal on each flow's real parameters). Any other value
+goes to Prefect's own method.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from prefect.flows import Flow
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def plain_json(value):
+    """`value` as jsonable_encoder returns it, for the plain kinds above; _NotPlain for others."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v) for v in value]
+    if type(value) is dict and all(type(k) is str for k in value):
+        return {k: plain_json(v) for k, v in value.items()}
+    if type(value) in (dt.date, dt.datetime):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return plain_json(dataclasses.asdict(value))
+    raise _NotPlain(type(value).__name__)
+
+
+class PlainParameterFlow(Flow):
+    def serialize_parameters(self, parameters):
+        try:
+            return {name: plain_json(value) for name, value in parameters.items()}
+        except _NotPlain:
+            return super().serialize_parameters(parameters)
+
+
+def flow(**options):
+    """`prefect.flow(**options)`, making a PlainParameterFlow."""
+    return lambda fn: PlainParameterFlow(fn=fn, **options)

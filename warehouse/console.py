@@ -1,0 +1,33 @@
+"""The `mlperf-wh` console script: the CLI, started with Python's cyclic garbage collector paused
+while the command's modules load.
+
+Loading Prefect, polars, DuckDB and Pandera builds a few hundred thousand objects (pydantic model
+classes, mostly) that live as long as the process. The collector, which runs every 700 new
+objects, walks them again and again while they load: about 0.5 s of CPU in a whole `mlperf-wh
+watch` on this machine. So the collector is paused for the loading; once the command is parsed
+(its modules are in), the objects that exist are frozen out of its way (`gc.freeze`: never
+examined again) and it resumes, for the run itself and for long-running `serve`.
+"""
+from __future__ import annotations
+
+import gc
+
+_paused = False
+
+
+def entry() -> None:
+    global _paused
+    gc.disable()
+    _paused = True
+    from warehouse.cli import entry as run_cli
+    run_cli()
+
+
+def resume_collector() -> None:
+    """Freeze what exists and resume collecting; only after `entry` paused it (not in tests that
+    call `warehouse.cli.main`)."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.freeze()
+        gc.enable()
