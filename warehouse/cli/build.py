@@ -72,9 +72,10 @@ def ingest(
             raise UsageError("--origin unofficial needs --file: the round repositories are official")
         return _run_backfill(resolve_rounds([round_name], load_registry()), source, force, strict,
                              _guards(allow), "ingest")
+    existing_file(file)
     from flows.ingest import ingest_file
     from warehouse.export.run_report import of_file_ingest
-    db_file = _writable_warehouse(f"mlperf-wh ingest {round_name} --file {existing_file(file)}")
+    db_file = _writable_warehouse(f"mlperf-wh ingest {round_name} --file {file}")
     outcome = ingest_file(round_name, str(file), (origin or Origin.unofficial).value, db_file, force=force,
                           allow=_guards(allow))
     return print_run(of_file_ingest(db_file, [outcome]), str(file), strict)
