@@ -300,10 +300,15 @@ def test_help_and_usage_errors_import_no_heavy_module():
     assert done.stderr.splitlines()[-1] == "[0, 0, 2, 0] []", done.stderr
 
 
-def test_ingest_of_a_file_prints_its_report(cli, tmp_path):
+def test_ingest_of_a_file_prints_its_report_as_a_table_or_json(cli, tmp_path):
     csv_file = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
     code, out, err = cli("ingest", "v5.0", "--file", csv_file, "--db", tmp_path / "w.duckdb")
     assert code == 0, err
     assert out.splitlines()[0] == "ingest: 1 loaded"
     [row] = table_rows(out)
     assert (row["round"], row["status"], row["rows_read"], row["rows_loaded"]) == ("v5.0", "loaded", "1285", "1285")
+    # a second ingest of the same file changes nothing, and says so
+    code, out, err = cli("ingest", "v5.0", "--file", csv_file, "--db", tmp_path / "w.duckdb", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["headline"].startswith("ingest: nothing new")
+    assert [(r["round"], r["status"]) for r in report["rounds"]] == [("v5.0", "unchanged")]

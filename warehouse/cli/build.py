@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, error, print_rows, say
+from warehouse.cli.console import Format, error, print_json, print_rows, say
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
 
@@ -20,6 +20,8 @@ Force = Annotated[bool, typer.Option("--force", help="reload even unchanged file
 Strict = Annotated[bool, typer.Option("--strict", help=(
     "exit 1 when a file loaded by this run brought drift (new words or unmatched names, see "
     "`mlperf-wh drift`); without it drift is reported and the run exits 0"))]
+RunFormat = Annotated[Format, typer.Option("--format", help=(
+    "the run report: table (with drift and what changed), csv (a row per round) or json (all of it)"))]
 Allow = Annotated[Optional[list[str]], typer.Option("--allow", metavar="GUARD", help=(
     "load despite this guard, recorded in sources.overrides (repeatable): " + ", ".join(GUARD_NAMES)
     + "; see the README's Load guards"))]
@@ -48,11 +50,11 @@ def register(app: typer.Typer) -> None:
 
 
 def backfill(rounds: Rounds = "", force: Force = False, strict: Strict = False, allow: Allow = None,
-             source: Source = None) -> int:
+             source: Source = None, fmt: RunFormat = Format.table) -> int:
     """Fetch, validate and load every round (or those --rounds names), then rebuild the views."""
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    return _run_backfill(chosen, source, force, strict, _guards(allow), "backfill")
+    return _run_backfill(chosen, source, force, strict, _guards(allow), "backfill", fmt)
 
 
 def ingest(
@@ -63,6 +65,7 @@ def ingest(
         "official MLCommons round repository, or anything else (default: official from the source, "
         "unofficial for --file)"))] = None,
     force: Force = False, strict: Strict = False, allow: Allow = None, source: Source = None,
+    fmt: RunFormat = Format.table,
 ) -> int:
     """Ingest one round from the source, or one local file."""
     from warehouse.identity.rounds import load_registry, resolve_rounds, validate_round_name
@@ -71,14 +74,14 @@ def ingest(
         if origin is Origin.unofficial:
             raise UsageError("--origin unofficial needs --file: the round repositories are official")
         return _run_backfill(resolve_rounds([round_name], load_registry()), source, force, strict,
-                             _guards(allow), "ingest")
+                             _guards(allow), "ingest", fmt)
     existing_file(file)
     from flows.ingest import ingest_file
     from warehouse.export.run_report import of_file_ingest
     db_file = _writable_warehouse(f"mlperf-wh ingest {round_name} --file {file}")
     outcome = ingest_file(round_name, str(file), (origin or Origin.unofficial).value, db_file, force=force,
                           allow=_guards(allow))
-    return print_run(of_file_ingest(db_file, [outcome]), str(file), strict)
+    return print_run(of_file_ingest(db_file, [outcome]), str(file), strict, fmt)
 
 
 def existing_file(path: Path) -> Path:
@@ -96,13 +99,14 @@ def _guards(allow: list[str] | None) -> list[str]:
     return list(allow or [])
 
 
-def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: list[str], what: str) -> int:
+def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: list[str], what: str,
+                  fmt: Format) -> int:
     from flows.ingest import backfill as backfill_flow
     from warehouse.identity.rounds import resolve_source
     from warehouse.ingest.source_urls import check_source
     source = check_source(resolve_source(source))
     db_file = _writable_warehouse(f"mlperf-wh {what}")
-    return print_run(backfill_flow(rounds, source, db_file, force=force, allow=allow), source, strict)
+    return print_run(backfill_flow(rounds, source, db_file, force=force, allow=allow), source, strict, fmt)
 
 
 def _writable_warehouse(what: str) -> str:
@@ -118,9 +122,13 @@ def _writable_warehouse(what: str) -> str:
     return path
 
 
-def print_run(run, source: str, strict: bool = False) -> int:
+def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table) -> int:
     """A run report (warehouse.export.run_report.RunReport) on stdout, how it ended on stderr."""
-    if not current().quiet:
+    if fmt is Format.json:
+        print_json(run.as_dict())
+    elif fmt is Format.csv:
+        print_rows(run.screen_table(), fmt)
+    elif not current().quiet:
         say(run.headline())
         if run.waited:
             say(f"waited {run.waited}")

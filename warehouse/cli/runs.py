@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from warehouse.cli.build import Source, Strict, print_run
-from warehouse.cli.console import say
+from warehouse.cli.build import RunFormat, Source, Strict, print_run
+from warehouse.cli.console import Format, say
 from warehouse.cli.global_options import command, current
 from warehouse.errors import EXIT_OK, UsageError
 
@@ -34,13 +34,13 @@ def register(app: typer.Typer) -> None:
     command(app, "schedule", "mlperf-wh schedule --cron \"0 6 * * *\"")(schedule)
 
 
-def watch(strict: Strict = False, source: Source = None) -> int:
+def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format.table) -> int:
     """Look for new or changed rounds once, as the scheduled watcher does, and load them."""
     from flows.watch import watch_once
     from warehouse.identity.rounds import resolve_source
     from warehouse.store import db
     source = resolve_source(source)
-    return print_run(watch_once(source, db.db_path(current().db)), source, strict)
+    return print_run(watch_once(source, db.db_path(current().db)), source, strict, fmt)
 
 
 def serve(

@@ -108,6 +108,12 @@ class RunReport:
         drift = [("Drift (loaded, not failed)", self.drift_lines)] if self.drift_lines else []
         return drift + self.sections()
 
+    def as_dict(self) -> dict:
+        """The report for a program: per-round rows, drift lines and the sections' items."""
+        return {"kind": self.kind, "flow_run_id": self.flow_run_id, "headline": self.headline(),
+                "waited": self.waited, "rounds": self.rounds, "drift": self.drift_lines,
+                "sections": dict(self.sections())}
+
     def closing(self, source: str, strict: bool = False) -> Closing:
         """How the run ends for the one who started it: an error line per failed round, a hint when
         the source could not be reached at all, and --strict's drift."""
