@@ -2,6 +2,7 @@
 `--source`) and `views` (list them, or rebuild them from the loaded rows)."""
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -141,7 +142,6 @@ def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table
     for line in closing.errors:
         error(line)
     if closing.hint:
-        import sys
         print(closing.hint, file=sys.stderr)
     return EXIT_FAILED if closing.failed else EXIT_OK
 
@@ -170,7 +170,6 @@ def trees(
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:
-        import sys
         print(problem, file=sys.stderr)
     return EXIT_FAILED if outcome.failed else EXIT_OK
 

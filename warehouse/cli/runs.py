@@ -3,6 +3,7 @@ Prefect server), `schedule` (the backfill alone on a cron); and keeping Prefect'
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated
 
 import typer
@@ -57,7 +58,6 @@ def serve(
     from flows.watch import deployments
     say(f"serving watch-rounds (cron {cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
         "stop with Ctrl-C")
-    import sys
     sys.stdout.flush()
     prefect_serve(*deployments(cron, source, current().db), print_starting_message=False)
     return EXIT_OK
