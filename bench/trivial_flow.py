@@ -2,7 +2,7 @@
 
     trivial_flow.py                 Prefect's defaults
     trivial_flow.py --as-mlperf-wh  with what `mlperf-wh` does for its own runs: the garbage collector
-                                    paused while modules load (warehouse/console.py) and no flow-run
+                                    paused while modules load (warehouse/startup.py) and no flow-run
                                     heartbeats (flows/local_runs.py), to compare like with like
 """
 import sys

@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.cli_tables import table_rows
 from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, serve
 
 TABLES = ("results", "quarantine", "sources")
@@ -53,10 +54,7 @@ def results_of(db: str, round_name: str, but: str | None = None) -> list[tuple]:
 
 def summary(out: str) -> dict[str, dict[str, str]]:
     """The printed summary table -> {round: {column: cell}}."""
-    rows = [[cell.strip() for cell in line.strip("│ \n").split("┆")]
-            for line in out.splitlines() if "┆" in line]
-    header, body = rows[0], rows[1:]
-    return {row[0]: dict(zip(header, row)) for row in body}
+    return {row["round"]: row for row in table_rows(out)}
 
 
 def statuses(out: str) -> dict[str, str]:

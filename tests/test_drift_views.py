@@ -152,8 +152,8 @@ def test_backfill_names_the_drift_in_one_line_and_strict_fails_on_it(cli, drifte
                          "--force", "--strict")
     assert code == 1
     assert "--strict: drift in v6.0" in err
-    code, out, _ = cli("status", "--db", db_file)
-    assert "drift" in out and NEW_UNIT in out
+    code, out, _ = cli("status", "--db", db_file, "--section", "drift", "--format", "json")
+    assert NEW_UNIT in {term for r in json.loads(out)["drift"] for term in r["examples"].split(", ")}
 
 
 def test_a_warehouse_written_by_the_previous_version_is_migrated_in_place(tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.cli_tables import table_rows
 from tests.conftest import MIRROR, ROOT, UNOFFICIAL, serve
 from tests.faults import copy_of, digest, file_digest, one_error_line
 
@@ -359,7 +360,7 @@ def test_credentials_in_a_source_url_are_not_stored(cli, db_file):
     assert code == 0, err
     [(url,)] = query(db_file, "SELECT url FROM sources")
     assert url == server.url + V60_PATH
-    assert "not published at this source" in out
+    assert "not published at this source" in {r["round"]: r for r in table_rows(out)}["v5.0"]["note"]
     assert "hunter2" not in out + err
 
 

@@ -1,6 +1,7 @@
 """Every MLPERF_* variable is declared once, typed, in warehouse/settings.py, and read at call time."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -95,3 +96,14 @@ def test_the_cli_reports_a_bad_value_in_one_line_with_exit_2(monkeypatch, capsys
     assert run_reporting_failures(lambda: settings.current() and 0) == 2
     assert capsys.readouterr().err == ("error: MLPERF_WRITER_WAIT='soon': Input should be a valid number, "
                                        "unable to parse string as a number\n")
+
+
+def test_config_prints_every_setting_with_where_its_value_came_from(capsys, monkeypatch):
+    from warehouse.cli import main
+    from warehouse.settings import Settings, variable
+    monkeypatch.setenv("MLPERF_WRITER_WAIT", "5")
+    assert main(["config", "--format", "json"]) == 0
+    rows = {r["variable"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == {variable(name) for name in Settings.model_fields}
+    assert (rows["MLPERF_WRITER_WAIT"]["value"], rows["MLPERF_WRITER_WAIT"]["source"]) == ("5.0", "env")
+    assert rows["MLPERF_FETCH_RETRIES"]["source"] == "default" and rows["MLPERF_FETCH_RETRIES"]["meaning"]

@@ -3,6 +3,7 @@ plus mirror/): every file loads, missing and unparsable files are recorded, re-r
 changed, and a Dask cluster of 2 workers gives the same tables as the thread pool."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import duckdb
@@ -46,12 +47,12 @@ def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli
     # v4.1 937 records, v5.1 1448, v6.0 520: each its own run folder.
     assert [len(expected_files(r)[0]) for r in SHARED_ROUNDS] == [937, 1448, 520]
     con.close()
-    code, out, _ = cli("status", "--db", trees_warehouse)
+    code, out, _ = cli("status", "--section", "run-summaries", "--format", "json", "--db", trees_warehouse)
     assert code == 0
-    section = out.split(STATUS_TITLE)[1].split("##")[0]
+    section = {r["round"]: r for r in json.loads(out)["run-summaries"]}
     for round_name, count in (("v4.1", 937), ("v5.1", 1448), ("v6.0", 520)):
-        assert f"│ {round_name}  ┆ {count}" in section and f"┆ {count}" in section
-    assert "┆ 0 " in section  # without: 0
+        assert (section[round_name]["result_rows"], section[round_name]["with_run_summary"],
+                section[round_name]["without"]) == (count, count, 0)
 
 
 V60_GONE_RESULTS = "closed/Dell/results/XE7745_L4x16"
@@ -108,9 +109,13 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
         loaded_before = rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' ORDER BY path")
         con.close()
         code, out, _ = cli("status", "--db", private_warehouse)
-        section = out.split(STATUS_TITLE)[1].split("##")[0]
+        assert STATUS_TITLE in out
+        code, out, _ = cli("status", "--section", "run-summaries", "--format", "json", "--db", private_warehouse)
+        [v60] = [r for r in json.loads(out)["run-summaries"] if r["round"] == "v6.0"]
         # v6.0: 520 rows, 513 with a summary, 7 without: 6 missing files, 1 quarantined.
-        assert "│ v6.0  ┆ 520         ┆ 513              ┆ 7       ┆ 6            ┆ 1" in section
+        assert {k: v60[k] for k in ("round", "result_rows", "with_run_summary", "without", "file_missing",
+                                    "file_quarantined")} == {"round": "v6.0", "result_rows": 520, "with_run_summary": 513,
+                                                             "without": 7, "file_missing": 6, "file_quarantined": 1}
 
         # Re-run: conditional requests; nothing changed, so nothing is parsed or rewritten.
         server.handler.requests_seen.clear()

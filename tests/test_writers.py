@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from tests.conftest import MIRROR, load_shared_rounds
-from tests.test_backfill import snapshot
+from tests.test_backfill import snapshot, summary
 from warehouse.store.lock import writer
 from warehouse.store.publish import publish
 
@@ -41,11 +41,10 @@ def test_two_concurrent_backfills_both_end_with_one_runs_data(api_env, tmp_path)
     first, second = backfill(db, api_env), backfill(db, api_env)
     results = [finish(first), finish(second)]
     assert [code for code, _, _ in results] == [0, 0], results
-    statuses = sorted("loaded" if "│ v6.0  ┆ loaded" in out else "unchanged" if "┆ unchanged" in out else out
-                      for _, out, _ in results)
+    statuses = sorted(summary(out)["v6.0"]["status"] for _, out, _ in results)
     assert statuses == ["loaded", "unchanged"]  # one run loaded, the other found nothing new
     for _, out, err in results:
-        if "┆ unchanged" in out and "waiting" in err:  # it waited: it says for whom
+        if summary(out)["v6.0"]["status"] == "unchanged" and "waiting" in err:  # it waited: it says for whom
             assert "it is being written by pid" in err and "mlperf-wh backfill" in err
     with duckdb.connect(db, read_only=True) as con:
         assert con.execute("SELECT rows_read, rows_loaded FROM sources").fetchall() == [(520, 520)]

@@ -1,16 +1,19 @@
-"""CLI commands over scheduled runs: `watch` (the watcher, once), `serve` (both deployments),
-`history` (load_events); and the run report every run prints."""
+"""Commands that run on a schedule: `watch` (the watcher, once, here), `serve` (both deployments to a
+Prefect server), `schedule` (the backfill alone on a cron); and keeping Prefect's console quiet."""
 from __future__ import annotations
 
 import os
+import sys
+from typing import Annotated
 
-import polars as pl
+import typer
 
-from warehouse import settings
-from warehouse.store import db
+from warehouse.cli.build import RunFormat, Source, Strict, print_run
+from warehouse.cli.console import Format, say
+from warehouse.cli.global_options import command, current
+from warehouse.errors import EXIT_OK, UsageError
 
-REPORT_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
-DEFAULT_CRON = settings.default("watch_cron")
+DEFAULT_CRON = "0 6 * * *"
 
 
 def quiet_prefect_console(verbose: bool) -> None:
@@ -25,78 +28,51 @@ def quiet_prefect_console(verbose: bool) -> None:
             os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "CRITICAL")
 
 
-def print_run_report(run) -> None:
-    from warehouse.cli import format_frame
-    print(run.headline())
-    if run.waited:
-        print(f"waited {run.waited}")
-    if run.rounds:
-        frame = pl.DataFrame(run.rounds).select(pl.col(REPORT_COLUMNS).cast(pl.String).fill_null(""))
-        print(format_frame(frame, "table"))
-    if run.drift_lines:
-        print("\nDrift (loaded, not failed):")
-        print("\n".join(f"  {line}" for line in run.drift_lines))
-    for title, items in run.sections():
-        print(f"\n{title}:")
-        print("\n".join(f"  {item}" for item in items))
+def register(app: typer.Typer) -> None:
+    command(app, "watch", "mlperf-wh watch", "mlperf-wh watch --source ../shared/mlcommons/mirror --strict")(watch)
+    command(app, "serve", "PREFECT_API_URL=http://127.0.0.1:4200/api mlperf-wh serve",
+            "mlperf-wh serve --cron \"0 6 * * 1\"")(serve)
+    command(app, "schedule", "mlperf-wh schedule --cron \"0 6 * * *\"")(schedule)
 
 
-def cmd_watch(args) -> int:
+def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format.table) -> int:
+    """Look for new or changed rounds once, as the scheduled watcher does, and load them."""
     from flows.watch import watch_once
-    from warehouse.cli import report
     from warehouse.identity.rounds import resolve_source
-    source = resolve_source(args.source)
-    return report(watch_once(source, db.db_path(args.db)), source, args.db, strict=args.strict)
+    from warehouse.store import db
+    source = resolve_source(source)
+    return print_run(watch_once(source, db.db_path(current().db)), source, strict, fmt)
 
 
-def cmd_serve(args) -> int:
-    from warehouse.errors import UsageError
+def serve(
+    cron: Annotated[str, typer.Option("--cron", envvar="MLPERF_WATCH_CRON", help=(
+        "when the watcher looks for rounds (daily 06:00 UTC by default)"))] = DEFAULT_CRON,
+    source: Source = None,
+) -> int:
+    """Serve the watch-rounds (cron) and backfill deployments to the Prefect server PREFECT_API_URL names."""
     if not os.environ.get("PREFECT_API_URL"):
         raise UsageError("serve needs a running Prefect server: start one (`prefect server start`) and "
-                        "set PREFECT_API_URL, e.g. PREFECT_API_URL=http://127.0.0.1:4200/api")
-    from prefect import serve
+                         "set PREFECT_API_URL, e.g. PREFECT_API_URL=http://127.0.0.1:4200/api")
+    from prefect import serve as prefect_serve
 
     from flows.watch import deployments
-    cron = args.cron or settings.current().watch_cron  # read when serving, not when parsing
-    print(f"serving watch-rounds (cron {cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
-          "stop with Ctrl-C", flush=True)
-    serve(*deployments(cron, args.source, args.db), print_starting_message=False)
-    return 0
+    say(f"serving watch-rounds (cron {cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
+        "stop with Ctrl-C")
+    sys.stdout.flush()
+    prefect_serve(*deployments(cron, source, current().db), print_starting_message=False)
+    return EXIT_OK
 
 
-def cmd_history(args) -> int:
-    from warehouse.cli import format_frame
-    from warehouse.ingest.history import events
-    with db.connect(args.db, read_only=True) as con:
-        frame = events(con, round_name=args.round)
-    if args.format == "table":
-        if frame.height == 0:
-            print("no loads yet")
-            return 0
-        frame = frame.select("loaded_at", "run_kind", "round", "status", pl.col("sha256").str.slice(0, 12),
-                             "rows_read", "rows_loaded", "rows_quarantined", "change_summary",
-                             pl.col("flow_run_id").str.slice(0, 8).alias("flow_run"))
-    print(format_frame(frame, args.format), end="" if args.format == "csv" else "\n")
-    return 0
+def schedule(
+    cron: Annotated[str, typer.Option("--cron", help=(
+        "when to look for new rounds (daily 06:00 UTC by default; rounds are published twice a year, and "
+        "unchanged files are skipped cheaply)"))] = DEFAULT_CRON,
+    source: Source = None,
+) -> int:
+    """Serve the backfill alone as a Prefect deployment on a cron schedule."""
+    from prefect import serve as prefect_serve
 
-
-def register(sub, common) -> None:
-    p = sub.add_parser("watch", parents=[common],
-                       help="look for new or changed rounds once, as the scheduled watcher does")
-    p.add_argument("--strict", action="store_true", help="exit 1 when a file loaded by this run brought drift")
-    p.set_defaults(handler=cmd_watch)
-
-    p = sub.add_parser("serve", parents=[common],
-                       help="serve the watch-rounds (cron) and backfill deployments to PREFECT_API_URL")
-    p.add_argument("--cron", default=None,
-                   help=f"when the watcher looks for rounds (env MLPERF_WATCH_CRON, default {DEFAULT_CRON!r}: "
-                        "daily 06:00 UTC)")
-    p.set_defaults(handler=cmd_serve)
-
-    p = sub.add_parser("history", parents=[common], help="every load: run, round, checksum, counts, changes")
-    p.add_argument("--round", default=None)
-    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    p.set_defaults(handler=cmd_history)
-
-
-REGISTER = [register]
+    from flows.ingest import deployment
+    say(f"serving the backfill on cron {cron!r}; stop with Ctrl-C")
+    prefect_serve(deployment(cron, source, current().db))
+    return EXIT_OK

@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from warehouse.ingest.pipeline import RoundOutcome
+from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
 from warehouse.store import db
 
@@ -18,6 +19,13 @@ GAIN_KEY = ["submitter", "accelerator", "benchmark", "basis", "scenario", "total
 SPEEDUP_KEY = ["round", "benchmark", "scenario", "units", "total_accelerators", "accelerator_new",
                "accelerator_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
 TOP = 3
+SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
+UNREACHABLE_HINT = (
+    "The source {source} cannot be reached from this machine.\n"
+    "Point MLPERF_SOURCE (or --source) at a mirror or a local directory laid out as "
+    "inference_results_vX.Y/main/summary_results.json, e.g.\n"
+    "  MLPERF_SOURCE=../shared/mlcommons/mirror make run"
+)
 
 
 @dataclass
@@ -65,6 +73,7 @@ class RunReport:
     verdict_changes: list[dict] = field(default_factory=list)
     newly_due: list[dict] = field(default_factory=list)
     waited: str | None = None
+    due: list[dict] = field(default_factory=list)            # every decision due now (a file ingest)
     drift_lines: list[str] = field(default_factory=list)    # one per round with drift, loaded or not
     drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
 
@@ -87,6 +96,36 @@ class RunReport:
 
     def table(self) -> list[dict]:
         return self.rounds
+
+    def screen_table(self) -> pl.DataFrame:
+        """The per-round table the CLI prints (every value as text, empty for none)."""
+        if not self.rounds:
+            return pl.DataFrame()
+        return pl.DataFrame(self.rounds).select(pl.col(SCREEN_COLUMNS).cast(pl.String).fill_null(""))
+
+    def screen_sections(self) -> list[tuple[str, list[str]]]:
+        """What the CLI prints after the table: drift, then the sections of the report."""
+        drift = [("Drift (loaded, not failed)", self.drift_lines)] if self.drift_lines else []
+        return drift + self.sections()
+
+    def as_dict(self) -> dict:
+        """The report for a program: per-round rows, drift lines and the sections' items."""
+        return {"kind": self.kind, "flow_run_id": self.flow_run_id, "headline": self.headline(),
+                "waited": self.waited, "rounds": self.rounds, "drift": self.drift_lines,
+                "sections": dict(self.sections())}
+
+    def closing(self, source: str, strict: bool = False) -> Closing:
+        """How the run ends for the one who started it: an error line per failed round, a hint when
+        the source could not be reached at all, and --strict's drift."""
+        failed = [o for o in self.outcomes if o.failed]
+        errors = [f"{o.round} {o.status}: {o.message}" for o in failed]
+        hint = None
+        if failed and all(o.unreachable for o in failed) \
+                and not any(o.status in ("loaded", "unchanged") for o in self.outcomes):
+            hint = UNREACHABLE_HINT.format(source=redact(source))
+        if strict and self.drifted_rounds:
+            errors.append(f"--strict: drift in {', '.join(self.drifted_rounds)}")
+        return Closing(errors, hint)
 
     def markdown(self) -> str:
         lines = [f"# {self.headline()}", ""]
@@ -113,8 +152,20 @@ class RunReport:
                 f"{c['id']}: {c['before'] or '(new claim)'} -> {c['after'] or '(gone)'}" for c in self.verdict_changes]),
             ("Decisions that became due", [
                 f"{d['id']}: {d['due_because']} (mlperf-wh decisions show {d['id']})" for d in self.newly_due]),
+            ("Decisions due for review", [
+                f"{d['id']}: {d['title']} ({d['due_because']})" for d in self.due]),
         ]
         return [(title, items) for title, items in found if items]
+
+
+@dataclass
+class Closing:
+    errors: list[str]           # one line each
+    hint: str | None = None     # what to do about an unreachable source
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
 
 
 def _cell(value) -> str:
@@ -158,4 +209,14 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
                               if before.verdicts.get(i) != after.verdicts.get(i)]
     due = _frame_or_empty(con, "SELECT id, due_because FROM decisions_due ORDER BY id")
     report.newly_due = [d for d in due.to_dicts() if d["id"] not in before.due] if due.height else []
+    return report
+
+
+def of_file_ingest(db_file: str, outcomes: list[RoundOutcome]) -> RunReport:
+    """The report of `ingest --file` (a flow of its own, without a snapshot before the load): its
+    rounds and drift, and every decision due now."""
+    with db.connect(db_file, read_only=True) as con:
+        report = build(con, "ingest", None, outcomes, before=None)
+        due = _frame_or_empty(con, "SELECT id, title, due_because FROM decisions_due ORDER BY id")
+    report.due = due.to_dicts() if due.height else []
     return report

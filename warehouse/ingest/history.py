@@ -110,3 +110,10 @@ def events(con: duckdb.DuckDBPyConnection, flow_run_id: str | None = None,
         params.append(round_name)
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     return db.query_frame(con, f"SELECT * FROM load_events {clause} ORDER BY loaded_at, round", params or None)
+
+
+def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
+    """The columns of `events` a person reads, checksum and flow run id shortened."""
+    return frame.select("loaded_at", "run_kind", "round", "status", pl.col("sha256").str.slice(0, 12),
+                        "rows_read", "rows_loaded", "rows_quarantined", "change_summary",
+                        pl.col("flow_run_id").str.slice(0, 8).alias("flow_run"))

@@ -83,6 +83,10 @@ class TreeOutcome:
     def failed(self) -> bool:
         return self.counts.get("failed", 0) > 0
 
+    def by_status(self) -> pl.DataFrame:
+        return pl.DataFrame({"status": list(self.counts), "files": list(self.counts.values())},
+                            schema={"status": pl.String, "files": pl.Int64})
+
 
 # ---------------------------------------------------------------------------------------------
 # plan

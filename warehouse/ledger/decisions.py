@@ -35,3 +35,26 @@ def decision_record(con, decision_id: str) -> dict | None:
         "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
         "weak_baseline_claims": d["weak_baseline_claims"],
     }}
+
+
+EXPANDED = ("vendor_claims_used", "claims_excluded")
+
+
+def record_lines(record: dict) -> list[str]:
+    """The record as `key: value` lines, each claim one line with its verdict."""
+    lines = []
+    for key, value in record["capacity_decision_record"].items():
+        if key in EXPANDED:
+            lines.append(f"{key}:")
+            lines += [f"  - {c['id']}: {c.get('statement', '')} -> {c['verdict']}" for c in value]
+        else:
+            lines.append(f"{key}: {value}")
+    return lines
+
+
+def record_fields(record: dict) -> list[dict]:
+    """The record as field/value rows (claims as JSON text), for CSV."""
+    import json
+    return [{"field": key, "value": json.dumps(value, default=str) if key in EXPANDED or isinstance(value, list)
+             else "" if value is None else str(value)}
+            for key, value in record["capacity_decision_record"].items()]

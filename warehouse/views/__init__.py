@@ -16,6 +16,7 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 import polars as pl
@@ -269,6 +270,18 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
         apply_comments(con)
     return [v.name for v in views]
+
+
+def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None):
+    """Under the writer lock (named `what`): `load(con)` first when given (a claims, decisions or
+    price file), then every view rebuilt, then the published copy replaced. -> (what `load`
+    returned, the views built)."""
+    from warehouse.store.publish import writing
+    path = db.db_path(db_file)
+    with writing(path, what), db.connect(path) as con:
+        loaded = load(con) if load is not None else None
+        created = materialize(con)
+    return loaded, created
 
 
 def list_views() -> pl.DataFrame:

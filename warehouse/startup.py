@@ -4,9 +4,10 @@ while the command's modules load.
 Loading Prefect, polars, DuckDB and Pandera builds a few hundred thousand objects (pydantic model
 classes, mostly) that live as long as the process. The collector, which runs every 700 new
 objects, walks them again and again while they load: about 0.5 s of CPU in a whole `mlperf-wh
-watch` on this machine. So the collector is paused for the loading; once the command is parsed
-(its modules are in), the objects that exist are frozen out of its way (`gc.freeze`: never
-examined again) and it resumes, for the run itself and for long-running `serve`.
+watch` on this machine. So the collector is paused for the loading; when the work starts (a flow
+run's start, in flows.local_runs.run_here, once Prefect, polars and DuckDB are in; any other command
+as it starts) the objects that exist are frozen out of its way (`gc.freeze`: never examined again)
+and it resumes, for the run itself and for long-running `serve`.
 """
 from __future__ import annotations
 

@@ -1,0 +1,58 @@
+"""Reading the CLI's printed tables back: the Rich table (wrapped cells continue on the next lines)
+or, on a narrow terminal, its expanded form (one block of `column | value` lines per record)."""
+from __future__ import annotations
+
+CELL = "┆"
+
+
+def _raw_cells(line: str) -> list[str]:
+    return line.strip()[1:-1].split(CELL)
+
+
+def _join(before: str, raw: str, previous_raw: str) -> str:
+    """A line that filled its cell was folded inside a word; a shorter one was wrapped at a space."""
+    more = raw.strip()
+    if not more:
+        return before
+    folded = len(previous_raw.strip()) == len(previous_raw) - 2  # no room left beside the padding
+    return before + ("" if folded else " ") + more
+
+
+def table_rows(out: str) -> list[dict[str, str]]:
+    """The first table printed in `out` -> its rows as {column: cell}."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
+    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
+    body = lines[start + 1:end]
+    if any(line.startswith("╞") for line in body):
+        return _table(body)
+    return _expanded(body)
+
+
+def _table(body: list[str]) -> list[dict[str, str]]:
+    header = [cell.strip() for cell in _raw_cells(body[0])]
+    rows, last_raw = [], []
+    for line in body[2:]:
+        raw = _raw_cells(line)
+        if rows and not raw[0].strip():  # a wrapped cell goes on
+            rows[-1] = [_join(before, more, previous) for before, more, previous in zip(rows[-1], raw, last_raw)]
+        else:
+            rows.append([cell.strip() for cell in raw])
+        last_raw = raw
+    return [dict(zip(header, row)) for row in rows]
+
+
+def _expanded(body: list[str]) -> list[dict[str, str]]:
+    records, record, last, last_raw = [], {}, None, ""
+    for line in body:
+        if line.startswith("├"):
+            records.append(record)
+            record, last = {}, None
+            continue
+        name, value = _raw_cells(line)
+        if name.strip():
+            record[name.strip()], last = value.strip(), name.strip()
+        else:
+            record[last] = _join(record[last], value, last_raw)
+        last_raw = value
+    return [*records, record]

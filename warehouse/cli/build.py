@@ -1,0 +1,195 @@
+"""Commands that build the warehouse: `backfill`, `ingest`, `trees` (each fetches, so each takes
+`--source`) and `views` (list them, or rebuild them from the loaded rows)."""
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from warehouse.cli.console import Format, error, print_json, print_rows, say
+from warehouse.cli.global_options import SOURCE_HELP, command, current
+from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
+
+# warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
+GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line")
+Source = Annotated[Optional[str], typer.Option("--source", metavar="URL_OR_DIR", help=SOURCE_HELP)]
+Rounds = Annotated[str, typer.Option("--rounds", help="comma-separated, e.g. v5.1,v6.0 (default: all)")]
+Force = Annotated[bool, typer.Option("--force", help="reload even unchanged files")]
+Strict = Annotated[bool, typer.Option("--strict", help=(
+    "exit 1 when a file loaded by this run brought drift (new words or unmatched names, see "
+    "`mlperf-wh drift`); without it drift is reported and the run exits 0"))]
+RunFormat = Annotated[Format, typer.Option("--format", help=(
+    "the run report: table (with drift and what changed), csv (a row per round) or json (all of it)"))]
+Allow = Annotated[Optional[list[str]], typer.Option("--allow", metavar="GUARD", help=(
+    "load despite this guard, recorded in sources.overrides (repeatable): " + ", ".join(GUARD_NAMES)
+    + "; see the README's Load guards"))]
+
+
+class Origin(str, Enum):
+    official = "official"
+    unofficial = "unofficial"
+
+
+class ViewsAction(str, Enum):
+    list = "list"
+    refresh = "refresh"
+
+
+def register(app: typer.Typer) -> None:
+    command(app, "backfill", "mlperf-wh backfill",
+            "mlperf-wh backfill --rounds v5.1,v6.0 --source ../shared/mlcommons/mirror --db /tmp/w.duckdb",
+            "mlperf-wh backfill --rounds v6.0 --force --allow shrink")(backfill)
+    command(app, "ingest", "mlperf-wh ingest v6.0",
+            "mlperf-wh ingest v5.0 --file path/to/summary.csv --origin unofficial")(ingest)
+    command(app, "trees", "mlperf-wh trees --rounds v6.0 --source repos",
+            "mlperf-wh trees --concurrency 4 --dask tcp://10.0.0.5:8786")(trees)
+    command(app, "views", "mlperf-wh views", "mlperf-wh views --format csv",
+            "mlperf-wh views refresh   (after editing a reference CSV)")(views)
+
+
+def backfill(rounds: Rounds = "", force: Force = False, strict: Strict = False, allow: Allow = None,
+             source: Source = None, fmt: RunFormat = Format.table) -> int:
+    """Fetch, validate and load every round (or those --rounds names), then rebuild the views."""
+    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
+    chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    return _run_backfill(chosen, source, force, strict, _guards(allow), "backfill", fmt)
+
+
+def ingest(
+    round: Annotated[str, typer.Argument(metavar="ROUND", help="the round, e.g. v6.0", show_default=False)],
+    file: Annotated[Optional[Path], typer.Option("--file", help=(
+        "a local summary_results.json, summary.json or summary.csv"))] = None,
+    origin: Annotated[Optional[Origin], typer.Option("--origin", help=(
+        "official MLCommons round repository, or anything else (default: official from the source, "
+        "unofficial for --file)"))] = None,
+    force: Force = False, strict: Strict = False, allow: Allow = None, source: Source = None,
+    fmt: RunFormat = Format.table,
+) -> int:
+    """Ingest one round from the source, or one local file."""
+    from warehouse.identity.rounds import load_registry, resolve_rounds, validate_round_name
+    round_name = validate_round_name(round)
+    if file is None:
+        if origin is Origin.unofficial:
+            raise UsageError("--origin unofficial needs --file: the round repositories are official")
+        return _run_backfill(resolve_rounds([round_name], load_registry()), source, force, strict,
+                             _guards(allow), "ingest", fmt)
+    existing_file(file)
+    from flows.ingest import ingest_file
+    from flows.local_runs import run_here
+    from warehouse.export.run_report import of_file_ingest
+    db_file = _writable_warehouse(f"mlperf-wh ingest {round_name} --file {file}")
+    outcome = run_here(ingest_file, round_name, str(file), (origin or Origin.unofficial).value, db_file,
+                       force=force, allow=_guards(allow))
+    return print_run(of_file_ingest(db_file, [outcome]), str(file), strict, fmt)
+
+
+def existing_file(path: Path) -> Path:
+    """A file argument that does not exist is the same one-line failure (exit 1) for every command."""
+    if not path.is_file():
+        from warehouse.errors import ExpectedFailure
+        raise ExpectedFailure(f"{path}: no such file")
+    return path
+
+
+def _guards(allow: list[str] | None) -> list[str]:
+    unknown = [name for name in allow or [] if name not in GUARD_NAMES]
+    if unknown:
+        raise UsageError(f"--allow {unknown[0]}: no such guard (one of {', '.join(GUARD_NAMES)})")
+    return list(allow or [])
+
+
+def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: list[str], what: str,
+                  fmt: Format) -> int:
+    from flows.ingest import backfill as backfill_flow
+    from flows.local_runs import run_here
+    from warehouse.identity.rounds import resolve_source
+    from warehouse.ingest.source_urls import check_source
+    source = check_source(resolve_source(source))
+    db_file = _writable_warehouse(f"mlperf-wh {what}")
+    return print_run(run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow), source, strict, fmt)
+
+
+def _writable_warehouse(what: str) -> str:
+    """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
+    then start Prefect's temporary server tied to this process (it never outlives the CLI)."""
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
+    from warehouse.store import db
+    from warehouse.store.lock import writer
+    path = db.db_path(current().db)
+    with writer(path, what), db.connect(path):
+        pass  # waits for another writer first (bounded), like the run itself will
+    start_prefect_server_tied_to_this_process()
+    return path
+
+
+def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table) -> int:
+    """A run report (warehouse.export.run_report.RunReport) on stdout, how it ended on stderr."""
+    if fmt is Format.json:
+        print_json(run.as_dict())
+    elif fmt is Format.csv:
+        print_rows(run.screen_table(), fmt)
+    elif not current().quiet:
+        say(run.headline())
+        if run.waited:
+            say(f"waited {run.waited}")
+        if run.rounds:
+            print_rows(run.screen_table())
+        for title, items in run.screen_sections():
+            say(f"\n{title}:")
+            say("\n".join(f"  {item}" for item in items))
+    closing = run.closing(source, strict)
+    for line in closing.errors:
+        error(line)
+    if closing.hint:
+        print(closing.hint, file=sys.stderr)
+    return EXIT_FAILED if closing.failed else EXIT_OK
+
+
+def trees(
+    rounds: Rounds = "",
+    force: Annotated[bool, typer.Option("--force", help="fetch and reload even unchanged files")] = False,
+    concurrency: Annotated[Optional[int], typer.Option(
+        "--concurrency", min=1, help="chunks of files fetched at once (default 8)")] = None,
+    chunk_size: Annotated[Optional[int], typer.Option(
+        "--chunk-size", min=1, help="files per Prefect task (default 64)")] = None,
+    dask: Annotated[Optional[str], typer.Option("--dask", metavar="ADDRESS", help=(
+        "run the tasks on this Dask scheduler, e.g. tcp://10.0.0.5:8786 (env MLPERF_DASK_ADDRESS; "
+        "default: a thread pool here)"))] = None,
+    source: Source = None,
+    fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
+) -> int:
+    """Fetch each loaded result's LoadGen summary and its system description, and load them."""
+    from flows.local_runs import run_here
+    from flows.trees import TreeRun, dask_address, run_trees
+    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
+    from warehouse.store import db
+    chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
+    run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
+    outcome = run_here(run_trees, chosen, resolve_source(source), db.db_path(current().db), run)
+    print_rows(outcome.by_status(), fmt)
+    say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
+    for problem in outcome.problems:
+        print(problem, file=sys.stderr)
+    return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def views(
+    action: Annotated[ViewsAction, typer.Argument(metavar="ACTION", help=(
+        "list: every view and the question it answers; refresh: rebuild them from the loaded rows and "
+        "today's reference tables (MLPERF_REFERENCE_DIR or warehouse/identity/reference), no refetch"))
+    ] = ViewsAction.list,
+    fmt: Annotated[Format, typer.Option("--format", help="how the list is printed")] = Format.table,
+) -> int:
+    """List the views (or rebuild them: `views refresh`)."""
+    if action is ViewsAction.refresh:
+        from warehouse.views import rebuild
+        _, created = rebuild(current().db, "mlperf-wh views refresh")
+        say(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
+        return EXIT_OK
+    from warehouse.views import list_views
+    print_rows(list_views(), fmt)
+    return EXIT_OK

@@ -1,0 +1,141 @@
+"""What the commands print: rows as a Rich table sized to the terminal (or as CSV / JSON for
+machines), informational lines that `-q` silences, warnings and errors on stderr. Text read from the
+warehouse is printed with control characters escaped, never as Rich markup."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from enum import Enum
+from functools import cache
+
+from warehouse.cli.global_options import current
+from warehouse.errors import escape_control, one_line
+
+FLOAT_DIGITS = 6
+SHORT_TEXT = 16      # a text column this wide or narrower (codes, rounds, statuses) never wraps
+FLEXIBLE_MIN = 12    # the least a wrapping text column gets before records are shown one by one
+
+
+class Format(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def say(text: str = "") -> None:
+    """An informational line on stdout (a run report, what a command did); -q drops it."""
+    if not current().quiet:
+        print(text)
+
+
+def note(text: str) -> None:
+    """A remark about the output on stderr (stdout stays the rows); -q drops it."""
+    if not current().quiet:
+        print(text, file=sys.stderr)
+
+
+def warn(text: str) -> None:
+    print(f"warning: {one_line(text)}", file=sys.stderr)
+
+
+def error(text: str) -> None:
+    print(f"error: {one_line(text)}", file=sys.stderr)
+
+
+def print_rows(frame, fmt: Format | str = Format.table) -> None:
+    """A polars frame as a table, CSV (header row) or JSON (a list of objects)."""
+    fmt = Format(fmt)
+    if fmt is Format.csv:
+        import polars as pl
+        escaped = frame.with_columns(pl.col(pl.String).map_elements(escape_control, return_dtype=pl.String))
+        sys.stdout.write(escaped.write_csv())
+    elif fmt is Format.json:
+        print(frame.write_json())
+    else:
+        print_table(frame)
+
+
+def print_wrapped(text: str) -> None:
+    """A line of the output (not a remark), wrapped at the terminal's width; stored text escaped."""
+    from rich.console import Console
+    from rich.text import Text
+    Console(highlight=False, emoji=False, markup=False).print(Text(escape_control(text)))
+
+
+def print_json(value) -> None:
+    print(json.dumps(value, indent=2, default=str))
+
+
+def print_table(frame) -> None:
+    from rich.console import Console
+    if frame.height == 0:
+        print(escape_control(f"(no rows; columns: {', '.join(frame.columns)})"))
+        return
+    console = Console(highlight=False, emoji=False, markup=False)
+    console.print(rich_table(frame, console.width))
+
+
+def rich_table(frame, width: int):
+    """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; long text
+    wraps (long words folded); headers stay on one line. When even the short columns do not fit, one
+    record per block (column, value), as psql's expanded display."""
+    import polars as pl
+    from rich.table import Table
+    from rich.text import Text
+    cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
+    natural = [max([len(name), *map(len, column)]) for name, column in zip(frame.columns, cells)]
+    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+    unbroken = [dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean for dtype in frame.dtypes]
+    fixed = [keep or n <= SHORT_TEXT for keep, n in zip(unbroken, natural)]
+    needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
+    if needed > width and len(natural) > 1:
+        return _expanded(frame.columns, cells)
+    table = Table(box=_box(), header_style="bold")
+    for name, is_number, is_fixed, n in zip(frame.columns, numeric, fixed, natural):
+        table.add_column(Text(name, no_wrap=True, overflow="ellipsis"), justify="right" if is_number else "left",
+                         width=n if is_fixed else None, no_wrap=is_fixed, overflow="fold")
+    for row in zip(*cells):
+        table.add_row(*(Text(value) for value in row))
+    return table
+
+
+def _expanded(names: list[str], cells: list[list[str]]):
+    from rich.table import Table
+    from rich.text import Text
+    table = Table(box=_box(), show_header=False)
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column(overflow="fold")
+    rows = list(zip(*cells))
+    for number, row in enumerate(rows, 1):
+        for index, (name, value) in enumerate(zip(names, row)):
+            table.add_row(Text(name), Text(value), end_section=index == len(names) - 1 and number < len(rows))
+    return table
+
+
+def cell_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.1f}" if abs(value) >= 10 ** FLOAT_DIGITS else f"{value:.{FLOAT_DIGITS}g}"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ", timespec="seconds")
+    if isinstance(value, list):
+        return escape_control(", ".join(cell_text(v) for v in value))
+    return escape_control(str(value))
+
+
+@cache
+def _box():
+    """The look of the previous (polars) tables: solid outer lines, dotted inner ones."""
+    from rich.box import Box
+    return Box("┌─┬┐\n"
+               "│ ┆│\n"
+               "╞═╪╡\n"
+               "│ ┆│\n"
+               "├─┼┤\n"
+               "├─┼┤\n"
+               "│ ┆│\n"
+               "└─┴┘\n")

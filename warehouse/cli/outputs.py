@@ -1,0 +1,77 @@
+"""Commands for people outside SQL: `export` (files for BI tools), `report` (the static HTML page),
+`docs` (the column documentation)."""
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from warehouse.cli.console import say
+from warehouse.cli.global_options import command, current
+from warehouse.errors import EXIT_OK, ExpectedFailure
+
+
+class ExportFormat(str, Enum):
+    """warehouse.export.EXPORT_FORMATS, named here without importing the exporters for --help."""
+    parquet = "parquet"
+    csv = "csv"
+    xlsx = "xlsx"
+
+
+def register(app: typer.Typer) -> None:
+    command(app, "export", "mlperf-wh export bi/", "mlperf-wh export bi-csv/ --format csv",
+            "mlperf-wh export bi/ --views software_gains,claim_audit")(export)
+    command(app, "report", "mlperf-wh report --out report/")(report)
+    command(app, "docs", "mlperf-wh docs", "mlperf-wh docs --out /tmp/views.md")(docs)
+
+
+def export(
+    directory: Annotated[Path, typer.Argument(metavar="DIRECTORY", show_default=False,
+                                              help="replaced whole, atomically, by the new export")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help=(
+        "parquet (partitioned by round), csv (nested values as JSON), xlsx (a sheet per view)"))
+    ] = ExportFormat.parquet,
+    views: Annotated[Optional[str], typer.Option("--views", help=(
+        "comma-separated, e.g. software_gains,claim_audit (default: every mart; `results` is available too)"))
+    ] = None,
+) -> int:
+    """Write every mart and dimension to files for BI tools, with a manifest."""
+    from warehouse.export import ExportError, export_views
+    from warehouse.store import db
+    chosen = [v.strip() for v in views.split(",") if v.strip()] if views else None
+    with db.connect(current().db, read_only=True) as con:
+        try:
+            manifest = export_views(con, directory, fmt.value, chosen, warehouse_file=db.db_path(current().db))
+        except ExportError as exc:
+            raise ExpectedFailure(f"{exc}; nothing was written, {directory} is as it was") from None
+    rows = sum(v["rows"] for v in manifest["views"].values())
+    files = len({f["path"] for f in manifest["files"]})
+    say(f"exported {len(manifest['views'])} views ({rows} rows) as {fmt.value} to {directory}: "
+        f"{files} file{'s' if files != 1 else ''}, see {directory / 'manifest.json'}")
+    return EXIT_OK
+
+
+def report(out: Annotated[Path, typer.Option("--out", help="directory, replaced whole")] = Path("report")) -> int:
+    """A static HTML report (no network needed to view it), each chart also as PNG and SVG."""
+    from warehouse.export.report import render_report
+    from warehouse.store import db
+    with db.connect(current().db, read_only=True) as con:
+        try:
+            page = render_report(con, out, db.db_path(current().db))
+        except FileExistsError as exc:
+            raise ExpectedFailure(f"{exc}; nothing was written") from None
+    say(f"report: {page} (charts as PNG and SVG in {page.parent / 'charts'})")
+    return EXIT_OK
+
+
+def docs(out: Annotated[Optional[Path], typer.Option("--out", help="default: docs/views.md of the checkout")]
+         = None) -> int:
+    """Write docs/views.md: every mart and its column descriptions."""
+    from warehouse.views.column_docs import VIEWS_MD, empty_warehouse_markdown
+    out = out or VIEWS_MD
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(empty_warehouse_markdown(), encoding="utf-8")
+    print(out)
+    return EXIT_OK

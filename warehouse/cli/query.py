@@ -1,0 +1,127 @@
+"""Commands that ask the warehouse: `sql` (the read-only sandbox), `status`, `drift`, `history`."""
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from warehouse.cli.console import Format, note, print_json, print_rows, print_wrapped, say
+from warehouse.cli.global_options import command, current
+from warehouse.errors import EXIT_OK, UsageError
+
+TABLE_LIMIT = 100
+Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv or json")]
+
+
+def register(app: typer.Typer) -> None:
+    command(app, "sql", "mlperf-wh sql \"SELECT * FROM software_gain_summary ORDER BY gain DESC\"",
+            "mlperf-wh sql \"SELECT * FROM results\" --format csv > results.csv",
+            "mlperf-wh sql \"DESCRIBE claim_audit\" --limit 0")(sql)
+    command(app, "status", "mlperf-wh status", "mlperf-wh status --section drift --format csv",
+            "mlperf-wh status --format json")(status)
+    command(app, "drift", "mlperf-wh drift", "mlperf-wh drift --format json")(drift)
+    command(app, "history", "mlperf-wh history --round v6.1", "mlperf-wh history --format csv")(history)
+    command(app, "config", "mlperf-wh config", "MLPERF_SOURCE=../shared/mlcommons/mirror mlperf-wh config --format json")(config)
+
+
+def sql(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE or "
+                                              "EXPLAIN statements (several, separated by ;, print the last)",
+                                         show_default=False)],
+    fmt: Fmt = Format.table,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help=(
+        f"print at most this many rows; 0: all (default {TABLE_LIMIT} for a table, all for csv and json); "
+        "a note on stderr says when rows were cut"))] = None,
+) -> int:
+    """Run a read-only SQL query over the warehouse's tables and views."""
+    from warehouse.store import sandbox
+    with sandbox.connect(current().db) as con:
+        frame = sandbox.run_query(con, query)
+    if limit is None:
+        limit = TABLE_LIMIT if fmt is Format.table else 0
+    shown = frame.head(limit) if limit else frame
+    print_rows(shown, fmt)
+    if shown.height < frame.height:
+        cut = f"showing {shown.height:,} of {frame.height:,} rows; --limit 0 for all"
+        # A table read by a program or a file keeps the note with the rows (a reader that has gone,
+        # `| head`, never sees it on stderr); csv and json keep stdout to the rows.
+        if fmt is Format.table and not sys.stdout.isatty():
+            say(cut)
+        else:
+            note(cut)
+    return EXIT_OK
+
+
+def status(
+    section: Annotated[Optional[list[str]], typer.Option("--section", help=(
+        "only this section (repeatable): sources, results, drift, run-summaries, tree-files, fidelity, "
+        "claims, decisions-due"))] = None,
+    fmt: Annotated[Format, typer.Option("--format", help=(
+        "table; json: an object of sections, each a list of rows; csv: one --section"))] = Format.table,
+) -> int:
+    """What is loaded, quarantined and unmatched; tree files; claims and decisions due."""
+    from warehouse.store import db
+    from warehouse.views.status import SECTION_KEYS, sections
+    unknown = [key for key in section or [] if key not in SECTION_KEYS]
+    if unknown:
+        raise UsageError(f"--section {unknown[0]}: no such section (one of {', '.join(SECTION_KEYS)})")
+    if fmt is Format.csv and len(section or []) != 1:
+        raise UsageError("--format csv prints one section: add --section NAME "
+                         f"(one of {', '.join(SECTION_KEYS)})")
+    with db.connect(current().db, read_only=True) as con:
+        found = sections(con, section)
+    if fmt is Format.json:
+        print_json({s.key: frame.to_dicts() for s, frame in found})
+        return EXIT_OK
+    if fmt is Format.csv:
+        for _, frame in found:
+            print_rows(frame, fmt)
+        return EXIT_OK
+    for s, frame in found:
+        print_wrapped(f"\n## {s.title}")
+        if frame.height:
+            print_rows(frame)
+        else:
+            print("(none)")
+    return EXIT_OK
+
+
+def drift(fmt: Fmt = Format.table) -> int:
+    """What the loaded files say that the warehouse does not know yet, per round and file."""
+    from warehouse.store import db
+    from warehouse.views.drift import drift_rows
+    with db.connect(current().db, read_only=True) as con:
+        frame = drift_rows(con)
+    if fmt is Format.table and frame.height == 0:
+        print("no drift: every loaded word and name is known")
+        return EXIT_OK
+    print_rows(frame, fmt)
+    return EXIT_OK
+
+
+def history(
+    round: Annotated[Optional[str], typer.Option("--round", help="only this round, e.g. v6.1")] = None,
+    fmt: Fmt = Format.table,
+) -> int:
+    """Every load and failed attempt: run, round, checksum, counts, changes (the load_events table)."""
+    from warehouse.ingest.history import events, for_screen
+    from warehouse.store import db
+    with db.connect(current().db, read_only=True) as con:
+        frame = events(con, round_name=round)
+    if fmt is Format.table:
+        if frame.height == 0:
+            print("no loads yet")
+            return EXIT_OK
+        frame = for_screen(frame)
+    print_rows(frame, fmt)
+    return EXIT_OK
+
+
+def config(fmt: Fmt = Format.table) -> int:
+    """Every MLPERF_* variable the tool reads: its value here, where it came from, default and meaning."""
+    import polars as pl
+
+    from warehouse.settings import settings_rows
+    print_rows(pl.DataFrame(settings_rows()), fmt)
+    return EXIT_OK

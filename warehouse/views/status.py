@@ -1,0 +1,69 @@
+"""What `mlperf-wh status` answers: what is loaded, quarantined, drifted, fetched from the trees,
+claimed and due, one section each. A section whose table or view does not exist yet is left out."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from warehouse.store import db
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str      # what `status --section` names
+    title: str
+    query: str
+
+
+SECTIONS = [
+    Section("sources", "sources", """
+        SELECT source_id, round, origin, format, rows_read, rows_loaded, rows_quarantined,
+               left(sha256, 12) AS sha256, bytes, loaded_at, unknown_columns
+        FROM sources ORDER BY round, source_id"""),
+    Section("results", "results by round and verification", """
+        SELECT round, verification, count(*) AS rows FROM results GROUP BY ALL ORDER BY ALL"""),
+    Section("drift", "drift: new words and unmatched names by round (details: mlperf-wh drift; unmatched "
+                     "names: edit warehouse/identity/reference/*.csv, then mlperf-wh views refresh)", """
+        SELECT round, kind, count(DISTINCT term) AS terms, sum(rows) AS rows,
+               string_agg(DISTINCT term, ', ' ORDER BY term) AS examples
+        FROM drift GROUP BY ALL ORDER BY ALL"""),
+    Section("run-summaries", "result rows with a run summary (mlperf-wh trees)", """
+        SELECT r.round, count(*) AS result_rows, count(s.run_path) AS with_run_summary,
+               count(*) - count(s.run_path) AS without,
+               count(*) FILTER (WHERE f.status = 'missing') AS file_missing,
+               count(*) FILTER (WHERE f.status = 'quarantined') AS file_quarantined,
+               count(*) FILTER (WHERE f.status = 'failed') AS fetch_failed,
+               count(*) FILTER (WHERE f.status IS NULL) AS not_fetched
+        FROM stg_run_results AS r
+        LEFT JOIN run_summaries AS s USING (round, run_path)
+        LEFT JOIN tree_files AS f ON f.round = r.round AND f.path = r.run_path || '/mlperf_log_summary.txt'
+        GROUP BY ALL ORDER BY ALL"""),
+    Section("tree-files", "tree files by status", """
+        SELECT round, kind, status, count(*) AS files FROM tree_files GROUP BY ALL ORDER BY ALL"""),
+    Section("fidelity", "run summaries that disagree with their result "
+                        "(every row: SELECT * FROM summary_fidelity WHERE NOT agrees)", """
+        SELECT round, verification, note, count(*) AS results,
+               string_agg(DISTINCT benchmark, ', ' ORDER BY benchmark) AS benchmarks,
+               min(result_id) AS first_result_id
+        FROM summary_fidelity WHERE NOT agrees GROUP BY ALL ORDER BY ALL"""),
+    Section("claims", "claims by verdict", """
+        SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL"""),
+    Section("decisions-due", "decisions due for review", """
+        SELECT id, title, review_due, due_because FROM decisions_due ORDER BY id"""),
+]
+SECTION_KEYS = [s.key for s in SECTIONS]
+
+
+def sections(con: duckdb.DuckDBPyConnection, keys: list[str] | None = None) -> list[tuple[Section, pl.DataFrame]]:
+    """Each section asked for (default all) with its rows, in order; absent tables skip theirs."""
+    found = []
+    for section in SECTIONS:
+        if keys and section.key not in keys:
+            continue
+        try:
+            found.append((section, db.query_frame(con, section.query)))
+        except duckdb.CatalogException:
+            continue
+    return found
