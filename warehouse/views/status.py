@@ -36,9 +36,10 @@ SECTIONS = [
                count(*) FILTER (WHERE f.status = 'quarantined') AS file_quarantined,
                count(*) FILTER (WHERE f.status = 'failed') AS fetch_failed,
                count(*) FILTER (WHERE f.status IS NULL) AS not_fetched
-        FROM stg_run_results AS r
+        FROM stg_results AS r
         LEFT JOIN run_summaries AS s USING (round, run_path)
         LEFT JOIN tree_files AS f ON f.round = r.round AND f.path = r.run_path || '/mlperf_log_summary.txt'
+        WHERE r.metric = 'performance'
         GROUP BY ALL ORDER BY ALL"""),
     Section("tree-files", "tree files by status", """
         SELECT round, kind, status, count(*) AS files FROM tree_files GROUP BY ALL ORDER BY ALL"""),
