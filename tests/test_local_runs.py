@@ -1,0 +1,38 @@
+"""What a CLI-started run does not pay: flow-run heartbeats (flows/local_runs.py) and the garbage
+collector while the command's modules load (warehouse/startup.py)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from prefect.settings import get_current_settings
+
+from flows.local_runs import local_settings, run_here
+
+
+def test_runs_started_here_have_no_heartbeats_unless_the_environment_asks(monkeypatch):
+    default = get_current_settings().flows.heartbeat_frequency
+    assert default is not None  # Prefect's default sends them
+    assert run_here(lambda: get_current_settings().flows.heartbeat_frequency) is None
+    assert get_current_settings().flows.heartbeat_frequency == default  # only for the run
+    monkeypatch.setenv("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "60")
+    with local_settings():
+        assert get_current_settings().flows.heartbeat_frequency == default  # left to Prefect
+
+
+def test_the_console_script_resumes_the_collector_as_a_command_starts():
+    probe = ("import atexit, gc, sys; "
+             "atexit.register(lambda: print('collector', gc.isenabled(), gc.get_freeze_count() > 0)); "
+             "sys.argv = ['mlperf-wh', 'views']; from warehouse.startup import entry; entry()")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "collector True True"
+    assert "stg_results" in done.stdout  # the command itself ran
+
+
+def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():
+    probe = ("import gc; from warehouse import startup; gc.disable(); startup._paused = True; "
+             "from flows.local_runs import run_here; print('during run', run_here(gc.isenabled))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "during run True"
