@@ -20,7 +20,5 @@ SELECT
     n.verification AS verification_new, b.verification AS verification_base,
     (n.verification = 'verified' AND b.verification = 'verified') AS procurement_grade
 FROM best AS n
-JOIN best AS b
-  ON  n.round = b.round AND n.benchmark = b.benchmark AND n.scenario = b.scenario
-  AND n.units = b.units AND n.total_accelerators = b.total_accelerators
-  AND n.vendor = b.vendor AND n.generation > b.generation
+JOIN best AS b USING (round, benchmark, scenario, units, total_accelerators, vendor)
+WHERE n.generation > b.generation

@@ -12,8 +12,6 @@ SELECT
     s.verification AS verification_small, l.verification AS verification_large,
     (s.verification = 'verified' AND l.verification = 'verified') AS procurement_grade
 FROM int_best_results AS s
-JOIN int_best_results AS l
-  ON  s.round = l.round AND s.submitter = l.submitter AND s.accelerator = l.accelerator
-  AND s.benchmark = l.benchmark AND s.scenario = l.scenario AND s.units = l.units
-  AND s.total_accelerators < l.total_accelerators AND l.best_of_submitter
-WHERE s.higher_is_better AND s.best_of_submitter
+JOIN int_best_results AS l USING (round, submitter, accelerator, benchmark, scenario, units)
+WHERE s.higher_is_better AND s.best_of_submitter AND l.best_of_submitter
+  AND s.total_accelerators < l.total_accelerators
