@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from prefect.settings import get_current_settings
 
@@ -36,3 +37,13 @@ def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "during run True"
+
+
+def test_the_console_script_validates_without_importing_hypothesis(tmp_path):
+    claims = Path(__file__).resolve().parents[1] / "examples" / "claims_v6.1_nvidia.example.toml"
+    probe = ("import atexit, sys; atexit.register(lambda: print('hypothesis', sys.modules.get('hypothesis'))); "
+             f"sys.argv = ['mlperf-wh', 'claims', 'load', {str(claims)!r}, '--db', {str(tmp_path / 'w.duckdb')!r}]; "
+             "from warehouse.startup import entry; entry()")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "hypothesis None"  # Pandera validated the claims without it
