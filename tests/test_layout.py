@@ -1,5 +1,6 @@
 """The README's layout section is the tree, and every folder says what it owns."""
 import ast
+import fnmatch
 import re
 import subprocess
 from pathlib import Path
@@ -12,11 +13,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def tracked_folders() -> set[str]:
-    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, text=True, check=True).stdout.split()
-    folders = {str(Path(f).parent) for f in files if (ROOT / f).exists()}
+    """Folders holding the project's files: git's view in a checkout, else (a copy of the checkout, as
+    the README runner makes) every folder .gitignore does not exclude."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True)
+    if listed.returncode == 0 and (ROOT / ".git").exists():
+        files = [f for f in listed.stdout.split() if (ROOT / f).exists()]
+    else:
+        files = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not ignored(p)]
+    folders = {str(Path(f).parent) for f in files}
     with_parents = {str(p) for f in folders for p in [Path(f), *Path(f).parents]}
     return {f for f in with_parents if f != "." and not f.startswith(".")}
+
+
+def ignored(path: Path) -> bool:
+    patterns = [line.rstrip("/") for line in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    relative = path.relative_to(ROOT)
+    parts = relative.parts
+    return any(part.startswith(".") for part in parts) or any(
+        fnmatch.fnmatch(part, pattern) or fnmatch.fnmatch("/".join(parts[:i + 1]), pattern)
+        for pattern in patterns for i, part in enumerate(parts))
 
 
 def readme_layout() -> set[str]:
