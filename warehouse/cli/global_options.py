@@ -9,7 +9,9 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-DEFAULT_DB = "warehouse/mlperf.duckdb"  # warehouse.store.db.DEFAULT_DB, without importing DuckDB for --help
+from warehouse import settings
+
+DEFAULT_DB = settings.default("warehouse_db")  # as warehouse.store.db has it, without importing DuckDB
 PANEL = "Global options (before or after the command)"
 VERBOSE_WORDS = ("-v", "--verbose")
 SOURCE_HELP = ("base URL or local directory of the round repositories "
