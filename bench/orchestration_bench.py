@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import itertools
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +29,7 @@ REPEAT = int(os.environ.get("MLPERF_BENCH_REPEAT", "3"))
 TARGET_RUNNING_WATCH = 2.5      # s, no-change watch against a running server
 TARGET_RUNNING_COLD = 3.0       # s, cold backfill of the shared rounds against a running server
 TARGET_TEMPORARY_MARGIN = 1.5   # s above the trivial flow, cold backfill with the temporary server
+DB_NUMBERS = itertools.count()
 
 
 class Timing(NamedTuple):
@@ -58,10 +60,11 @@ def median_of(run) -> Timing:
 def measure(env: dict, scratch: Path) -> dict[str, Timing]:
     cli = [str(BIN / "mlperf-wh")]
     trivial = [sys.executable, str(ROOT / "bench" / "trivial_flow.py")]
-    counter = iter(range(10_000))
-
     def fresh_db() -> str:
-        return str(scratch / f"w{next(counter)}.duckdb")
+        # unique across both modes: a name reused from the other mode's runs would make "cold" a no-change run
+        path = scratch / f"w{next(DB_NUMBERS)}.duckdb"
+        assert not path.exists(), path
+        return str(path)
 
     def cold() -> Timing:
         return timed(cli + ["backfill", "--source", str(MIRROR), "--db", fresh_db()], env)

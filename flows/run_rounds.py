@@ -131,28 +131,29 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     run = Run(kind, current_flow_run_id())
     settings = FetchSettings.from_env()
     logger = _logger()
-    with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held:
-        with db.connect(db_file) as con:
-            rounds, found = plan(con)
-            previous = {r.name: {loc: previous_fetch(con, source_id_for(r.name, "official", f), loc)
-                                 for f, loc in r.locations(source)} for r in rounds}
+    # One connection open for the whole run, under the lock: DuckDB opens a file once per process,
+    # so the rounds' own connections share this open database instead of reading its catalog again
+    # each (and checkpointing it as each one closes).
+    with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held, db.connect(db_file) as con:
+        rounds, found = plan(con)
+        previous = {r.name: {loc: previous_fetch(con, source_id_for(r.name, "official", f), loc)
+                             for f, loc in r.locations(source)} for r in rounds}
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
         before = BeforeFirstLoad()
         futures = [ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name], before,
                                  allow) for r in rounds]
         outcomes = [_outcome(r, f) for r, f in zip(rounds, futures)]
         loaded = [o for o in outcomes if o.status == "loaded"]
-        with db.connect(db_file) as con:
-            for outcome in outcomes:
-                if outcome.failed:
-                    logger.error("%s failed: %s", outcome.round, outcome.message)
-                    record_failure(con, outcome, run)
-                elif outcome.status == "loaded" and outcome.round in found:
-                    record_found(con, found[outcome.round], dt.date.today())
-            if loaded or refresh_always:
-                materialize(con)
-            waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
-            report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
+        for outcome in outcomes:
+            if outcome.failed:
+                logger.error("%s failed: %s", outcome.round, outcome.message)
+                record_failure(con, outcome, run)
+            elif outcome.status == "loaded" and outcome.round in found:
+                record_found(con, found[outcome.round], dt.date.today())
+        if loaded or refresh_always:
+            materialize(con)
+        waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
+        report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
         if loaded or refresh_always:
             publish(db_file)
     regenerate_after_run(outcomes, db_file)

@@ -5,7 +5,8 @@
 --   (trademark marks and "(TM)"/"(R)", count and power-cap annotations such as "(x8)" or
 --   "(Power Cap 1000 W)", and every kind of white space run folded to one space); then each part of
 --   a multi-accelerator name (parts joined by ",", "and" or "+") takes the accelerator of the first
---   pattern of ref_accelerators (file order) that it matches, case as the pattern says. The parts'
+--   pattern of ref_accelerators (file order) that it matches, case as the pattern says (the macro
+--   accelerator_of, written from ref_accelerators at each materialize). The parts'
 --   canonical names, distinct, sorted and joined with " + " (for example "MI300X + MI325X"); null
 --   when any part matches no pattern (`mlperf-wh drift` lists those names).
 -- vendor, family, generation (order within a vendor, newer is larger), tdp_watts: the canonical
@@ -23,11 +24,12 @@
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
 --   warehouse/trees.py run_folder does); system_path: '<division>/<submitter>/systems/<platform>.json'
 --   from the same folder's parts. Both null when the row names no folder of that shape.
--- Each name is resolved once per distinct name, then joined to the rows.
-WITH accelerator_names AS (
+-- Each name is resolved once per distinct name, then joined to the rows. NOT MATERIALIZED: on a
+-- few thousand rows, storing the CTEs read twice cost more than the query (about 20 ms of 40).
+WITH accelerator_names AS NOT MATERIALIZED (
     SELECT DISTINCT accelerator_raw FROM results WHERE accelerator_raw IS NOT NULL
 ),
-cleaned AS (
+cleaned AS NOT MATERIALIZED (
     SELECT
         accelerator_raw,
         regexp_replace(
@@ -37,18 +39,16 @@ cleaned AS (
             '[\s\x{00A0}\x{2000}-\x{200B}\x{202F}\x{205F}\x{3000}]+', ' ', 'g') AS cleaned
     FROM accelerator_names
 ),
-parts AS (
+parts AS NOT MATERIALIZED (
     SELECT accelerator_raw, trim(part) AS part
     FROM cleaned, unnest(regexp_split_to_array(cleaned, ',|(?i:\band\b)|\+')) AS t(part)
     WHERE trim(part) <> ''
 ),
-matched AS (
-    SELECT p.accelerator_raw, p.part, a.accelerator
-    FROM parts AS p
-    LEFT JOIN ref_accelerators AS a ON regexp_matches(p.part, a.pattern)
-    QUALIFY row_number() OVER (PARTITION BY p.accelerator_raw, p.part ORDER BY a.priority NULLS LAST) = 1
+matched AS NOT MATERIALIZED (
+    SELECT accelerator_raw, part, accelerator_of(part) AS accelerator
+    FROM parts
 ),
-canonical_accelerators AS (
+canonical_accelerators AS NOT MATERIALIZED (
     SELECT
         accelerator_raw,
         CASE WHEN bool_and(accelerator IS NOT NULL)
@@ -59,31 +59,31 @@ canonical_accelerators AS (
     SELECT accelerator_raw, NULL FROM cleaned
     WHERE accelerator_raw NOT IN (SELECT accelerator_raw FROM parts)
 ),
-accelerators AS (
+accelerators AS NOT MATERIALIZED (
     SELECT DISTINCT accelerator, vendor, family, generation, tdp_watts FROM ref_accelerators
 ),
-aliases AS (
+aliases AS NOT MATERIALIZED (
     SELECT lower(trim(alias)) AS alias, benchmark, kind FROM ref_benchmarks
 ),
-model_aliases AS (
+model_aliases AS NOT MATERIALIZED (
     SELECT m.model, a.benchmark, a.kind
     FROM (SELECT DISTINCT model FROM results) AS m
     JOIN aliases AS a ON a.alias = lower(trim(m.model))
 ),
-used_model_aliases AS (
+used_model_aliases AS NOT MATERIALIZED (
     SELECT u.used_model, a.benchmark
     FROM (SELECT DISTINCT used_model FROM results WHERE used_model IS NOT NULL) AS u
     JOIN aliases AS a ON a.alias = lower(trim(u.used_model)) AND a.kind = 'benchmark'
 ),
-outputs AS (
+outputs AS NOT MATERIALIZED (
     SELECT DISTINCT benchmark, output_unit FROM ref_benchmarks WHERE kind = 'benchmark'
 ),
-round_orders AS (
+round_orders AS NOT MATERIALIZED (
     SELECT round,
            round_order(round) AS round_order
     FROM (SELECT DISTINCT round FROM results)
 ),
-identified AS (
+identified AS NOT MATERIALIZED (
     SELECT
         r.*,
         n.accelerator, a.vendor, a.family, a.generation, a.tdp_watts,

@@ -188,7 +188,7 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
     report = RunReport(kind, flow_run_id, outcomes, waited=waited)
     changes = {e["round"]: e for e in events(con, flow_run_id).to_dicts()} if flow_run_id else {}
     drift = drift_rows(con, [o.source_id for o in outcomes if o.source_id])
-    report.drift_lines, report.drifted_rounds = of_run(con, outcomes)
+    report.drift_lines, report.drifted_rounds = of_run(drift, outcomes)
     for o in outcomes:
         event = changes.get(o.round, {})
         terms = drift.filter(pl.col("source_id") == o.source_id) if o.source_id else drift.clear()

@@ -27,6 +27,7 @@ def vocabulary_frame() -> pl.DataFrame:
 def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
     ref = ref or default_reference()
     con.execute(ROUND_ORDER_MACRO)
+    con.execute(accelerator_macro(ref.accelerators))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
@@ -36,6 +37,21 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
                 "dollars_per_accelerator_hour DOUBLE NOT NULL CHECK (dollars_per_accelerator_hour > 0), "
                 "note VARCHAR)")
+
+
+def accelerator_macro(accelerators: pl.DataFrame) -> str:
+    """`accelerator_of(part)`: the accelerator of the first pattern of ref_accelerators (file order)
+    that the part of a published name matches; null when none does. The patterns are literals of
+    the macro, so DuckDB compiles each once per query; joined on the pattern column, it compiled one
+    per (name, pattern) pair, most of what resolving identity cost."""
+    branches = [f"WHEN regexp_matches(part, {_sql_text(pattern)}) THEN {_sql_text(accelerator)}"
+                for pattern, accelerator in accelerators.select("pattern", "accelerator").iter_rows()]
+    body = f"CASE {' '.join(branches)} END" if branches else "CAST(NULL AS VARCHAR)"
+    return f"CREATE OR REPLACE MACRO accelerator_of(part) AS {body}"
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 IDENTITY_MODELS = ("stg_results",)

@@ -23,7 +23,8 @@ def published_path(db_file: str) -> Path:
 
 def publish(db_file: str) -> Path:
     """Checkpoint the warehouse and replace the published copy with it. Call it holding the writer
-    lock, with no connection of this process open on the warehouse."""
+    lock, with no write in progress (an idle connection of this process may stay open: the
+    checkpoint leaves the whole database in the file)."""
     with duckdb.connect(db_file) as con:
         con.execute("CHECKPOINT")
     target = published_path(db_file)

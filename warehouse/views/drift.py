@@ -39,17 +39,18 @@ def one_line(round_name: str, terms: pl.DataFrame) -> str:
     return f"{round_name}: {', '.join(parts)}; see `mlperf-wh drift`"
 
 
-def summary_lines(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list[str]:
-    rows = drift_rows(con, source_ids)
+def summary_lines(rows: pl.DataFrame) -> list[str]:
+    """One line per round of these drift rows (drift_rows)."""
     return [one_line(round_name, rows.filter(pl.col("round") == round_name))
             for round_name in rows["round"].unique(maintain_order=True)]
 
 
-def of_run(con: duckdb.DuckDBPyConnection, outcomes) -> tuple[list[str], list[str]]:
-    """For a run's outcomes (pipeline.RoundOutcome): one line per round whose loaded file has drift,
-    and the rounds whose load in this run brought drift (what --strict fails on)."""
+def of_run(drift: pl.DataFrame, outcomes) -> tuple[list[str], list[str]]:
+    """For a run's outcomes (pipeline.RoundOutcome) and the drift rows of their sources: one line
+    per round whose loaded file has drift, and the rounds whose load in this run brought drift
+    (what --strict fails on)."""
     present = [o.source_id for o in outcomes if o.source_id and o.status in ("loaded", "unchanged")]
     fresh = [o.source_id for o in outcomes if o.source_id and o.status == "loaded"]
-    lines = summary_lines(con, present) if present else []
-    drifted = drift_rows(con, fresh)["round"].unique(maintain_order=True).to_list() if fresh else []
+    lines = summary_lines(drift.filter(pl.col("source_id").is_in(present)))
+    drifted = drift.filter(pl.col("source_id").is_in(fresh))["round"].unique(maintain_order=True).to_list()
     return lines, drifted
