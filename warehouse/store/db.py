@@ -126,19 +126,20 @@ def connect(path: str | None = None, read_only: bool = False,
             config: dict | None = None) -> duckdb.DuckDBPyConnection:
     """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
     WarehouseUnavailable, in one line naming the file."""
+    from warehouse.ingest.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    con = open_warehouse(db_path(path), read_only, config or {}, TABLES)
+    con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES)
     if not read_only:
         migrate(con)
-        from warehouse.ingest.tree_tables import TABLES as TREE_TABLES
-        con.execute(TREE_TABLES)
     return con
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    migrated = sorted({table for table, _, _ in MIGRATIONS + ADDED_COLUMNS} | {table for table, _ in NOW_NULLABLE})
     columns = {(t, c): nullable for t, c, nullable in con.execute(
-        "SELECT table_name, column_name, is_nullable = 'YES' FROM information_schema.columns "
-        "WHERE table_schema = current_schema()").fetchall()}
+        "SELECT table_name, column_name, is_nullable FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = current_schema() "
+        "AND list_contains(?, table_name)", [migrated]).fetchall()}
     steps = [sql for table, column, sql in MIGRATIONS if (table, column) in columns]
     steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
     steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE

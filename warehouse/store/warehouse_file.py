@@ -25,11 +25,24 @@ def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) ->
         raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
     if not read_only:
         try:
-            con.execute(tables_sql)
+            _create_missing_tables(con, tables_sql)
         except (duckdb.Error, OSError) as exc:
             con.close()
             raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
     return con
+
+
+_CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
+
+
+def _create_missing_tables(con: duckdb.DuckDBPyConnection, tables_sql: str) -> None:
+    """Run the CREATE TABLE IF NOT EXISTS statements only when a table is missing: one catalog
+    query instead of a dozen statements on every open of an existing warehouse."""
+    present = {name for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() "
+        "WHERE database_name = current_database() AND schema_name = current_schema()").fetchall()}
+    if not set(_CREATED.findall(tables_sql)) <= present:
+        con.execute(tables_sql)
 
 
 def describe_open_failure(path: str, exc: BaseException) -> str:
