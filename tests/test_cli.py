@@ -236,7 +236,7 @@ def test_tables_fit_the_terminal(run, ledger_warehouse, monkeypatch, columns):
         assert not too_wide, (args, too_wide[:3])
     # headers are never wrapped: each table's header line holds every column name whole
     code, out, _ = run("views", "--db", ledger_warehouse)
-    assert [r["view"] for r in table_rows(out)][:2] == ["stg_accelerators", "stg_benchmarks"]
+    assert [r["view"] for r in table_rows(out)][:2] == ["base_accelerator_names", "base_benchmark_names"]
     assert out.splitlines()[1].split("┆")[0].strip("│ ") == "view"
 
 

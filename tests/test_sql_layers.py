@@ -1,4 +1,4 @@
-"""sql/ keeps dbt's layering (sources -> staging -> intermediate -> marts), declared in sql/layers.toml."""
+"""sql/ keeps dbt's layering (sources -> base -> staging -> intermediate -> marts), declared in sql/layers.toml."""
 from __future__ import annotations
 
 import shutil
@@ -28,7 +28,8 @@ def test_a_break_of_the_layering_names_the_file_and_what_it_reads(tmp_path):
     (sql / "scratch" / "draft.sql").write_text("SELECT 1\n")
     assert layering_problems(sql) == [
         "sql/scratch/ holds SQL files but is not a layer of layers.toml",
-        "sql/staging/stg_reads_staging.sql reads stg_results (a staging model); staging may read only sources",
+        "sql/staging/stg_reads_staging.sql reads stg_results (a staging model); staging may read only sources or "
+        "base",
         "sql/marts/reads_nothing_known.sql reads stg_resluts: neither a source (layers.toml) nor a model in sql/",
         "sql/marts/reads_raw_and_a_mart.sql reads claims (a source); marts may read only staging or intermediate",
         "sql/marts/reads_raw_and_a_mart.sql reads leaderboard (a marts model); marts may read only staging or "
@@ -47,7 +48,7 @@ def test_the_declared_sources_are_the_tables_the_loader_and_the_reference_write(
 
 def test_each_model_is_stored_as_its_layer_declares(shared_con):
     layering = Layering.read()
-    assert [layer.name for layer in layering.layers] == ["staging", "intermediate", "marts"]
+    assert [layer.name for layer in layering.layers] == ["base", "staging", "intermediate", "marts"]
     stored = {name: "view" if kind == "VIEW" else "table" for name, kind in shared_con.execute(
         "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
     ).fetchall()}

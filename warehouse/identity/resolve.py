@@ -54,7 +54,7 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-IDENTITY_MODELS = ("stg_results",)
+IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "stg_results")
 
 
 def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:

@@ -244,12 +244,12 @@ def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None)
         raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
 
 
-RETIRED_MODEL = re.compile(r"^(stg|int)_")
+RETIRED_MODEL = re.compile(r"^(base|stg|int)_")
 
 
 def drop_retired_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile]) -> list[str]:
-    """Drop the staging and intermediate models an earlier version created that no file defines any
-    more (a warehouse keeps them otherwise, stale, beside the models that replaced them)."""
+    """Drop the base, staging and intermediate models an earlier version created that no file defines
+    any more (a warehouse keeps them otherwise, stale, beside the models that replaced them)."""
     defined = {v.name for v in views}
     retired = [(name, kind) for name, kind in con.execute(
         "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
