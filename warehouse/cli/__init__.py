@@ -30,22 +30,4 @@ def entry() -> None:
     code = main()
     from warehouse.interrupt import exit_now_if_interrupted
     exit_now_if_interrupted(code)
-    exit_without_teardown(code)
-
-
-def exit_without_teardown(code: int) -> None:
-    """End as the interpreter would, less freeing its objects one by one (0.05 s after a run; the
-    memory goes with the process): the exit handlers run (logging flushes, Prefect hands its last
-    logs and events to the API), the standard streams are flushed, and the process ends. With a
-    thread still running that is not a daemon, the interpreter's own shutdown (which waits for it)."""
-    import atexit
-    import threading
-    if any(not t.daemon and t is not threading.main_thread() for t in threading.enumerate()):
-        sys.exit(code)
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away, a stream already closed
-            pass
-    os._exit(code)
+    sys.exit(code)
