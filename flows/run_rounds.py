@@ -24,12 +24,12 @@ from warehouse.export.outputs import regenerate_after_run
 from warehouse.export.run_report import RunReport, Snapshot, build, take_snapshot
 from warehouse.identity.round_table import record_found
 from warehouse.identity.rounds import Round
-from warehouse.ingest.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
+from warehouse.ingest.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_http, is_transient
 from warehouse.ingest.guards import GuardRefused
 from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.parse import MalformedFile
 from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
-from warehouse.ingest.source_urls import redact
+from warehouse.ingest.source_urls import local_path, redact
 from warehouse.interrupt import raise_if_signalled
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
@@ -76,7 +76,17 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
         with WRITE_LOCK, file_errors(), db.connect(db_file) as con:
             before.take(con)
             return load_with_history(con, fetched, prepared, round_name, "official", run, allow)
+    return not_published(round_name, source)
+
+
+def not_published(round_name: str, source: str) -> RoundOutcome:
     return RoundOutcome(round_name, "not_published", message=f"not published at this source ({redact(source)})")
+
+
+def absent_locally(round: Round, source: str) -> bool:
+    """True when the source is a local directory holding none of the round's candidate files: known
+    from the file system at once, no fetch (and no task run) to find it out."""
+    return all(not is_http(location) and not local_path(location).exists() for _, location in round.locations(source))
 
 
 class BeforeFirstLoad:
@@ -140,10 +150,11 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
                              for f, loc in r.locations(source)} for r in rounds}
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
         before = BeforeFirstLoad()
-        futures = [ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name], before,
-                                 allow) for r in rounds]
+        futures = {r.name: ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name],
+                                         before, allow) for r in rounds if not absent_locally(r, source)}
         read_ahead()  # while the rounds load; the parsing and reading in it run beside them
-        outcomes = [_outcome(r, f) for r, f in zip(rounds, futures)]
+        outcomes = [_outcome(r, futures[r.name]) if r.name in futures else not_published(r.name, source)
+                    for r in rounds]
         loaded = [o for o in outcomes if o.status == "loaded"]
         for outcome in outcomes:
             if outcome.failed:

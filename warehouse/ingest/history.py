@@ -15,6 +15,7 @@ from warehouse.store import db
 
 RESULT_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
 EVENT_COLUMNS = list(LoadEvent.to_schema().columns)
+EVENT_TYPES = {name: column.dtype.type for name, column in LoadEvent.to_schema().columns.items()}
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,7 @@ def record_failure(con: duckdb.DuckDBPyConnection, outcome: RoundOutcome, run: R
 
 
 def record(con: duckdb.DuckDBPyConnection, event: dict) -> None:
-    schema = {name: column.dtype.type for name, column in LoadEvent.to_schema().columns.items()}
-    frame = LoadEvent.validate(pl.DataFrame([event], schema=schema))
+    frame = LoadEvent.validate(pl.DataFrame([event], schema=EVENT_TYPES))
     with db.registered(con, _load_event=frame):
         con.execute(f"INSERT INTO load_events ({', '.join(EVENT_COLUMNS)}) "
                     f"SELECT {', '.join(EVENT_COLUMNS)} FROM _load_event")

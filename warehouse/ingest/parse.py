@@ -61,7 +61,7 @@ def detect_format(file_name: str) -> str:
 
 def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
     """Bytes -> raw frame: every field as a string (null when absent), plus record number and JSON.
-    Built a column at a time: a column of text (most of them) is taken as it is."""
+    Built a column at a time; a text value (most of them) is taken as it is."""
     text = _decode(content, label)
     records = {"final": _final_records, "checker_json": _checker_json_records,
                "checker_csv": _csv_records}[fmt](text, label)
@@ -81,8 +81,8 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
             RECORD_EXTRA: [_extra_json(record, mapped) for _, record in records],
         }
         for column in keys:
-            values = [record.get(column) for _, record in records]
-            data[column] = values if all(v is None or type(v) is str for v in values) else [_as_text(v) for v in values]
+            data[column] = [v if v is None or type(v) is str else _as_text(v)
+                            for v in (record.get(column) for _, record in records)]
     except RecursionError:
         raise MalformedFile(f"{label}: a record is nested too deeply to be a result") from None
     schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, RECORD_EXTRA: pl.String,

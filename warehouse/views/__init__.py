@@ -82,11 +82,11 @@ class ViewFile:
     sql: str
     kind: str   # 'view' or 'table': its layer's materialization
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         return self.path.stem
 
-    @property
+    @functools.cached_property
     def layer(self) -> str:
         return self.path.parent.name
 
