@@ -20,7 +20,7 @@ class AcceleratorAlias(pa.DataFrameModel):
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
         patterns = series.lazyframe.select("pattern").collect().to_series().to_list()
-        with duckdb.connect() as con:
+        with duckdb.default_connection().cursor() as con:  # the process's in-memory database: no new one
             valid = [True] * len(patterns) if _all_compile(con, patterns) else [_compiles(con, p) for p in patterns]
         return pl.LazyFrame({"pattern": valid})
 

@@ -1,11 +1,13 @@
 """sql/ keeps dbt's layering (sources -> base -> staging -> intermediate -> marts), declared in sql/layers.toml."""
 from __future__ import annotations
 
+import json
 import shutil
 
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
-from warehouse.views import SQL_DIR, Layering, definitions, layering_problems, materialize
+from warehouse.views import (READS_FILE_NAME, SQL_DIR, Layering, definitions, layering_problems, materialize,
+                             parsed_reads, relations_read)
 
 
 def test_every_model_reads_only_what_its_layer_may():
@@ -71,3 +73,15 @@ def test_materialize_drops_retired_models_and_restores_a_model_stored_the_old_wa
     assert "stg_best_by_hardware" not in kinds and "stg_run_results" not in kinds
     assert kinds["software_gains"] == "VIEW"
     assert private_con.execute("SELECT count(*) FROM software_gains").fetchone()[0] == gains > 0
+
+
+def test_the_recorded_reads_are_what_duckdb_parses_from_the_models_now():
+    # A run takes what each shipped model reads from sql/_reads.json instead of parsing every file.
+    recorded = json.loads((SQL_DIR / READS_FILE_NAME).read_text(encoding="utf-8"))
+    assert recorded == parsed_reads(definitions()), \
+        "sql/_reads.json is out of date: run `.venv/bin/python -m warehouse.views`"
+
+
+def test_an_edited_model_is_parsed_not_taken_from_the_record(tmp_path):
+    sql = "-- An edited model: its text is not the one recorded.\nSELECT * FROM stg_results, ref_benchmarks\n"
+    assert relations_read(sql, tmp_path / "edited.sql") == {"stg_results", "ref_benchmarks"}
