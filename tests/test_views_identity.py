@@ -1,12 +1,17 @@
 """Hardware and benchmark identity behind the views, and the column interface each view promises."""
 from __future__ import annotations
 
+import json
+import shutil
+
+import pandera.errors as pa_errors
 import polars as pl
 import pytest
 
 from tests.conftest import SHARED_ROUNDS
 from tests.shared_rows import records, rows
-from warehouse.identity.reference import default_reference, load_reference
+from warehouse.identity.reference import VALIDATED_FILE, default_reference, load_reference, shipped_checksums
+from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.identity.resolve import resolve_identities
 
 
@@ -111,6 +116,21 @@ def test_a_checker_vlm_row_takes_its_benchmark_from_the_model_run():
     assert out.row(0, named=True)["benchmark_matched"] is True
     assert out.row(0, named=True)["accelerator"] == "B200"
     assert out.select("accelerator_raw", "model", "used_model").equals(frame)
+
+
+def test_the_recorded_checksums_are_the_shipped_reference_tables_which_validate():
+    # A run does not validate a file whose bytes are these again (reference/_validated.json).
+    assert json.loads(VALIDATED_FILE.read_text(encoding="utf-8")) == shipped_checksums(), \
+        "warehouse/identity/reference/_validated.json is out of date: run `.venv/bin/python -m warehouse.identity`"
+
+
+def test_an_edited_copy_of_the_reference_tables_is_validated(tmp_path):
+    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
+    accelerators = tmp_path / "accelerators.csv"
+    accelerators.write_text(accelerators.read_text(encoding="utf-8") + "(?i)broken(,Broken,X,Y,1,,\n",
+                            encoding="utf-8")
+    with pytest.raises(pa_errors.SchemaError, match="not a valid RE2 regular expression"):
+        load_reference(tmp_path)
 
 
 def test_benchmark_aliases_are_unique_ignoring_case():
