@@ -6,6 +6,7 @@ no-change) and a no-change `mlperf-wh watch`, with Prefect's temporary server an
 """
 from __future__ import annotations
 
+import itertools
 import os
 import resource
 import shutil
@@ -15,7 +16,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import itertools
 import time
 from pathlib import Path
 from typing import NamedTuple

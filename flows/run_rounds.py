@@ -24,7 +24,16 @@ from warehouse.export.outputs import regenerate_after_run
 from warehouse.export.run_report import RunReport, Snapshot, build, take_snapshot
 from warehouse.identity.round_table import record_found
 from warehouse.identity.rounds import Round
-from warehouse.ingest.fetch import FetchError, FetchSettings, NotFound, Previous, cannot_connect, fetch, is_http, is_transient
+from warehouse.ingest.fetch import (
+    FetchError,
+    FetchSettings,
+    NotFound,
+    Previous,
+    cannot_connect,
+    fetch,
+    is_http,
+    is_transient,
+)
 from warehouse.ingest.guards import GuardRefused
 from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.parse import MalformedFile

@@ -6,8 +6,16 @@ import shutil
 
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
-from warehouse.views import (READS_FILE_NAME, SQL_DIR, Layering, definitions, layering_problems, materialize,
-                             parsed_reads, relations_read)
+from warehouse.views import (
+    READS_FILE_NAME,
+    SQL_DIR,
+    Layering,
+    definitions,
+    layering_problems,
+    materialize,
+    parsed_reads,
+    relations_read,
+)
 
 
 def test_every_model_reads_only_what_its_layer_may():
