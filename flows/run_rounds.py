@@ -43,7 +43,7 @@ from warehouse.interrupt import raise_if_signalled
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
-from warehouse.views import materialize, read_ahead
+from warehouse.views import materialize
 
 EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
 WRITE_LOCK = threading.Lock()  # DuckDB: one writing connection at a time, also within this process
@@ -161,7 +161,6 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
         before = BeforeFirstLoad()
         futures = {r.name: ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name],
                                          before, allow) for r in rounds if not absent_locally(r, source)}
-        read_ahead()  # while the rounds load; the parsing and reading in it run beside them
         outcomes = [_outcome(r, futures[r.name]) if r.name in futures else not_published(r.name, source)
                     for r in rounds]
         loaded = [o for o in outcomes if o.status == "loaded"]

@@ -334,14 +334,6 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
     return [v.name for v in views]
 
 
-def read_ahead() -> None:
-    """What materialize reads before it writes, cached for the process: the models parsed and
-    ordered, the reference tables read and checked. A run calls it while its rounds load."""
-    from warehouse.identity.reference import default_reference
-    in_dependency_order(definitions())
-    default_reference()
-
-
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None):
     """Under the writer lock (named `what`): `load(con)` first when given (a claims, decisions or
     price file), then every view rebuilt, then the published copy replaced. -> (what `load`
