@@ -31,14 +31,14 @@ from warehouse.ingest.fetch import (
     Previous,
     cannot_connect,
     fetch,
-    is_http,
     is_transient,
+    missing_locally,
 )
 from warehouse.ingest.guards import GuardRefused
 from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.parse import MalformedFile
 from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
-from warehouse.ingest.source_urls import local_path, redact
+from warehouse.ingest.source_urls import redact
 from warehouse.interrupt import raise_if_signalled
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
@@ -95,7 +95,7 @@ def not_published(round_name: str, source: str) -> RoundOutcome:
 def absent_locally(round: Round, source: str) -> bool:
     """True when the source is a local directory holding none of the round's candidate files: known
     from the file system at once, no fetch (and no task run) to find it out."""
-    return all(not is_http(location) and not local_path(location).exists() for _, location in round.locations(source))
+    return all(missing_locally(location) for _, location in round.locations(source))
 
 
 class BeforeFirstLoad:

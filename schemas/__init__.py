@@ -5,3 +5,8 @@
 # ROUND, warehouse.identity.rounds compiles ROUND_NAME for the CLI, paths and URLs.
 ROUND_NAME = r"v([0-9]{1,2})\.([0-9]{1,2})"
 ROUND = f"^{ROUND_NAME}$"
+
+
+def polars_types(model) -> dict:
+    """column -> polars type of a Pandera DataFrameModel, in schema order."""
+    return {name: column.dtype.type for name, column in model.to_schema().columns.items()}

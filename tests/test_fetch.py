@@ -20,6 +20,7 @@ from warehouse.ingest.fetch import (
     cannot_connect,
     fetch,
     is_transient,
+    missing_locally,
 )
 
 PATH = "/inference_results_v6.0/main/summary_results.json"
@@ -154,3 +155,15 @@ def test_a_5xx_answer_is_transient_but_not_a_connection_failure():
         with pytest.raises(TransientFetchError) as caught:
             fetch(f"{server.url}/x", "summary_results.json", FAST)
     assert not cannot_connect(caught.value)
+
+
+def test_a_local_location_without_a_file_is_missing_before_any_fetch(tmp_path):
+    # The plan of a run reports such a round as not published without a task run; the fetch agrees.
+    present, folder = tmp_path / "summary_results.json", tmp_path / "a-folder"
+    present.write_text("[]", encoding="utf-8")
+    folder.mkdir()
+    assert not missing_locally(str(present)) and not missing_locally(f"file://{present}")
+    assert missing_locally(str(tmp_path / "nothing.json")) and missing_locally(str(folder))
+    assert not missing_locally("http://127.0.0.1:9/summary_results.json")  # only a request can tell
+    with pytest.raises(NotFound):
+        fetch(str(folder), "summary_results.json", FetchSettings())

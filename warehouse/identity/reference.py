@@ -4,17 +4,17 @@ Names are resolved with them at every materialize, in SQL (sql/base/, joined by 
 warehouse.identity.resolve.canonical_accelerators applies that same rule to other names."""
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import polars as pl
 
+from schemas import polars_types
 from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity
 from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
+from warehouse.resources import checksum, read_record, write_record
 
 
 @dataclass(frozen=True)
@@ -28,12 +28,15 @@ def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
     """The three tables, typed and validated; a file whose bytes are the shipped ones, which CI
     validates (recorded in reference/_validated.json), is not validated again."""
     validated = _validated_checksums()
+    return Reference(*(_read(directory / name, model, validated.get(name)) for name, model in MODELS.items()))
 
-    def read(name: str, model) -> pl.DataFrame:
-        content = (directory / name).read_bytes()
-        frame = _typed(content, model)
-        return frame if validated.get(name) == hashlib.sha256(content).hexdigest() else model.validate(frame)
-    return Reference(*(read(name, model) for name, model in MODELS.items()))
+
+def _read(path: Path, model, validated_checksum: str | None = None) -> pl.DataFrame:
+    content = path.read_bytes()
+    types = polars_types(model)
+    frame = pl.read_csv(content, infer_schema_length=0).with_columns(
+        pl.col(name).cast(dtype, strict=True) for name, dtype in types.items())
+    return frame if checksum(content) == validated_checksum else model.validate(frame)
 
 
 VALIDATED_FILE = REFERENCE_DIR / "_validated.json"
@@ -41,33 +44,20 @@ VALIDATED_FILE = REFERENCE_DIR / "_validated.json"
 
 @lru_cache(maxsize=1)
 def _validated_checksums() -> dict[str, str]:
-    try:
-        return json.loads(VALIDATED_FILE.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
+    return read_record(VALIDATED_FILE)
 
 
 def shipped_checksums() -> dict[str, str]:
-    """What reference/_validated.json should hold: the SHA-256 of each shipped file, each file
+    """What reference/_validated.json should hold: the checksum of each shipped file, each file
     validated first (raises on a file that does not pass)."""
-    checksums = {}
     for name, model in MODELS.items():
-        content = (REFERENCE_DIR / name).read_bytes()
-        model.validate(_typed(content, model))
-        checksums[name] = hashlib.sha256(content).hexdigest()
-    return checksums
+        _read(REFERENCE_DIR / name, model)
+    return {name: checksum((REFERENCE_DIR / name).read_bytes()) for name in MODELS}
 
 
 def write_validated_checksums() -> Path:
     """Validate the shipped reference tables and record their checksums (`python -m warehouse.identity`)."""
-    VALIDATED_FILE.write_text(json.dumps(shipped_checksums(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return VALIDATED_FILE
-
-
-def _typed(content: bytes, model) -> pl.DataFrame:
-    dtypes = {name: column.dtype.type for name, column in model.to_schema().columns.items()}
-    return pl.read_csv(content, infer_schema_length=0).with_columns(
-        pl.col(name).cast(dtype, strict=True) for name, dtype in dtypes.items())
+    return write_record(VALIDATED_FILE, shipped_checksums())
 
 
 def reference_dir() -> Path:

@@ -5,7 +5,6 @@ only the errors that `is_transient` accepts (connection errors, timeouts, 5xx), 
 """
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
+from warehouse.resources import checksum
 from warehouse.settings import current as current_settings
 from warehouse.settings import default
 
@@ -112,7 +112,7 @@ class Fetched:
     def of(cls, location: str, file_name: str, content: bytes, etag: str | None = None,
            last_modified: str | None = None) -> "Fetched":
         """The bytes of a file, with their checksum and size."""
-        return cls(location, file_name, content, hashlib.sha256(content).hexdigest(), len(content),
+        return cls(location, file_name, content, checksum(content), len(content),
                    etag, last_modified)
 
     def unchanged_since(self, previous: Previous | None) -> bool:
@@ -133,8 +133,13 @@ def fetch(location: str, file_name: str, settings: FetchSettings,
     return _read_local(local_path(location), file_name, settings)
 
 
+def missing_locally(location: str) -> bool:
+    """True for a local location with no file there: the fetch would raise NotFound."""
+    return not is_http(location) and not local_path(location).is_file()
+
+
 def _read_local(path: Path, file_name: str, settings: FetchSettings) -> Fetched:
-    if not path.is_file():
+    if missing_locally(str(path)):
         raise NotFound(f"{path}: no such file")
     size = path.stat().st_size
     if size > settings.max_bytes:

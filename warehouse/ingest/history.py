@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import duckdb
 import polars as pl
 
+from schemas import polars_types
 from schemas.results import DUPLICATE_KEY
 from schemas.rounds import LoadEvent
 from warehouse.ingest.fetch import Fetched
@@ -14,8 +15,8 @@ from warehouse.ingest.pipeline import Prepared, RoundOutcome, load, source_id_fo
 from warehouse.store import db
 
 RESULT_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
-EVENT_COLUMNS = list(LoadEvent.to_schema().columns)
-EVENT_TYPES = {name: column.dtype.type for name, column in LoadEvent.to_schema().columns.items()}
+EVENT_TYPES = polars_types(LoadEvent)
+EVENT_COLUMNS = list(EVENT_TYPES)
 
 
 @dataclass(frozen=True)

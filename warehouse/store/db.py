@@ -112,6 +112,7 @@ ADDED_COLUMNS = [
     ("results", "location", "ALTER TABLE results ADD COLUMN location VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
+MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE})
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -135,11 +136,10 @@ def connect(path: str | None = None, read_only: bool = False,
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
-    migrated = sorted({table for table, _, _ in MIGRATIONS + ADDED_COLUMNS} | {table for table, _ in NOW_NULLABLE})
     columns = {(t, c): nullable for t, c, nullable in con.execute(
         "SELECT table_name, column_name, is_nullable FROM duckdb_columns() "
         "WHERE database_name = current_database() AND schema_name = current_schema() "
-        "AND list_contains(?, table_name)", [migrated]).fetchall()}
+        "AND list_contains(?, table_name)", [MIGRATED_TABLES]).fetchall()}
     steps = [sql for table, column, sql in MIGRATIONS if (table, column) in columns]
     steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
     steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE

@@ -9,7 +9,6 @@ comment or a string, or a CTE, is not a dependency."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 import threading
@@ -24,7 +23,7 @@ import polars as pl
 
 from warehouse.identity.reference import Reference
 from warehouse.identity.resolve import load_reference_tables
-from warehouse.resources import package_dir
+from warehouse.resources import checksum, package_dir, read_record, write_record
 from warehouse.store import db
 
 SQL_DIR = package_dir("sql")
@@ -129,32 +128,29 @@ def _parser() -> duckdb.DuckDBPyConnection:
 
 
 _RELATIONS: dict[str, frozenset[str]] = {}
-_PARSE_ERRORS: dict[str, str] = {}
 READS_FILE_NAME = "_reads.json"
 
 
 def _relations_in(sql: str) -> frozenset[str]:
     """Once per text and process (materialize, the column docs and the export all read sql/): from
     sql/_reads.json for a shipped model, else parsed by DuckDB."""
+    _parse_ahead([sql])
     if sql not in _RELATIONS:
-        _parse_ahead([sql])
-        if sql not in _RELATIONS:
-            raise ValueError(_PARSE_ERRORS.pop(sql))
+        raise ValueError(_parse([sql])[sql])  # the parse error
     return _RELATIONS[sql]
 
 
 def _parse_ahead(sqls: list[str]) -> None:
     """The relations of every text not known yet: recorded (sql/_reads.json) or parsed, in one query."""
     recorded = _recorded_reads()
-    for sql in dict.fromkeys(sqls):
-        if sql not in _RELATIONS and _sha256(sql) in recorded:
-            _RELATIONS[sql] = frozenset(recorded[_sha256(sql)])
-    todo = [sql for sql in dict.fromkeys(sqls) if sql not in _RELATIONS]
-    for sql, found in _parse(todo).items():
-        if isinstance(found, str):
-            _PARSE_ERRORS[sql] = found
+    todo = []
+    for sql in dict.fromkeys(s for s in sqls if s not in _RELATIONS):
+        found = recorded.get(checksum(sql))
+        if found is None:
+            todo.append(sql)
         else:
-            _RELATIONS[sql] = found
+            _RELATIONS[sql] = frozenset(found)
+    _RELATIONS.update((sql, found) for sql, found in _parse(todo).items() if not isinstance(found, str))
 
 
 def _parse(sqls: list[str]) -> dict[str, frozenset[str] | str]:
@@ -183,20 +179,12 @@ def _parse(sqls: list[str]) -> dict[str, frozenset[str] | str]:
     return parsed
 
 
-def _sha256(sql: str) -> str:
-    return hashlib.sha256(sql.encode("utf-8")).hexdigest()
-
-
 @functools.lru_cache(maxsize=None)
 def _recorded_reads() -> dict[str, list[str]]:
     """sql/_reads.json: what each shipped model reads, with the SHA-256 of the text it was read from,
     so a run does not parse the same files again (0.04 s a process). An edited model is parsed.
     -> {sha256: relations}."""
-    try:
-        recorded = json.loads((SQL_DIR / READS_FILE_NAME).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    return {entry["sha256"]: entry["reads"] for entry in recorded.values()}
+    return {entry["sha256"]: entry["reads"] for entry in read_record(SQL_DIR / READS_FILE_NAME).values()}
 
 
 def parsed_reads(views: list[ViewFile]) -> dict[str, dict]:
@@ -206,14 +194,12 @@ def parsed_reads(views: list[ViewFile]) -> dict[str, dict]:
     problems = [f"{v.path}: DuckDB cannot parse it: {parsed[v.sql]}" for v in views if isinstance(parsed[v.sql], str)]
     if problems:
         raise ValueError("; ".join(problems))
-    return {f"{v.layer}/{v.path.name}": {"sha256": _sha256(v.sql), "reads": sorted(parsed[v.sql])} for v in views}
+    return {f"{v.layer}/{v.path.name}": {"sha256": checksum(v.sql), "reads": sorted(parsed[v.sql])} for v in views}
 
 
 def write_recorded_reads() -> Path:
     """Write sql/_reads.json from the models of sql/ (`python -m warehouse.views`)."""
-    path = SQL_DIR / READS_FILE_NAME
-    path.write_text(json.dumps(parsed_reads(definitions()), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return path
+    return write_record(SQL_DIR / READS_FILE_NAME, parsed_reads(definitions()))
 
 
 def view_files(sql_dir: Path | None = None, layering: Layering | None = None) -> list[Path]:
