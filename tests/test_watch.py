@@ -7,10 +7,13 @@ import json
 import os
 
 import duckdb
+import polars as pl
 
 from tests.conftest import MIRROR, serve
 from tests.shared_rows import as_round
+from schemas.rounds import LoadEvent
 from tests.test_backfill import query, statuses
+from warehouse.ingest.history import EVENT_COLUMNS, events
 from warehouse.store.publish import published_path
 
 TABLES = ("results", "sources", "quarantine", "load_events", "rounds")
@@ -52,6 +55,14 @@ def snapshot(db: str) -> dict[str, list]:
 
 def watch(cli, server, db):
     return cli("watch", "--source", server.url, "--db", db)
+
+
+def assert_events_follow_their_schema(db: str) -> None:
+    """The load events runs store are what schemas/rounds.py LoadEvent says (loads, reloads, failures)."""
+    with duckdb.connect(db, read_only=True) as con:
+        stored = events(con).select(EVENT_COLUMNS)
+    # DuckDB names the zone its TIMESTAMPTZ values come back in Etc/UTC; the same instants.
+    LoadEvent.validate(stored.with_columns(pl.col("loaded_at").dt.convert_time_zone("UTC")), lazy=True)
 
 
 def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_and_says_when_nothing_is_new(
@@ -114,6 +125,7 @@ def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_an
         assert snapshot(db_file) == before
         assert published_path(db_file).stat().st_mtime_ns == published_before
         assert (tmp_path / "bi" / "manifest.json").stat().st_mtime_ns == export_before  # not rewritten
+    assert_events_follow_their_schema(db_file)
     with duckdb.connect(str(published_path(db_file)), read_only=True) as con:  # what readers see
         assert con.execute("SELECT * FROM results ORDER BY ALL").fetchall() == before["results"]
 
@@ -132,6 +144,7 @@ def test_a_failed_round_is_a_failed_task_run_and_the_cli_exits_nonzero(cli, db_f
     [(flow_run_id, message)] = query(db_file, "SELECT flow_run_id, change_summary FROM load_events "
                                               "WHERE status = 'failed'")
     assert message.startswith("failed: ") and "v6.0" in message
+    assert_events_follow_their_schema(db_file)
 
     with get_client(sync_client=True) as client:
         flow_run = client.read_flow_run(flow_run_id)

@@ -114,13 +114,17 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
 
 def _writable_warehouse(what: str) -> str:
     """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
-    then start Prefect's temporary server tied to this process (it never outlives the CLI)."""
+    then start Prefect's temporary server tied to this process (it never outlives the CLI). A
+    warehouse not created yet has nothing to find wrong (the run creates it) once the writer lock,
+    a file beside it, could be created."""
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
     from warehouse.store import db
     from warehouse.store.lock import writer
     path = db.db_path(current().db)
-    with writer(path, what), db.connect(path):
-        pass  # waits for another writer first (bounded), like the run itself will
+    with writer(path, what):  # waits for another writer first (bounded), like the run itself will
+        if Path(path).exists():
+            with db.connect(path):
+                pass
     start_prefect_server_tied_to_this_process()
     return path
 
