@@ -9,8 +9,11 @@ A round that fails is a Failed task run named after it; the other rounds go on.
 """
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Callable
 
 import duckdb
@@ -174,11 +177,22 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
             materialize(con)
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
-        if loaded or refresh_always:
-            publish(db_file)
+        with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
+            if loaded or refresh_always:
+                publish(db_file)
     regenerate_after_run(outcomes, db_file)
-    publish_artifacts(report)
     return report
+
+
+@contextmanager
+def alongside(fn: Callable, *args):
+    """fn(*args) in another thread, in this thread's context (Prefect's run context goes with it),
+    while the block runs; its exception, if any, raised after the block."""
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = pool.submit(context.run, fn, *args)
+        yield
+    done.result()
 
 
 def publish_artifacts(report: RunReport) -> None:
