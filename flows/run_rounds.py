@@ -40,7 +40,7 @@ from warehouse.ingest.fetch import (
 from warehouse.ingest.guards import GuardRefused
 from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.parse import MalformedFile
-from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetch, source_id_for
+from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetches, source_id_for
 from warehouse.ingest.source_urls import redact
 from warehouse.interrupt import raise_if_signalled
 from warehouse.store import db, lock
@@ -89,6 +89,12 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
             before.take(con)
             return load_with_history(con, fetched, prepared, round_name, "official", run, allow)
     return not_published(round_name, source)
+
+
+def previous_of(con: duckdb.DuckDBPyConnection, round: Round, source: str) -> dict[str, Previous | None]:
+    """What the last load of the round saw, for each of its candidate files at `source`."""
+    locations = [location for _, location in round.locations(source)]
+    return previous_fetches(con, source_id_for(round.name, "official", round.files[0]), locations)
 
 
 def not_published(round_name: str, source: str) -> RoundOutcome:
@@ -158,12 +164,11 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     # each (and checkpointing it as each one closes).
     with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held, db.connect(db_file) as con:
         rounds, found = plan(con)
-        previous = {r.name: {loc: previous_fetch(con, source_id_for(r.name, "official", f), loc)
-                             for f, loc in r.locations(source)} for r in rounds}
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
         before = BeforeFirstLoad()
-        futures = {r.name: ingest.submit(r.name, r, source, db_file, settings, force, run, previous[r.name],
-                                         before, allow) for r in rounds if not absent_locally(r, source)}
+        futures = {r.name: ingest.submit(r.name, r, source, db_file, settings, force, run,
+                                         previous_of(con, r, source), before, allow)
+                   for r in rounds if not absent_locally(r, source)}
         outcomes = [_outcome(r, futures[r.name]) if r.name in futures else not_published(r.name, source)
                     for r in rounds]
         loaded = [o for o in outcomes if o.status == "loaded"]

@@ -9,9 +9,9 @@ import os
 import duckdb
 import polars as pl
 
+from schemas.rounds import LoadEvent
 from tests.conftest import MIRROR, serve
 from tests.shared_rows import as_round
-from schemas.rounds import LoadEvent
 from tests.test_backfill import query, statuses
 from warehouse.ingest.history import EVENT_COLUMNS, events
 from warehouse.store.publish import published_path

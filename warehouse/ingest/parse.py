@@ -33,9 +33,9 @@ from schemas.raw import CHECKER_TO_FINAL, MAPPED, MODELS, missing_columns, unkno
 from schemas.results import SCENARIOS, is_power_unit, unit_family
 
 RECORD_NO = "_record_no"
-RECORD_JSON = "_record_json"
+RECORD = "_record"  # the record as the file has it (a Python object): JSON only for quarantined ones
 RECORD_EXTRA = "_record_extra"
-BOOKKEEPING = {RECORD_NO, RECORD_JSON, RECORD_EXTRA}
+BOOKKEEPING = {RECORD_NO, RECORD, RECORD_EXTRA}
 
 # MLCommons' submission checker maps scenario names case-insensitively (its SCENARIO_MAPPING:
 # "singlestream" -> "SingleStream", ...), and the final-report tool publishes that spelling. We
@@ -60,8 +60,9 @@ def detect_format(file_name: str) -> str:
 
 
 def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
-    """Bytes -> raw frame: every field as a string (null when absent), plus record number and JSON.
-    Built a column at a time; a text value (most of them) is taken as it is."""
+    """Bytes -> raw frame: every field as a string (null when absent), plus record number, the
+    record itself and its unmapped fields as JSON. Built a column at a time; a text value (most of
+    them) is taken as it is."""
     text = _decode(content, label)
     records = {"final": _final_records, "checker_json": _checker_json_records,
                "checker_csv": _csv_records}[fmt](text, label)
@@ -77,7 +78,7 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
     try:
         data = {
             RECORD_NO: [number for number, _ in records],
-            RECORD_JSON: [json.dumps(record, ensure_ascii=False) for _, record in records],
+            RECORD: [record for _, record in records],
             RECORD_EXTRA: [_extra_json(record, mapped) for _, record in records],
         }
         for column in keys:
@@ -85,7 +86,7 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
                             for v in (record.get(column) for _, record in records)]
     except RecursionError:
         raise MalformedFile(f"{label}: a record is nested too deeply to be a result") from None
-    schema = {RECORD_NO: pl.Int64, RECORD_JSON: pl.String, RECORD_EXTRA: pl.String,
+    schema = {RECORD_NO: pl.Int64, RECORD: pl.Object, RECORD_EXTRA: pl.String,
               **{c: pl.String for c in keys}}
     return pl.DataFrame(data, schema=schema)
 

@@ -90,7 +90,16 @@ def ingest_location(con, round_name: str, origin: str, file_name: str, location:
 
 def previous_fetch(con, source_id: str, location: str) -> Previous | None:
     """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
+    return _previous(db.previous_source(con, source_id), location)
+
+
+def previous_fetches(con, source_id: str, locations: list[str]) -> dict[str, Previous | None]:
+    """previous_fetch of each place the source's file may be, from one look-up."""
     found = db.previous_source(con, source_id)
+    return {location: _previous(found, location) for location in locations}
+
+
+def _previous(found: dict | None, location: str) -> Previous | None:
     if not found:
         return None
     same_place = found["url"] == redact(location)

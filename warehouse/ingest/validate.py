@@ -1,13 +1,14 @@
 """Split a canonical frame into loadable rows and quarantined records, with every failed check."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import polars as pl
 
 from schemas.failures import Failure, failures_of
 from schemas.results import CanonicalResult
-from warehouse.ingest.parse import RECORD_JSON, RECORD_NO
+from warehouse.ingest.parse import RECORD, RECORD_NO
 
 NUMERIC_SOURCES = {"value": "value_text"}
 
@@ -57,10 +58,10 @@ def split_valid(raw: pl.DataFrame, canonical: pl.DataFrame) -> Validated:
         .group_by(RECORD_NO).agg(pl.col("reason").unique(maintain_order=True).alias("reasons"))
     )
     good = canonical.join(failed_records.select(RECORD_NO), on=RECORD_NO, how="anti", maintain_order="left")
-    quarantine = (
-        failed_records.join(raw.select(RECORD_NO, RECORD_JSON), on=RECORD_NO, how="left")
-        .sort(RECORD_NO)
-        .rename({RECORD_NO: "record_no", RECORD_JSON: "raw_record"})
-    )
+    failed = failed_records.join(raw.select(RECORD_NO, RECORD), on=RECORD_NO, how="left").sort(RECORD_NO)
+    quarantine = failed.select(
+        pl.col(RECORD_NO).alias("record_no"),
+        pl.Series("raw_record", [json.dumps(r, ensure_ascii=False) for r in failed[RECORD]], pl.String),
+        "reasons")
     rows_read = raw.height
     return Validated(good, quarantine, rows_read, rows_read - quarantine.height, quarantine.height)
