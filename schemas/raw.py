@@ -90,8 +90,9 @@ MAPPED = {"final": MAPPED_FINAL, "checker_json": MAPPED_CHECKER, "checker_csv": 
 
 
 def missing_columns(raw: pl.DataFrame, fmt: str) -> list[str]:
-    """Required columns of the format that the raw frame lacks (validated by the format's model)."""
-    return [f.got for f in failures_of(MODELS[fmt], raw) if f.check == "column_in_dataframe"]
+    """Required columns of the format that the raw frame lacks (validated by the format's model; on
+    the columns alone, no rows: a column's presence is all this asks)."""
+    return [f.got for f in failures_of(MODELS[fmt], raw.clear()) if f.check == "column_in_dataframe"]
 
 
 def unknown_columns(raw: pl.DataFrame, fmt: str, bookkeeping: set[str]) -> list[str]:
