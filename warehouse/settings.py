@@ -90,7 +90,7 @@ def current() -> Settings:
 @lru_cache(maxsize=8)
 def _settings_of(_variables: frozenset[tuple[str, str]]) -> Settings:
     # Keyed by the MLPERF_* variables, the only input Settings reads: building one reads and
-    # validates every field again (1.5 ms; a run asks for them a dozen times).
+    # validates every field again (1.5 ms; a cold backfill asked for them eight times).
     try:
         return Settings()
     except ValidationError as exc:
