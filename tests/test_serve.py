@@ -81,10 +81,23 @@ def _ok(url: str) -> bool:
         return False
 
 
-def api_post(api: str, path: str, body: dict | None = None):
-    response = requests.post(f"{api}{path}", json=body or {}, timeout=30)
+# Prefect's server answers 503 for errors it declares retryable (its database busy under load, as
+# on two cores running the suite in parallel); its own client retries those, and so does this one.
+RETRYABLE = {429, 502, 503}
+
+
+def api_call(method: str, url: str, body: dict | None = None, attempts: int = 6):
+    for attempt in range(attempts):
+        response = requests.request(method, url, json=body, timeout=30)
+        if response.status_code not in RETRYABLE or attempt == attempts - 1:
+            break
+        time.sleep(0.5 * 2 ** attempt)
     response.raise_for_status()
     return response.json()
+
+
+def api_post(api: str, path: str, body: dict | None = None):
+    return api_call("POST", f"{api}{path}", body or {})
 
 
 def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_reports(prefect_server, tmp_path):
@@ -106,7 +119,7 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
         run = api_post(api, f"/deployments/{watcher['id']}/create_flow_run")
 
         def finished():
-            state = requests.get(f"{api}/flow_runs/{run['id']}", timeout=10).json()["state"]
+            state = api_call("GET", f"{api}/flow_runs/{run['id']}")["state"]
             return state if state["type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") else None
         state = wait_for("the watch-rounds run", finished, STARTUP_SECONDS, [serving])
         assert state["type"] == "COMPLETED", (home / "serve.log").read_text()[-3000:]
