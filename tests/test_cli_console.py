@@ -17,3 +17,17 @@ def test_a_reader_that_closes_after_one_line_ends_the_command_quietly(shared_war
     assert first.strip()
     assert process.returncode == 0
     assert err == b""
+
+
+def test_the_command_exits_with_its_code_and_all_its_output(shared_warehouse):
+    # The console script ends without the interpreter's teardown (warehouse.interrupt.exit_without_teardown):
+    # what it wrote, well past any buffer, and its exit code still reach the caller.
+    rows = 200_000
+    done = subprocess.run([str(COMMAND), "sql", f"SELECT range AS n FROM range({rows})", "--format", "csv",
+                           "--db", shared_warehouse], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["n", *map(str, range(rows))]
+    failed = subprocess.run([str(COMMAND), "sql", "SELECT nope", "--db", shared_warehouse],
+                            capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("error: ") and failed.stderr.endswith("\n")

@@ -107,3 +107,30 @@ def test_config_prints_every_setting_with_where_its_value_came_from(capsys, monk
     assert set(rows) == {variable(name) for name in Settings.model_fields}
     assert (rows["MLPERF_WRITER_WAIT"]["value"], rows["MLPERF_WRITER_WAIT"]["source"]) == ("5.0", "env")
     assert rows["MLPERF_FETCH_RETRIES"]["source"] == "default" and rows["MLPERF_FETCH_RETRIES"]["meaning"]
+
+
+def test_a_variable_changed_after_a_read_is_what_the_next_read_sees(monkeypatch):
+    # current() keeps the settings it built for the MLPERF_* variables as they were; a change is a new build.
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "2")
+    assert settings.current().fetch_retries == 2
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "5")
+    assert settings.current().fetch_retries == 5
+    monkeypatch.setenv("mlperf_shrink_limit", "0.5")  # pydantic-settings reads names in any case
+    assert settings.current().shrink_limit == 0.5
+    monkeypatch.delenv("mlperf_shrink_limit")
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "nine")
+    with pytest.raises(settings.SettingsError, match="MLPERF_FETCH_RETRIES"):
+        settings.current()
+    monkeypatch.setenv("MLPERF_FETCH_RETRIES", "2")
+    assert settings.current().fetch_retries == 2
+
+
+def test_duckdb_runs_on_one_thread_for_the_block_and_as_before_after_it():
+    import duckdb
+    con = duckdb.connect()
+    con.execute("SET threads = 3")
+    with db.one_thread(con):
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
+    with pytest.raises(RuntimeError), db.one_thread(con):
+        raise RuntimeError("a comment that failed")
+    assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3

@@ -103,9 +103,30 @@ def exit_now_if_interrupted(code: int) -> None:
     if not _signalled or not _tied:
         return
     _kill_tied_processes_if_interrupted()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _flush_standard_streams()
     os._exit(code)
+
+
+def exit_without_teardown(code: int) -> None:
+    """For the console script: end as sys.exit would, less the interpreter's teardown. Threads are
+    joined and the exit handlers run (Prefect sends its last logs and events and stops its temporary
+    server; logging flushes), the standard streams are flushed, and then the process ends without
+    freeing one by one the objects its modules built (0.04 s of every command)."""
+    join_threads = getattr(threading, "_shutdown", None)  # what the interpreter's exit does first
+    if join_threads is None:
+        sys.exit(code)
+    join_threads()
+    atexit._run_exitfuncs()
+    _flush_standard_streams()
+    os._exit(code)
+
+
+def _flush_standard_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that left (`| head`), a closed stream: as at any exit
+            pass
 
 
 def uses_ephemeral_server() -> bool:

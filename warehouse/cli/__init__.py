@@ -28,26 +28,6 @@ def main(argv: list[str] | None = None) -> int:
 def entry() -> None:
     """The `mlperf-wh` console script."""
     code = main()
-    from warehouse.interrupt import exit_now_if_interrupted
+    from warehouse.interrupt import exit_now_if_interrupted, exit_without_teardown
     exit_now_if_interrupted(code)
     exit_without_teardown(code)
-
-
-def exit_without_teardown(code: int) -> None:
-    """End the process as sys.exit would, less the interpreter's teardown: threads are joined and
-    the exit handlers run (Prefect sends its last logs and events and stops its temporary server;
-    logging flushes), the standard streams are flushed, and then the process ends without freeing
-    one by one the objects its modules built (0.04 s of every command)."""
-    import atexit
-    import threading
-    join_threads = getattr(threading, "_shutdown", None)  # what the interpreter's exit does first
-    if join_threads is None:
-        sys.exit(code)
-    join_threads()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that left (`| head`), a closed stream: as at any exit
-            pass
-    os._exit(code)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import tomllib
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,24 +141,12 @@ def apply_comments(con: duckdb.DuckDBPyConnection) -> None:
     """COMMENT ON every view (its question) and every described column, so any SQL client or BI
     tool reading DuckDB's catalog shows them."""
     views = definitions()
-    with one_thread(con):
+    with db.one_thread(con):
         for view in views:
             con.execute(f"COMMENT ON {view.kind.upper()} {view.name} IS {_quote(view.question)}")
         for name, column, description in described_columns(con, views).filter(
                 pl.col("description").is_not_null()).select("view", "column", "description").iter_rows():
             con.execute(f'COMMENT ON COLUMN {name}."{column}" IS {_quote(description)}')
-
-
-@contextmanager
-def one_thread(con: duckdb.DuckDBPyConnection):
-    """DuckDB on one thread for the block: a catalog change uses no worker threads, and with none to
-    schedule each of the four hundred comments costs 20% less (0.025 s a materialize)."""
-    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    con.execute("SET threads = 1")
-    try:
-        yield
-    finally:
-        con.execute(f"SET threads = {int(threads)}")
 
 
 def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
