@@ -175,8 +175,8 @@ def _cell(value) -> str:
 def _note(outcome: RoundOutcome, event: dict) -> str:
     if outcome.status != "loaded":
         return outcome.message
-    unknown = f"; unknown columns: {', '.join(outcome.unknown_columns)}" if outcome.unknown_columns else ""
-    return event.get("change_summary", "") + unknown
+    unknown = f"unknown columns: {', '.join(outcome.unknown_columns)}" if outcome.unknown_columns else ""
+    return "; ".join(part for part in (event.get("change_summary"), unknown) if part)
 
 
 def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
