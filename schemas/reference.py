@@ -5,6 +5,12 @@ import duckdb
 import pandera.polars as pa
 import polars as pl
 
+from schemas import ROUND
+from schemas.results import SCENARIOS
+
+# What a throughput or latency result counts, as the round's submission checker reads it from LoadGen.
+COUNTS = ["tokens", "samples", "latency"]
+
 
 class AcceleratorAlias(pa.DataFrameModel):
     """accelerators.csv: alias regex -> canonical accelerator. First matching row wins."""
@@ -54,6 +60,27 @@ class RackCapacity(pa.DataFrameModel):
     accelerator: str = pa.Field(unique=True)
     accelerators_per_rack: pl.Int64 = pa.Field(ge=1)
     assumption: str
+
+
+class ResultField(pa.DataFrameModel):
+    """result_fields.csv: which LoadGen field each round's submission checker reads as the result of a
+    benchmark and scenario, and so what the published number counts. The final table's unit label
+    comes from a separate dictionary of the final-report tool and is sometimes wrong (whisper
+    Offline: "Samples/s" for the checker's tokens per second); this table is what the label is
+    checked against. A row holds from `round_from` until a later row of the same benchmark and
+    scenario; benchmark '*' is the round's default for every benchmark without a row of its own."""
+
+    benchmark: str = pa.Field(str_length={"min_value": 1},
+                              description="canonical benchmark (benchmarks.csv), or * for every other")
+    scenario: str = pa.Field(isin=SCENARIOS, description="Interactive runs are LoadGen Server runs")
+    round_from: str = pa.Field(str_matches=ROUND, description="the first round the checker read this field")
+    loadgen_field: str = pa.Field(str_length={"min_value": 1}, description="the key of mlperf_log_detail.txt")
+    counts: str = pa.Field(isin=COUNTS, description="what the result counts per second (or its latency)")
+    source: str = pa.Field(str_startswith="https://", description="the checker's source where it is read")
+
+    @pa.dataframe_check(error="(benchmark, scenario, round_from) repeated")
+    def one_rule_per_round(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
 
 
 def _all_compile(con: duckdb.DuckDBPyConnection, patterns: list[str]) -> bool:

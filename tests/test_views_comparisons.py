@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.shared_rows import one, published, records, rows
+from tests.shared_rows import one, published, record, records, rows
 
 # ---------------------------------------------------------------------------------------------
 # scaling_efficiency
@@ -315,22 +315,33 @@ def test_summary_compares_latency_gains_in_the_right_direction(shared_con):
 
 
 def test_summary_per_accelerator_may_come_from_another_system_size(shared_con):
-    # HPE RTX PRO 6000 Blackwell llama3.1-8b, v5.1 5.1-0051 (x8): Offline 46841.8, Server 46060.
-    # v6.0: 6.0-0047 (x8) Offline 49580.2, Server 48794.3; 6.0-0052 (x2) Offline 12495.2, Server 11899.7.
+    # HPE RTX PRO 6000 Blackwell llama3.1-8b, v5.1 5.1-0051 (x8): Offline 46841.8, Server 46060,
+    # Interactive 36052.3 published as "Queries/s": the v5.1 checker reads completed tokens per
+    # second for llama3.1-8b Server runs (an Interactive run is one), so it is 36052.3 Tokens/s.
+    # v6.0: 6.0-0047 (x8) Offline 49580.2, Server 48794.3, Interactive 44087.3 Tokens/s;
+    # 6.0-0052 (x2) Offline 12495.2, Server 11899.7.
     # per_accelerator Offline: best v6.0 per GPU is 12495.2 / 2 = 6247.6 (> 49580.2 / 8 = 6197.5)
-    #   gain (12495.2 / 2) / (46841.8 / 8) = 1.06701; Server: (48794.3 / 8) / (46060 / 8) = 1.05936
-    #   -> Offline, from the 2-GPU system 6.0-0052.
-    # same_scale (x8): Offline 49580.2 / 46841.8 = 1.05846; Server 48794.3 / 46060 = 1.05936 -> Server.
+    #   gain (12495.2 / 2) / (46841.8 / 8) = 1.06701, from the 2-GPU system 6.0-0052;
+    #   Interactive (44087.3 / 8) / (36052.3 / 8) = 1.22287 -> the "up to" is Interactive.
+    # same_scale (x8): Offline 1.05846, Server 48794.3 / 46060 = 1.05936, Interactive 1.22287.
+    assert record("v5.1", "5.1-0051", "llama3.1-8b", "Interactive")["Performance_Units"] == "Queries/s"
+    assert published("v5.1", "5.1-0051", "llama3.1-8b", "Interactive") == 36052.3
+    assert published("v6.0", "6.0-0047", "llama3.1-8b", "Interactive") == 44087.3
+    offline = one(shared_con, "SELECT * FROM software_gains WHERE submitter = 'HPE' AND basis = 'per_accelerator' "
+                              "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
+                              "AND scenario = 'Offline'")
+    assert offline["gain"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-9)
+    assert (offline["total_accelerators_to"], offline["result_id_to"]) == (2, "6.0-0052")
     per = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
                           "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
                           "AND basis = 'per_accelerator'")
-    assert per["gain"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-9)
-    assert (per["scenario"], per["total_accelerators"], per["result_id_to"]) == ("Offline", 2, "6.0-0052")
+    assert per["gain"] == pytest.approx((44087.3 / 8) / (36052.3 / 8), rel=1e-9)
+    assert (per["scenario"], per["total_accelerators"], per["result_id_to"]) == ("Interactive", 8, "6.0-0047")
     same = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
                            "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
                            "AND basis = 'same_scale'")
-    assert same["gain"] == pytest.approx(max(49580.2 / 46841.8, 48794.3 / 46060), rel=1e-9)
-    assert (same["scenario"], same["total_accelerators"]) == ("Server", 8)
+    assert same["gain"] == pytest.approx(max(49580.2 / 46841.8, 48794.3 / 46060, 44087.3 / 36052.3), rel=1e-9)
+    assert (same["scenario"], same["total_accelerators"]) == ("Interactive", 8)
 
 
 def test_summary_has_nothing_without_a_verified_comparison(shared_con):

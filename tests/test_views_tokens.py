@@ -27,23 +27,26 @@ def rack(accelerator: str) -> int:
 TOKEN_ROW = ("SELECT * FROM token_economics WHERE result_id = ? AND benchmark = ? AND scenario = ?")
 
 
-def test_tokens_derived_from_samples_and_tokens_per_sample(shared_con):
+def test_tokens_are_never_derived_from_a_number_that_already_counts_them(shared_con):
     # v4.1-0110 NeuralMagic "GATE Overflow Intel Sapphire Rapids RTX 4090 (2x RTX 4090, vLLM, FP8)",
-    # open division, llama2-70b-99.9 Offline: 1871.84 Samples/s, Accuracy "... TOKENS_PER_SAMPLE: 296.5",
-    # a# 2.0. tokens/s = 1871.84 x 296.5 = 555000.56; per accelerator / 2; no measured power, so
-    # watts = TDP(GeForce RTX 4090) 450 W x 2 = 900 W (estimated); tokens/J = 555000.56 / 900.
+    # open division, llama2-70b-99.9 Offline: 1871.84 "Samples/s", Accuracy "... TOKENS_PER_SAMPLE: 296.5",
+    # a# 2.0. The v4.1 checker reads result_tokens_per_second (tests/test_units_checked.py): tokens/s =
+    # 1871.84, not 1871.84 x 296.5 = 555000.56; per accelerator / 2; no measured power, so
+    # watts = TDP(GeForce RTX 4090) 450 W x 2 = 900 W (estimated); tokens/J = 1871.84 / 900.
     raw = record("v4.1", "v4.1-0110", "llama2-70b-99.9", "Offline")
     assert (raw["Performance_Result"], raw["Performance_Units"]) == (1871.84, "Samples/s")
     assert raw["Accuracy"].endswith("TOKENS_PER_SAMPLE: 296.5")
     assert tdp("GeForce RTX 4090") == 450
     row = one(shared_con, TOKEN_ROW, ["v4.1-0110", "llama2-70b-99.9", "Offline"])
-    assert row["tokens_derived"] is True
-    assert row["tokens_per_second"] == pytest.approx(1871.84 * 296.5, rel=1e-12)
-    assert row["tokens_per_second"] == pytest.approx(555000.56, rel=1e-12)
-    assert row["tokens_per_second_per_accelerator"] == pytest.approx(1871.84 * 296.5 / 2, rel=1e-12)
+    assert row["tokens_derived"] is False
+    assert row["tokens_per_second"] == 1871.84
+    assert row["tokens_per_second_per_accelerator"] == pytest.approx(1871.84 / 2, rel=1e-12)
     assert (row["watts"], row["watts_basis"]) == (450 * 2, "estimated")
-    assert row["tokens_per_joule"] == pytest.approx(1871.84 * 296.5 / (450 * 2), rel=1e-12)
+    assert row["tokens_per_joule"] == pytest.approx(1871.84 / (450 * 2), rel=1e-12)
     assert row["verification"] == "open"
+    # Once labels are checked, no row of the shared rounds needs tokens derived from samples: every
+    # Samples/s or Queries/s row with a TOKENS_PER_SAMPLE is a relabelled tokens/s figure.
+    assert rows(shared_con, "SELECT * FROM token_economics WHERE tokens_derived") == []
     # A Tokens/s result is taken as published, not derived.
     direct = one(shared_con, TOKEN_ROW, ["6.0-0040", "deepseek-r1", "Offline"])
     assert direct["tokens_derived"] is False and direct["tokens_per_second"] == 57116.9
@@ -133,6 +136,10 @@ def test_no_token_rows_for_non_llm_benchmarks_or_latency(shared_con):
                    for r in records(name) if r["Model"] in ("resnet", "retinanet", "bert-99", "dlrm-v2-99"))
     found = rows(shared_con, "SELECT DISTINCT benchmark FROM token_economics WHERE benchmark IN "
                              "('resnet', 'retinanet', 'bert-99', 'bert-99.9', 'dlrm-v2-99', 'dlrm-v3', "
-                             "'3d-unet-99', 'rgat', 'whisper', 'stable-diffusion-xl', 'yolo-95', 'wan-2.2-t2v-a14b')")
+                             "'3d-unet-99', 'rgat', 'stable-diffusion-xl', 'yolo-95', 'wan-2.2-t2v-a14b')")
     assert found == []
+    # whisper Offline is there: its table value is LoadGen's tokens per second (the checker's field),
+    # published as "Samples/s"; 6.0-0040 49327.2 tokens/s on 8 B200.
+    whisper = one(shared_con, TOKEN_ROW, ["6.0-0040", "whisper", "Offline"])
+    assert (whisper["tokens_per_second"], whisper["tokens_derived"]) == (49327.2, False)
     assert rows(shared_con, "SELECT * FROM token_economics WHERE scenario IN ('SingleStream', 'MultiStream')") == []

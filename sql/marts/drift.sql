@@ -8,7 +8,7 @@
 -- (higher_is_better null) or whose accelerator is unmatched stay out of the comparison views.
 -- Resolved at query time (stg_results), so editing a reference CSV clears its entries without a refetch.
 WITH r AS (
-    SELECT round, source_id, units, scenario, division, availability, suite, accelerator_raw,
+    SELECT round, source_id, published_units AS units, scenario, division, availability, suite, accelerator_raw,
            accelerator, model, used_model, benchmark_matched, extra
     FROM stg_results
 ),

@@ -1,36 +1,30 @@
 -- Does the LoadGen run summary in each result's run folder report the result table's number?
--- summary_value is the summary's figure for the row's units and scenario: Tokens/s -> 'Tokens per
--- second' (Offline) or 'Completed tokens per second' (Server, Interactive), their '(inferred)'
--- variants when that is all it prints; Samples/s and Queries/s -> 'Samples per second' (Offline) or
--- 'Completed samples per second'; Latency (ms) -> the early-stopping estimate (90th percentile
--- SingleStream, 99th MultiStream; the plain percentile line when no estimate is printed) / 1e6;
--- Latency (s) -> the same / 1e9.
+-- summary_value is the summary's figure for the row's published units and scenario (stg_results
+-- reads them from the summary): Tokens/s -> 'Tokens per second' (Offline) or 'Completed tokens per
+-- second' (Server, Interactive), their '(inferred)' variants when that is all it prints; Samples/s
+-- and Queries/s -> 'Samples per second' (Offline) or 'Completed samples per second'; Latency (ms) ->
+-- the early-stopping estimate (90th percentile SingleStream, 99th MultiStream; the plain percentile
+-- line when no estimate is printed) in ms; Latency (s) -> the same in s.
 -- relative_difference = |value - summary_value| / summary_value. agrees: the run is of the row's
 -- scenario (Interactive runs print 'Scenario : Server') and relative_difference <= 0.5%, the
 -- rounding of published tables (3-6 significant digits).
 -- note explains every row that does not agree: the folder holds another scenario's run; the table
 -- gives the summary's tokens per second under units Samples/s or Queries/s; the summary does not
--- print the figure; or they disagree by more than rounding.
+-- print the figure; or they disagree by more than rounding. unit_verdict and unit_note: what
+-- stg_results made of it (a label the summary corrects, or a suspect value).
 WITH figures AS (
     SELECT
-        r.round, r.result_id, r.submitter, r.benchmark, r.scenario, r.units, r.value, r.verification,
-        r.run_path, s.loadgen_scenario, s.result_valid,
+        r.round, r.result_id, r.submitter, r.benchmark, r.scenario, r.published_units AS units, r.value,
+        r.verification, r.run_path, s.loadgen_scenario, s.result_valid, r.unit_verdict, r.unit_note,
         s.loadgen_scenario = r.scenario
             OR (r.scenario = 'Interactive' AND s.loadgen_scenario = 'Server') AS same_scenario,
         CASE
-            WHEN r.units = 'Tokens/s' AND r.scenario = 'Offline'
-                THEN coalesce(s.tokens_per_second, s.tokens_per_second_inferred)
-            WHEN r.units = 'Tokens/s'
-                THEN coalesce(s.completed_tokens_per_second, s.completed_tokens_per_second_inferred)
-            WHEN r.units IN ('Samples/s', 'Queries/s') AND r.scenario = 'Offline' THEN s.samples_per_second
-            WHEN r.units IN ('Samples/s', 'Queries/s') THEN s.completed_samples_per_second
-            WHEN r.units LIKE 'Latency%' THEN
-                CASE WHEN r.scenario = 'SingleStream' THEN coalesce(s.early_stopping_p90_ns, s.result_latency_ns)
-                     ELSE coalesce(s.early_stopping_p99_ns, s.result_latency_ns) END
-                / CASE WHEN r.units = 'Latency (s)' THEN 1e9 ELSE 1e6 END
+            WHEN r.published_units = 'Tokens/s' THEN r.summary_tokens_per_second
+            WHEN r.published_units IN ('Samples/s', 'Queries/s') THEN r.summary_samples_per_second
+            WHEN r.published_units = 'Latency (ms)' THEN r.summary_latency_ms
+            WHEN r.published_units = 'Latency (s)' THEN r.summary_latency_ms / 1000
         END AS summary_value,
-        coalesce(s.tokens_per_second, s.tokens_per_second_inferred,
-                 s.completed_tokens_per_second, s.completed_tokens_per_second_inferred) AS summary_tokens
+        r.summary_tokens_per_second AS summary_tokens
     FROM stg_results AS r
     JOIN stg_run_summaries AS s USING (round, run_path)
     WHERE r.metric = 'performance'
@@ -52,5 +46,6 @@ SELECT
          WHEN summary_value IS NULL THEN 'the summary does not print this figure'
          ELSE 'the table and the summary disagree by more than rounding'
     END AS note,
+    unit_verdict, unit_note,
     result_valid, verification, run_path
 FROM compared

@@ -1,6 +1,7 @@
--- Every loaded row (performance and power) with its identity resolved from today's reference tables.
--- `results` keeps names as published; this model adds them at view time, so an edited reference
--- CSV reaches every row without a refetch (`mlperf-wh views refresh`).
+-- Every loaded row (performance and power) with its identity resolved from today's reference tables,
+-- and its unit checked, not trusted.
+-- `results` keeps names and units as published; this model adds identity and the checked unit at view
+-- time, so an edited reference CSV reaches every row without a refetch (`mlperf-wh views refresh`).
 -- accelerator: the canonical accelerator of the published name (base_accelerator_names says how).
 -- vendor, family, generation (order within a vendor, newer is larger), tdp_watts: the canonical
 --   accelerator's, from ref_accelerators; null for a mixed or unmatched name.
@@ -8,14 +9,31 @@
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
 -- round_order sorts rounds numerically (v10.0 after v9.1).
--- value_per_accelerator = value / total_accelerators for higher-is-better units; null for latency,
---   power and CPU-only systems.
--- tokens_per_second: the result itself for units Tokens/s; for Samples/s (or Queries/s: one query
---   is one sample), the rate x the TOKENS_PER_SAMPLE the accuracy field reports; else null.
 -- run_path: the run folder of the submission tree, the published Location without a leading './'
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
 --   warehouse/trees.py run_folder does); system_path: '<division>/<submitter>/systems/<platform>.json'
 --   from the same folder's parts. Both null when the row names no folder of that shape.
+-- Units, checked (performance rows; power rows keep their units, verdict null):
+--   published_units: the label as published. What the number counts comes from two kinds of evidence:
+--   the run's own LoadGen summary when `mlperf-wh trees` loaded it (summary_tokens_per_second,
+--   summary_samples_per_second, summary_latency_ms: the summary's figure for the row's scenario; the
+--   value matches one within 0.5%, the rounding of published tables) and the round's submission
+--   checker rule (base_result_rules: the LoadGen field it reads). unit_verdict, first that applies:
+--     the summary matches the value: 'confirmed' when it is the label's kind of figure, else
+--       'corrected' (the summary names what the number is);
+--     the summary of the same scenario has the label's kind of figure and the value matches nothing
+--       it prints: 'suspect' (no safe correction);
+--     no rule and no summary, or a label of no known kind: 'unchecked';
+--     the rule counts what the label says: 'confirmed'; else 'corrected' (the table holds the field
+--       the checker read; only its label is wrong).
+--   units: the checked unit every comparison uses: the published label, or for a corrected row
+--   'Tokens/s' (tokens), 'Samples/s' (samples, Offline) or 'Queries/s' (samples, Server and
+--   Interactive), as the final-report tool labels them. unit_note says which evidence decided.
+-- value_per_accelerator = value / total_accelerators for higher-is-better units; null for latency,
+--   power and CPU-only systems.
+-- tokens_per_second: the value when it counts tokens (units Tokens/s, checked); the value x the
+--   TOKENS_PER_SAMPLE the accuracy field reports when it counts samples (Samples/s, Queries/s);
+--   null for a suspect row, and otherwise. Tokens are never derived from a number that already counts them.
 -- Names are resolved once per distinct name (sql/base/), then joined to the rows.
 WITH accelerators AS (
     SELECT DISTINCT accelerator, vendor, family, generation, tdp_watts FROM ref_accelerators
@@ -27,7 +45,8 @@ round_orders AS (
 ),
 identified AS (
     SELECT
-        r.*,
+        r.* EXCLUDE (units),
+        r.units AS published_units,
         n.accelerator, a.vendor, a.family, a.generation, a.tdp_watts,
         coalesce(b.benchmark, r.model) AS benchmark,
         b.benchmark IS NOT NULL AS benchmark_matched,
@@ -35,24 +54,112 @@ identified AS (
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
-        CASE WHEN r.units = 'Tokens/s' THEN r.value
-             WHEN r.units IN ('Samples/s', 'Queries/s') THEN r.value * r.tokens_per_sample
-        END AS tokens_per_second,
         trim(regexp_replace(trim(r.location), '^\./', ''), '/') AS folder,
-        split_part(folder, '/', 3) = 'results' AND len(string_split(folder, '/')) >= 6 AS is_run_folder
+        split_part(folder, '/', 3) = 'results' AND len(string_split(folder, '/')) >= 6 AS is_run_folder,
+        rr.counts AS rule_counts, rr.loadgen_field AS rule_field, rr.source AS rule_source
     FROM results AS r
     LEFT JOIN base_accelerator_names AS n USING (accelerator_raw)
     LEFT JOIN accelerators AS a ON a.accelerator = n.accelerator
     LEFT JOIN base_benchmark_names AS b
         ON b.model IS NOT DISTINCT FROM r.model AND b.used_model IS NOT DISTINCT FROM r.used_model
     LEFT JOIN round_orders AS ro ON ro.round = r.round
+    LEFT JOIN base_result_rules AS rr
+        ON  r.metric = 'performance' AND rr.round = r.round AND rr.scenario = r.scenario
+        AND rr.model IS NOT DISTINCT FROM r.model AND rr.used_model IS NOT DISTINCT FROM r.used_model
+),
+located AS (
+    SELECT
+        * EXCLUDE (folder, is_run_folder),
+        CASE WHEN NOT is_run_folder THEN NULL
+             WHEN folder LIKE '%/performance/run_1' THEN folder
+             ELSE folder || '/performance/run_1' END AS run_path,
+        CASE WHEN is_run_folder
+             THEN split_part(folder, '/', 1) || '/' || split_part(folder, '/', 2) || '/systems/'
+                  || split_part(folder, '/', 4) || '.json' END AS system_path,
+        CASE WHEN published_units = 'Tokens/s' THEN 'tokens'
+             WHEN published_units IN ('Samples/s', 'Queries/s') THEN 'samples'
+             WHEN published_units IN ('Latency (ms)', 'Latency (s)') THEN 'latency' END AS label_counts
+    FROM identified
+),
+summarized AS (
+    SELECT
+        l.*,
+        s.loadgen_scenario AS summary_scenario,
+        CASE WHEN l.scenario = 'Offline' THEN coalesce(s.tokens_per_second, s.tokens_per_second_inferred)
+             ELSE coalesce(s.completed_tokens_per_second, s.completed_tokens_per_second_inferred)
+        END AS summary_tokens_per_second,
+        CASE WHEN l.scenario = 'Offline' THEN s.samples_per_second ELSE s.completed_samples_per_second
+        END AS summary_samples_per_second,
+        CASE WHEN l.scenario = 'SingleStream' THEN coalesce(s.early_stopping_p90_ns, s.result_latency_ns)
+             ELSE coalesce(s.early_stopping_p99_ns, s.result_latency_ns) END / 1e6 AS summary_latency_ms,
+        coalesce(s.loadgen_scenario = l.scenario
+                 OR (l.scenario = 'Interactive' AND s.loadgen_scenario = 'Server'), false) AS summary_same_scenario,
+        CASE WHEN l.published_units = 'Latency (s)' THEN l.value * 1000 ELSE l.value END AS value_as_summarized
+    FROM located AS l
+    LEFT JOIN run_summaries AS s ON l.metric = 'performance' AND s.round = l.round AND s.run_path = l.run_path
+),
+evidenced AS (
+    SELECT
+        *,
+        CASE WHEN NOT summary_same_scenario THEN NULL
+             WHEN abs(value - summary_tokens_per_second) <= 0.005 * summary_tokens_per_second THEN 'tokens'
+             WHEN abs(value - summary_samples_per_second) <= 0.005 * summary_samples_per_second THEN 'samples'
+             WHEN abs(value_as_summarized - summary_latency_ms) <= 0.005 * summary_latency_ms THEN 'latency'
+        END AS summary_counts,
+        summary_same_scenario AND CASE label_counts
+            WHEN 'tokens' THEN summary_tokens_per_second IS NOT NULL
+            WHEN 'samples' THEN summary_samples_per_second IS NOT NULL
+            WHEN 'latency' THEN summary_latency_ms IS NOT NULL
+            ELSE false END AS summary_has_label_figure
+    FROM summarized
+),
+judged AS (
+    SELECT
+        *,
+        CASE
+            WHEN metric <> 'performance' THEN NULL
+            WHEN summary_counts IS NOT NULL AND summary_counts = label_counts THEN 'confirmed'
+            WHEN summary_counts IS NOT NULL AND label_counts IS NOT NULL THEN 'corrected'
+            WHEN summary_has_label_figure THEN 'suspect'
+            WHEN rule_counts IS NULL OR label_counts IS NULL THEN 'unchecked'
+            WHEN rule_counts = label_counts THEN 'confirmed'
+            ELSE 'corrected'
+        END AS unit_verdict,
+        coalesce(summary_counts, rule_counts) AS checked_counts
+    FROM evidenced
 )
 SELECT
-    * EXCLUDE (folder, is_run_folder),
-    CASE WHEN NOT is_run_folder THEN NULL
-         WHEN folder LIKE '%/performance/run_1' THEN folder
-         ELSE folder || '/performance/run_1' END AS run_path,
-    CASE WHEN is_run_folder
-         THEN split_part(folder, '/', 1) || '/' || split_part(folder, '/', 2) || '/systems/'
-              || split_part(folder, '/', 4) || '.json' END AS system_path
-FROM identified
+    * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
+               value_as_summarized, checked_counts, rule_counts, rule_field, rule_source),
+    CASE WHEN unit_verdict IS DISTINCT FROM 'corrected' THEN published_units
+         WHEN checked_counts = 'tokens' THEN 'Tokens/s'
+         WHEN scenario = 'Offline' THEN 'Samples/s'
+         ELSE 'Queries/s' END AS units,
+    CASE
+        WHEN unit_verdict IS NULL THEN NULL
+        WHEN summary_counts = label_counts
+            THEN format('the run summary prints {} {}, as labelled', value, per_count(summary_counts))
+        WHEN summary_counts IS NOT NULL
+            THEN format('published as {} {}; the run summary prints this number as {}', value, published_units,
+                        per_count(summary_counts))
+        WHEN unit_verdict = 'suspect'
+            THEN format('published as {} {}; the run summary prints {} {}', value, published_units,
+                        CASE label_counts WHEN 'tokens' THEN summary_tokens_per_second
+                                          WHEN 'samples' THEN summary_samples_per_second
+                                          ELSE summary_latency_ms END, per_count(label_counts))
+        WHEN label_counts IS NULL
+            THEN format('the unit {} is of no known kind', coalesce(published_units, '(none)'))
+        WHEN rule_counts IS NULL
+            THEN format('no submission-checker rule reaches {} {} {} and no run summary is loaded',
+                        round, benchmark, scenario)
+        WHEN rule_counts = label_counts
+            THEN format('the {} submission checker reads LoadGen''s {} for {} {} ({}), as labelled',
+                        round, rule_field, benchmark, scenario, rule_source)
+        ELSE format('published as {}; the {} submission checker reads LoadGen''s {} for {} {} ({}): {}',
+                    published_units, round, rule_field, benchmark, scenario, rule_source, per_count(rule_counts))
+    END AS unit_note,
+    CASE WHEN unit_verdict = 'suspect' THEN NULL
+         WHEN coalesce(checked_counts, label_counts) = 'tokens' THEN value
+         WHEN coalesce(checked_counts, label_counts) = 'samples' THEN value * tokens_per_sample
+    END AS tokens_per_second
+FROM judged

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity
+from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity, ResultField
 from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -22,13 +22,34 @@ class Reference:
     accelerators: pl.DataFrame
     benchmarks: pl.DataFrame
     racks: pl.DataFrame
+    result_fields: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
-    """The three tables, typed and validated; a file whose bytes are the shipped ones, which CI
-    validates (recorded in reference/_validated.json), is not validated again."""
-    validated = _validated_checksums()
-    return Reference(*(_read(directory / name, model, validated.get(name)) for name, model in MODELS.items()))
+    """The tables, typed and validated; a file whose bytes are the shipped ones, which CI validates
+    (recorded in reference/_validated.json), is not validated again. A table an edited copy of the
+    directory does not hold (one added by a later version) is the shipped one."""
+    return _reference(directory, _validated_checksums())
+
+
+def _reference(directory: Path, validated: dict[str, str]) -> Reference:
+    reference = Reference(**{FIELDS[name]: _read(_in(directory, name), model, validated.get(name))
+                             for name, model in MODELS.items()})
+    _check_benchmarks_named(reference, _in(directory, "result_fields.csv"))
+    return reference
+
+
+def _in(directory: Path, name: str) -> Path:
+    path = directory / name
+    return path if path.exists() or directory == REFERENCE_DIR else REFERENCE_DIR / name
+
+
+def _check_benchmarks_named(reference: Reference, path: Path) -> None:
+    """A rule for a benchmark benchmarks.csv does not know would never apply: refused, naming it."""
+    known = set(reference.benchmarks["benchmark"].drop_nulls().to_list()) | {"*"}
+    unknown = sorted(set(reference.result_fields["benchmark"].to_list()) - known)
+    if unknown:
+        raise ValueError(f"{path}: benchmark {', '.join(unknown)} is not a benchmark of benchmarks.csv")
 
 
 def _read(path: Path, model, validated_checksum: str | None = None) -> pl.DataFrame:
@@ -50,8 +71,7 @@ def _validated_checksums() -> dict[str, str]:
 def shipped_checksums() -> dict[str, str]:
     """What reference/_validated.json should hold: the checksum of each shipped file, each file
     validated first (raises on a file that does not pass)."""
-    for name, model in MODELS.items():
-        _read(REFERENCE_DIR / name, model)
+    _reference(REFERENCE_DIR, validated={})
     return {name: checksum((REFERENCE_DIR / name).read_bytes()) for name in MODELS}
 
 
@@ -67,11 +87,14 @@ def reference_dir() -> Path:
 
 def default_reference() -> Reference:
     directory = reference_dir()
-    files = tuple((directory / name).stat().st_mtime_ns for name in REFERENCE_FILES)
+    files = tuple(_in(directory, name).stat().st_mtime_ns for name in REFERENCE_FILES)
     return _cached_reference(directory, files)
 
 
-MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity}
+MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
+          "result_fields.csv": ResultField}
+FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
+          "result_fields.csv": "result_fields"}
 REFERENCE_FILES = tuple(MODELS)
 
 

@@ -19,6 +19,12 @@ VOCABULARY = {
 }
 
 
+# What a result counts (ref_result_fields.counts) as the unit a note prints it in.
+PER_COUNT_MACRO = ("CREATE OR REPLACE MACRO per_count(counts) AS "
+                   "CASE counts WHEN 'tokens' THEN 'tokens/s' WHEN 'samples' THEN 'samples/s' "
+                   "WHEN 'latency' THEN 'ms' END")
+
+
 def vocabulary_frame() -> pl.DataFrame:
     """The words the schema knows, by kind (what `drift` compares each loaded row with)."""
     return pl.DataFrame([{"kind": kind, "term": term} for kind, terms in VOCABULARY.items() for term in terms])
@@ -27,11 +33,13 @@ def vocabulary_frame() -> pl.DataFrame:
 def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None = None) -> None:
     ref = ref or default_reference()
     con.execute(ROUND_ORDER_MACRO)
+    con.execute(PER_COUNT_MACRO)
     con.execute(accelerator_macro(ref.accelerators))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
-                         ("ref_rack_capacity", ref.racks), ("ref_vocabulary", vocabulary_frame())):
+                         ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
+                         ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
@@ -54,13 +62,14 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "stg_results")
+IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_result_rules", "stg_results")
 
 
 def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
     """A temp `results` table with every column of the real one (the frame's own, the rest null)
     and any other column of the frame."""
-    con.execute(db.TABLES)
+    from warehouse.ingest.tree_tables import TABLES as TREE_TABLES  # stg_results reads run_summaries
+    con.execute(db.TABLES + TREE_TABLES)
     types = con.execute("SELECT column_name, data_type FROM information_schema.columns "
                         "WHERE table_schema = 'main' AND table_name = 'results' ORDER BY ordinal_position").fetchall()
     columns = [f'"{c}"' if c in frame.columns else f'NULL::{t} AS "{c}"' for c, t in types]
