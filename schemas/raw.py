@@ -62,7 +62,7 @@ MAPPED_FINAL = {
     "ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "Model", "UsedModel",
     "Scenario", "Performance_Result", "Performance_Units", "Power_Result", "Power_Units", "Nodes", "a#",
     "Total Accelerators", "Accelerator", "Processor", "Software", "weight_data_types", "Accuracy",
-    "inferred", "Unique ID (e.g. for Audit)", "Location",
+    "inferred", "Unique ID (e.g. for Audit)", "Location", "Notes", "host_processors_per_node", "p#",
 }
 MAPPED_CHECKER = (
     (MAPPED_FINAL - {"Performance_Result", "Performance_Units", "Power_Result", "Power_Units"})

@@ -10,6 +10,11 @@ from schemas.results import SCENARIOS
 
 # What a throughput or latency result counts, as the round's submission checker reads it from LoadGen.
 COUNTS = ["tokens", "samples", "latency"]
+# Who a part is sold to, and how it is built into a system: a generation speedup compares a part only
+# with its predecessors of the same line, segment and form factor.
+SEGMENTS = ["datacenter", "workstation", "edge", "client"]
+FORM_FACTORS = ["rack-scale NVLink domain", "8-GPU baseboard", "superchip module", "PCIe card", "OAM module",
+                "SoC module", "mobile GPU", "integrated GPU", "TPU board"]
 
 
 class AcceleratorAlias(pa.DataFrameModel):
@@ -22,19 +27,26 @@ class AcceleratorAlias(pa.DataFrameModel):
     generation: pl.Int64 = pa.Field(ge=1, description="order within the vendor, newer is larger")
     memory_gb: float = pa.Field(nullable=True, gt=0)
     tdp_watts: float = pa.Field(nullable=True, gt=0, description="design power, where publicly stated")
+    segment: str = pa.Field(isin=SEGMENTS, description="who it is sold to")
+    form_factor: str = pa.Field(isin=FORM_FACTORS, description="how it is built into a system")
+    line: str = pa.Field(str_length={"min_value": 1}, description="product line, e.g. NVIDIA HGX")
+    predecessor: str = pa.Field(nullable=True, description="the part of the same line it succeeds")
+    tdp_source: str = pa.Field(nullable=True, str_startswith="https://", description="where tdp_watts is stated")
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
-        patterns = series.lazyframe.select("pattern").collect().to_series().to_list()
-        with duckdb.default_connection().cursor() as con:  # the process's in-memory database: no new one
-            valid = [True] * len(patterns) if _all_compile(con, patterns) else [_compiles(con, p) for p in patterns]
-        return pl.LazyFrame({"pattern": valid})
+        return patterns_compile(series)
 
-    @pa.dataframe_check(error="one canonical accelerator has conflicting vendor/generation/TDP")
+    @pa.dataframe_check(error="one canonical accelerator has conflicting attributes (vendor, generation, TDP, line...)")
     def consistent_attributes(cls, data) -> pl.LazyFrame:
-        attrs = ["vendor", "family", "generation", "memory_gb", "tdp_watts"]
+        attrs = ["vendor", "family", "generation", "memory_gb", "tdp_watts", "segment", "form_factor", "line",
+                 "predecessor", "tdp_source"]
         distinct = pl.struct(attrs).n_unique().over("accelerator")
         return data.lazyframe.select(distinct == 1)
+
+    @pa.dataframe_check(error="predecessor is not an accelerator of the same line (or the line runs in a cycle)")
+    def predecessor_in_line(cls, data) -> pl.LazyFrame:
+        return succession_holds(data.lazyframe, "accelerator")
 
 
 class BenchmarkAlias(pa.DataFrameModel):
@@ -60,6 +72,53 @@ class RackCapacity(pa.DataFrameModel):
     accelerator: str = pa.Field(unique=True)
     accelerators_per_rack: pl.Int64 = pa.Field(ge=1)
     assumption: str
+
+
+class ProcessorAlias(pa.DataFrameModel):
+    """processors.csv: alias regex -> canonical processor of a CPU-only system (no accelerator), so
+    Xeon and EPYC generations and their software gains are compared as accelerators are. First
+    matching row wins."""
+
+    pattern: str = pa.Field(unique=True, description="regular expression searched in the published name")
+    processor: str = pa.Field(str_length={"min_value": 1}, description="canonical name")
+    vendor: str
+    family: str = pa.Field(description="microarchitecture, e.g. Granite Rapids")
+    line: str = pa.Field(str_length={"min_value": 1}, description="product line, e.g. Intel Xeon")
+    segment: str = pa.Field(isin=SEGMENTS)
+    predecessor: str = pa.Field(nullable=True, description="the part of the same line it succeeds")
+
+    @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
+    def compiles(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series)
+
+    @pa.dataframe_check(error="predecessor is not a processor of the same line (or the line runs in a cycle)")
+    def predecessor_in_line(cls, data) -> pl.LazyFrame:
+        return succession_holds(data.lazyframe, "processor")
+
+
+def patterns_compile(series) -> pl.LazyFrame:
+    patterns = series.lazyframe.select("pattern").collect().to_series().to_list()
+    with duckdb.default_connection().cursor() as con:  # the process's in-memory database: no new one
+        valid = [True] * len(patterns) if _all_compile(con, patterns) else [_compiles(con, p) for p in patterns]
+    return pl.LazyFrame({"pattern": valid})
+
+
+def succession_holds(frame: pl.LazyFrame, part: str) -> pl.LazyFrame:
+    """Per row: its predecessor (if any) is a part of the table in the same line, and following
+    predecessors from it never comes back to it."""
+    rows = frame.select(part, "line", "predecessor").collect()
+    line_of = dict(zip(rows[part], rows["line"]))
+    before = {name: pred for name, pred in zip(rows[part], rows["predecessor"]) if pred}
+    ok = []
+    for name, pred in zip(rows[part], rows["predecessor"]):
+        seen, step = {name}, pred
+        holds = pred is None or line_of.get(pred) == line_of[name]
+        while holds and step is not None:
+            holds = step not in seen
+            seen.add(step)
+            step = before.get(step)
+        ok.append(holds)
+    return pl.LazyFrame({"ok": ok})
 
 
 class ResultField(pa.DataFrameModel):

@@ -72,7 +72,9 @@ class CanonicalResult(pa.DataFrameModel):
     total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
     accelerator_count_disagrees: bool = pa.Field(
         description="the file's total accelerators differs from nodes x accelerators per node")
-    processor: str = pa.Field(nullable=True)
+    processor: str = pa.Field(nullable=True, description="host processor model, as published")
+    processors_per_node: pl.Int64 = pa.Field(nullable=True, ge=1,
+                                             description="host processors (sockets) per node: host_processors_per_node, else p#")
     software: str = pa.Field(nullable=True)
     weight_data_types: str = pa.Field(nullable=True)
     accuracy: str = pa.Field(nullable=True)
@@ -82,6 +84,7 @@ class CanonicalResult(pa.DataFrameModel):
     extra: str = pa.Field(nullable=True, description="JSON object of the fields the parser does not map")
     source_id: str
     location: str = pa.Field(nullable=True, description="the run folder in the submission tree")
+    notes: str = pa.Field(nullable=True, description="the entry's notes as published (a TGP or power cap may be stated there)")
 
     @pa.dataframe_check(error="value is infinite")
     def value_is_finite(cls, data) -> pl.LazyFrame:

@@ -152,19 +152,25 @@ def test_generation_speedup_on_latency_divides_base_by_new(shared_con):
 
 def test_generation_speedup_with_a_preview_side_is_not_procurement_grade(shared_con):
     # v4.1 gptj-99 Offline at 1 accelerator: GH200 144GB only from v4.1-0072 HPE, Availability
-    # preview, 2632.76 Tokens/s; Jetson AGX Orin v4.1-0051 NVIDIA (verified) 64.4734 Tokens/s.
-    # speedup = 2632.76 / 64.4734 = 40.83; labelled, not procurement grade.
+    # preview, 2632.76 Tokens/s; its predecessor GH200 96GB (same line, segment and form factor) from
+    # v4.1-0057 QCT (verified) 2803.72 Tokens/s. speedup = 2632.76 / 2803.72 = 0.93902: the newer part
+    # is slower here, flagged and kept; labelled preview, not procurement grade.
     assert published("v4.1", "v4.1-0072", "gptj-99", "Offline") == 2632.76
-    assert published("v4.1", "v4.1-0051", "gptj-99", "Offline") == 64.4734
+    assert published("v4.1", "v4.1-0057", "gptj-99", "Offline") == 2803.72
     row = one(shared_con, "SELECT * FROM generation_speedups WHERE round = 'v4.1' AND benchmark = 'gptj-99' "
-                          "AND scenario = 'Offline' AND total_accelerators = 1 AND accelerator_new = 'GH200 144GB' "
-                          "AND accelerator_base = 'Jetson AGX Orin'")
-    assert row["speedup"] == pytest.approx(2632.76 / 64.4734, rel=1e-9)
+                          "AND scenario = 'Offline' AND total_accelerators = 1 AND accelerator_new = 'GH200 144GB'")
+    assert row["accelerator_base"] == "GH200 96GB" and row["generations_apart"] == 1
+    assert row["speedup"] == pytest.approx(2632.76 / 2803.72, rel=1e-9)
+    assert row["newer_is_slower"] is True
     assert (row["verification_new"], row["verification_base"]) == ("preview", "verified")
     assert row["procurement_grade"] is False
+    # The datacenter superchip was once paired with an edge module, Jetson AGX Orin (v4.1-0051 NVIDIA
+    # 64.4734 Tokens/s: "40.83x"); different lines and segments are never paired now.
+    assert rows(shared_con, "SELECT * FROM generation_speedups WHERE accelerator_base = 'Jetson AGX Orin' "
+                            "AND accelerator_new <> 'Jetson AGX Thor'") == []
 
 
-def test_generation_speedups_never_pair_vendors_mixtures_or_one_generation(shared_con):
+def test_generation_speedups_never_pair_vendors_mixtures_or_other_lines(shared_con):
     # v6.0 llama2-70b-99 Offline at 8 holds AMD MI355X (6.0-0002, 103480) and NVIDIA B200/B300:
     # different vendors are never compared.
     assert published("v6.0", "6.0-0002", "llama2-70b-99", "Offline") == 103480
@@ -181,14 +187,19 @@ def test_generation_speedups_never_pair_vendors_mixtures_or_one_generation(share
     partners = {(r["accelerator_new"], r["accelerator_base"]) for r in rows(
         shared_con, f"SELECT * FROM generation_speedups WHERE {same_slice} AND accelerator_new = 'MI355X'")}
     assert partners == {("MI355X", "MI300X"), ("MI355X", "MI325X")}  # AMD only, never B200 or B300
-    # Mixed systems ('MI300X + MI325X', 'MI300X + MI325X + MI355X') have no single generation.
+    # Mixed systems ('MI300X + MI325X', 'MI300X + MI325X + MI355X') belong to no line.
     assert rows(shared_con, "SELECT * FROM generation_speedups WHERE accelerator_new LIKE '%+%' "
                             "OR accelerator_base LIKE '%+%'") == []
-    # GB300 and B300 are both Blackwell Ultra (generation 6): v6.0 deepseek-r1 Offline at 8 has both
-    # (6.0-0017 CoreWeave GB300 78564, 6.0-0073 NVIDIA B300 70325.7) but they are never paired.
-    assert rows(shared_con, "SELECT * FROM generation_speedups WHERE generation_new <= generation_base") == []
+    # GB300 (an NVL72 rack) and B300 (an 8-GPU HGX board) are in different lines and form factors: v6.0
+    # deepseek-r1 Offline at 8 has both (6.0-0017 CoreWeave GB300 78564, 6.0-0073 NVIDIA B300 70325.7),
+    # never paired. Every pair is a predecessor chain of one line, segment and form factor.
     assert rows(shared_con, "SELECT * FROM generation_speedups WHERE accelerator_new = 'GB300' "
                             "AND accelerator_base = 'B300'") == []
+    unlinked = rows(shared_con, """
+        SELECT g.* FROM generation_speedups AS g
+        LEFT JOIN stg_successions AS s ON s.hardware = g.hardware_new AND s.ancestor = g.hardware_base
+        WHERE s.hardware IS NULL""")
+    assert unlinked == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,17 +1,19 @@
 -- Which result is the best of each hardware configuration, by each rule the comparison marts use?
--- Rows: among verified and preview (closed-division) performance rows with a canonical accelerator
--- and a known total accelerator count, the best row of each (round, submitter, accelerator, total
--- accelerators, benchmark, scenario, units, verification): at most one verified and one preview row
--- per submitter's configuration. "Best" follows the units: highest throughput, lowest latency
+-- Rows: among verified and preview (closed-division) performance rows with canonical hardware and a
+-- known count of it (stg_results: the accelerator and total accelerators, or for a CPU-only system the
+-- processor and total processors), the best row of each (round, submitter, hardware, hardware count,
+-- benchmark, scenario, units, verification): at most one verified and one preview row per
+-- submitter's configuration. accelerator and total_accelerators are null for a CPU-only system.
+-- "Best" follows the units (checked, stg_results): highest throughput, lowest latency
 -- (rank_value = -value for higher-is-better units, else value; lower ranks first); ties go to the
 -- lowest result id, then entry id, so every choice is stable.
 -- Flags, each computed once here for the marts that read this table:
---   best_of_submitter: the best verified-or-preview row of its (round, submitter, accelerator, total
---     accelerators, benchmark, scenario, units): what scaling_efficiency, generation_speedups and
---     the claim audit compare;
---   best_of_hardware: among those, the best of its (round, accelerator, total accelerators,
---     benchmark, scenario, units), whoever submitted it (generation_speedups);
---   best_verified_of_hardware: the best verified row of its (round, accelerator, total accelerators,
+--   best_of_submitter: the best verified-or-preview row of its (round, submitter, hardware, hardware
+--     count, benchmark, scenario, units): what scaling_efficiency, generation_speedups and the claim
+--     audit compare;
+--   best_of_hardware: among those, the best of its (round, hardware, hardware count, benchmark,
+--     scenario, units), whoever submitted it (generation_speedups);
+--   best_verified_of_hardware: the best verified row of its (round, hardware, hardware count,
 --     benchmark, scenario, units), whoever submitted it: the best system of that hardware you could
 --     buy (the claim audit's baseline);
 --   best_per_accelerator_of_submitter: the verified row with the highest value_per_accelerator of
@@ -21,13 +23,14 @@
 -- basis same_scale).
 WITH comparable AS (
     SELECT
-        round, round_order, submitter, accelerator, vendor, generation, total_accelerators,
+        round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
+        total_accelerators, vendor, generation, segment, form_factor, line,
         benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, verification, software,
+        result_id, entry_id, verification, software, unit_verdict,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results
     WHERE metric = 'performance' AND verification IN ('verified', 'preview')
-      AND accelerator IS NOT NULL AND total_accelerators IS NOT NULL
+      AND hardware IS NOT NULL AND hardware_count IS NOT NULL
 ),
 ranked AS (
     -- One sort per partition: a row is the best of its kind when it comes first, in the order of
@@ -48,10 +51,10 @@ ranked AS (
             ORDER BY value_per_accelerator DESC, result_id, entry_id) = 1 AS best_per_accelerator_of_submitter
     FROM comparable
     WINDOW configuration AS (
-               PARTITION BY round, submitter, accelerator, total_accelerators, benchmark, scenario, units
+               PARTITION BY round, submitter, hardware, hardware_count, benchmark, scenario, units
                ORDER BY rank_value, result_id, entry_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
            hardware AS (
-               PARTITION BY round, accelerator, total_accelerators, benchmark, scenario, units
+               PARTITION BY round, hardware, hardware_count, benchmark, scenario, units
                ORDER BY rank_value, result_id, entry_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
 SELECT * EXCLUDE (entry_id, first_verified, first_preview)

@@ -1,25 +1,32 @@
 -- How much faster did the same hardware get on the same benchmark and scenario from one round to the
 -- previous round in which it submitted that benchmark? (verified rows on both sides)
--- basis 'same_scale': same submitter, canonical accelerator and total accelerators; values are the
---   system results. gain = value_to / value_from for throughput, value_from / value_to for latency.
+-- hardware: the canonical accelerator or, for a CPU-only system, processor (stg_results).
+-- basis 'same_scale': same submitter, hardware and hardware count (total accelerators, or processors);
+--   values are the system results. gain = value_to / value_from for throughput, value_from / value_to
+--   for latency. The only basis that isolates software: the system did not change size.
 -- basis 'per_accelerator': same submitter and accelerator at any scale, throughput only; values are
 --   throughput / total accelerators (a 4-GPU slice one round, the full rack the next).
---   gain = value_to / value_from. total_accelerators is null; the scales are in
---   total_accelerators_from / total_accelerators_to.
+--   gain = value_to / value_from. total_accelerators is null; the sizes are in scale_from / scale_to.
+--   scale_changed: the two sides are systems of different sizes, so the gain mixes software with
+--   scale (a rack's NVLink domain against a tray): never procurement grade.
 -- Each side is the best verified result of its key in its round (int_best_results).
+-- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
+--   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
+--   when every round between is loaded.
+-- procurement_grade: both sides verified (always, here) at the same scale.
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
-    SELECT 'same_scale' AS basis, submitter, accelerator, total_accelerators, benchmark, scenario, units,
-           higher_is_better, round, round_order, value AS basis_value, total_accelerators AS scale,
-           software, result_id, verification
+    SELECT 'same_scale' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
+           hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
+           value AS basis_value, hardware_count AS scale, total_accelerators, software, result_id, verification
     FROM int_best_results
     WHERE verification = 'verified'
 ),
 per_accelerator AS (
-    SELECT 'per_accelerator' AS basis, submitter, accelerator, NULL::BIGINT AS total_accelerators,
-           benchmark, scenario, units, higher_is_better, round, round_order,
-           value_per_accelerator AS basis_value, total_accelerators AS scale,
-           software, result_id, verification
+    SELECT 'per_accelerator' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
+           NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
+           value_per_accelerator AS basis_value, hardware_count AS scale, total_accelerators, software,
+           result_id, verification
     FROM int_best_results
     WHERE best_per_accelerator_of_submitter
 ),
@@ -30,23 +37,40 @@ paired AS (
     SELECT
         s.*,
         lag(round) OVER w AS round_from,
+        lag(round_order) OVER w AS round_order_from,
         lag(basis_value) OVER w AS value_from,
         lag(scale) OVER w AS scale_from,
+        lag(total_accelerators) OVER w AS total_accelerators_from,
         lag(software) OVER w AS software_from,
         lag(result_id) OVER w AS result_id_from,
         lag(verification) OVER w AS verification_from
     FROM sides AS s
-    WINDOW w AS (PARTITION BY basis, submitter, accelerator, total_accelerators, benchmark, scenario, units
+    WINDOW w AS (PARTITION BY basis, submitter, hardware, scale_key, benchmark, scenario, units
                  ORDER BY round_order)
+),
+spans AS (
+    SELECT k.round_from, k.round,
+           list(r.round ORDER BY r.round_order) FILTER (WHERE r.round IS NOT NULL) AS rounds_spanned
+    FROM (SELECT DISTINCT round_from, round_order_from, round, round_order FROM paired
+          WHERE round_from IS NOT NULL) AS k
+    LEFT JOIN stg_rounds AS r
+      ON NOT r.loaded AND r.round_order > k.round_order_from AND r.round_order < k.round_order
+    GROUP BY k.round_from, k.round
 )
 SELECT
-    basis, submitter, accelerator, total_accelerators, benchmark, scenario, units,
-    round_from, round AS round_to,
-    value_from, basis_value AS value_to,
-    CASE WHEN higher_is_better THEN basis_value / value_from ELSE value_from / basis_value END AS gain,
-    scale_from AS total_accelerators_from, scale AS total_accelerators_to,
-    software_from, software AS software_to,
-    result_id_from, result_id AS result_id_to,
-    verification_from, verification AS verification_to
-FROM paired
-WHERE round_from IS NOT NULL
+    p.basis, p.submitter, p.hardware, p.hardware_kind, p.accelerator, p.cpu,
+    CASE WHEN p.basis = 'same_scale' THEN p.total_accelerators END AS total_accelerators,
+    p.benchmark, p.scenario, p.units,
+    p.round_from, p.round AS round_to,
+    p.value_from, p.basis_value AS value_to,
+    CASE WHEN p.higher_is_better THEN p.basis_value / p.value_from ELSE p.value_from / p.basis_value END AS gain,
+    p.scale_from, p.scale AS scale_to, p.scale_from <> p.scale AS scale_changed,
+    p.total_accelerators_from, p.total_accelerators AS total_accelerators_to,
+    coalesce(s.rounds_spanned, []) AS rounds_spanned,
+    p.software_from, p.software AS software_to,
+    p.result_id_from, p.result_id AS result_id_to,
+    p.verification_from, p.verification AS verification_to,
+    p.scale_from = p.scale AND p.verification_from = 'verified' AND p.verification = 'verified' AS procurement_grade
+FROM paired AS p
+LEFT JOIN spans AS s USING (round_from, round)
+WHERE p.round_from IS NOT NULL

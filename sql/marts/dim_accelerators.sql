@@ -1,7 +1,8 @@
 -- Which accelerators does the warehouse know, and what are they?
 -- One row per canonical accelerator (stg_accelerators) with its vendor, family, generation order
--- (newer is larger, within one vendor), memory and design power, and how many performance rows name it.
--- result_rows = performance rows of any verification that resolve to this accelerator.
+-- (newer is larger, within one vendor), memory, design power and where it is stated, segment, form
+-- factor, product line and predecessor (the part of the line it succeeds), and how many performance
+-- rows name it. result_rows = performance rows of any verification that resolve to this accelerator.
 WITH counted AS (
     SELECT accelerator, count(*) AS result_rows,
            count(*) FILTER (WHERE verification = 'verified') AS verified_rows
@@ -10,7 +11,8 @@ WITH counted AS (
     GROUP BY accelerator
 )
 SELECT
-    a.accelerator, a.vendor, a.family, a.generation, a.memory_gb, a.tdp_watts,
+    a.accelerator, a.vendor, a.family, a.generation, a.memory_gb, a.tdp_watts, a.tdp_source,
+    a.segment, a.form_factor, a.line, a.predecessor,
     coalesce(c.result_rows, 0) AS result_rows,
     coalesce(c.verified_rows, 0) AS verified_rows
 FROM stg_accelerators AS a

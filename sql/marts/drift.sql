@@ -2,14 +2,15 @@
 -- One row per (round, source, kind, term). kind: 'column' (a field no format lists, from
 -- sources.unknown_columns), 'unit', 'scenario', 'division', 'availability', 'suite' (a word outside
 -- the schema's vocabulary, ref_vocabulary), 'accelerator' (a published accelerator name that no
--- pattern of warehouse/identity/reference/accelerators.csv matches) or 'benchmark' (a published model name
--- that no alias of benchmarks.csv matches). rows: how many loaded rows carry the term.
+-- pattern of warehouse/identity/reference/accelerators.csv matches), 'processor' (the published
+-- processor of a CPU-only system that no pattern of processors.csv matches) or 'benchmark' (a
+-- published model name that no alias of benchmarks.csv matches). rows: how many loaded rows carry the term.
 -- Drift is not failure: those rows are in `results`. Rows whose unit has no known direction
 -- (higher_is_better null) or whose accelerator is unmatched stay out of the comparison views.
 -- Resolved at query time (stg_results), so editing a reference CSV clears its entries without a refetch.
 WITH r AS (
     SELECT round, source_id, published_units AS units, scenario, division, availability, suite, accelerator_raw,
-           accelerator, model, used_model, benchmark_matched, extra
+           accelerator, processor, cpu, model, used_model, benchmark_matched, extra
     FROM stg_results
 ),
 terms AS (
@@ -30,6 +31,11 @@ unmatched_accelerators AS (
     FROM r WHERE accelerator_raw IS NOT NULL AND accelerator IS NULL
     GROUP BY ALL
 ),
+unmatched_processors AS (
+    SELECT round, source_id, 'processor' AS kind, processor AS term, count(*) AS rows
+    FROM r WHERE accelerator_raw IS NULL AND processor IS NOT NULL AND cpu IS NULL
+    GROUP BY ALL
+),
 unmatched_benchmarks AS (
     SELECT round, source_id, 'benchmark' AS kind,
            CASE WHEN lower(trim(model)) IN (SELECT alias_key FROM stg_benchmarks)
@@ -46,6 +52,7 @@ new_columns AS (
 )
 SELECT * FROM new_words
 UNION ALL SELECT * FROM unmatched_accelerators
+UNION ALL SELECT * FROM unmatched_processors
 UNION ALL SELECT * FROM unmatched_benchmarks
 UNION ALL SELECT * FROM new_columns
 ORDER BY round, source_id, kind, term

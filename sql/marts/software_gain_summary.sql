@@ -1,19 +1,24 @@
 -- What is the "up to" software gain of each submitter's hardware on each benchmark between two rounds?
--- Per submitter, accelerator, benchmark, basis and round pair: the largest gain across scenarios (and,
+-- Per submitter, hardware, benchmark, basis and round pair: the largest gain across scenarios (and,
 -- for same_scale, across system sizes), with the scenario, scale and result ids of that one
--- comparison. Verified rows only (int_software_gains: gain = value_to / value_from for throughput,
--- value_from / value_to for latency).
+-- comparison, and whether it changed the system size (scale_changed) or may be trusted as a
+-- software-only gain (procurement_grade). Verified rows only (int_software_gains: gain = value_to /
+-- value_from for throughput, value_from / value_to for latency).
 WITH best AS (
     SELECT
-        submitter, accelerator, benchmark, basis, round_from, round_to,
+        submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to,
         arg_max({'gain': gain, 'scenario': scenario, 'total_accelerators': total_accelerators_to,
+                 'scale_from': scale_from, 'scale_to': scale_to, 'scale_changed': scale_changed,
+                 'procurement_grade': procurement_grade, 'rounds_spanned': rounds_spanned,
                  'result_id_from': result_id_from, 'result_id_to': result_id_to}, gain) AS top,
         count(*) AS comparisons
     FROM int_software_gains
-    GROUP BY submitter, accelerator, benchmark, basis, round_from, round_to
+    GROUP BY submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to
 )
 SELECT
-    submitter, accelerator, benchmark, basis, round_from, round_to,
+    submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to,
     top.gain AS gain, top.scenario AS scenario, top.total_accelerators AS total_accelerators,
+    top.scale_from AS scale_from, top.scale_to AS scale_to, top.scale_changed AS scale_changed,
+    top.procurement_grade AS procurement_grade, top.rounds_spanned AS rounds_spanned,
     top.result_id_from AS result_id_from, top.result_id_to AS result_id_to, comparisons
 FROM best

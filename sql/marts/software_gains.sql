@@ -1,8 +1,11 @@
 -- How much faster did the same hardware get on the same benchmark and scenario from one round to the
 -- previous round in which it submitted that benchmark? (verified rows on both sides)
--- basis 'same_scale': same submitter, accelerator and total accelerators; gain = value_to / value_from
---   for throughput, value_from / value_to for latency.
+-- hardware: an accelerator or, for a CPU-only system, its processor (Xeon and EPYC parts compare too).
+-- basis 'same_scale': same submitter, hardware and hardware count; gain = value_to / value_from for
+--   throughput, value_from / value_to for latency. The "software alone" figure: procurement grade.
 -- basis 'per_accelerator': same submitter and accelerator at any scale, throughput / total
---   accelerators; gain = value_to / value_from.
+--   accelerators; gain = value_to / value_from. scale_changed when the sizes differ (a 4-GPU tray one
+--   round, a 72-GPU rack the next): the gain mixes software with scale, never procurement grade.
+-- rounds_spanned: rounds between the two that the warehouse knows of but has not loaded.
 -- Definition (each side the best verified result of its key in its round): int_software_gains.
 SELECT * FROM int_software_gains

@@ -1,5 +1,7 @@
--- One row per canonical accelerator with its vendor, family, generation order, memory and design power.
+-- One row per canonical accelerator with its vendor, family, generation order, memory, design power,
+-- segment, form factor, product line and predecessor.
 -- Source: ref_accelerators (warehouse/identity/reference/accelerators.csv); several alias patterns may name one
 -- accelerator, their attributes agree (the reference schema checks it).
-SELECT DISTINCT accelerator, vendor, family, generation, memory_gb, tdp_watts
+SELECT DISTINCT accelerator, vendor, family, generation, memory_gb, tdp_watts, tdp_source,
+       segment, form_factor, line, predecessor
 FROM ref_accelerators

@@ -3,8 +3,15 @@
 -- `results` keeps names and units as published; this model adds identity and the checked unit at view
 -- time, so an edited reference CSV reaches every row without a refetch (`mlperf-wh views refresh`).
 -- accelerator: the canonical accelerator of the published name (base_accelerator_names says how).
--- vendor, family, generation (order within a vendor, newer is larger), tdp_watts: the canonical
---   accelerator's, from ref_accelerators; null for a mixed or unmatched name.
+-- cpu: for a CPU-only system (no accelerator published), the canonical processor of the published
+--   processor name (base_processor_names); total_processors = nodes (1 when not published) x
+--   processors per node. hardware: what the result measures and the comparisons key on, the
+--   accelerator or, for a CPU-only system, the cpu; hardware_kind 'accelerator' | 'cpu';
+--   hardware_count: total_accelerators, or total_processors for a CPU-only system.
+-- vendor, family, generation (order within a vendor, newer is larger), tdp_watts, segment
+--   (datacenter, workstation, edge, client), form_factor ('CPU' for a processor), line (product
+--   line): the canonical accelerator's (ref_accelerators) or cpu's (ref_processors); null for a mixed
+--   or unmatched name.
 -- benchmark: the canonical benchmark of the published model name (base_benchmark_names says how);
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
@@ -36,7 +43,11 @@
 --   null for a suspect row, and otherwise. Tokens are never derived from a number that already counts them.
 -- Names are resolved once per distinct name (sql/base/), then joined to the rows.
 WITH accelerators AS (
-    SELECT DISTINCT accelerator, vendor, family, generation, tdp_watts FROM ref_accelerators
+    SELECT DISTINCT accelerator, vendor, family, generation, tdp_watts, segment, form_factor, line
+    FROM ref_accelerators
+),
+processors AS (
+    SELECT DISTINCT processor AS cpu, vendor, family, segment, line FROM ref_processors
 ),
 round_orders AS (
     SELECT round,
@@ -47,7 +58,16 @@ identified AS (
     SELECT
         r.* EXCLUDE (units),
         r.units AS published_units,
-        n.accelerator, a.vendor, a.family, a.generation, a.tdp_watts,
+        n.accelerator, p.cpu,
+        CASE WHEN p.cpu IS NOT NULL THEN r.processors_per_node * coalesce(r.nodes, 1) END AS total_processors,
+        coalesce(n.accelerator, p.cpu) AS hardware,
+        CASE WHEN n.accelerator IS NOT NULL THEN 'accelerator' WHEN p.cpu IS NOT NULL THEN 'cpu' END AS hardware_kind,
+        CASE WHEN n.accelerator IS NOT NULL THEN r.total_accelerators
+             WHEN p.cpu IS NOT NULL THEN total_processors END AS hardware_count,
+        coalesce(a.vendor, pr.vendor) AS vendor, coalesce(a.family, pr.family) AS family, a.generation,
+        a.tdp_watts, coalesce(a.segment, pr.segment) AS segment,
+        CASE WHEN p.cpu IS NOT NULL THEN 'CPU' ELSE a.form_factor END AS form_factor,
+        coalesce(a.line, pr.line) AS line,
         coalesce(b.benchmark, r.model) AS benchmark,
         b.benchmark IS NOT NULL AS benchmark_matched,
         b.output_unit,
@@ -60,6 +80,8 @@ identified AS (
     FROM results AS r
     LEFT JOIN base_accelerator_names AS n USING (accelerator_raw)
     LEFT JOIN accelerators AS a ON a.accelerator = n.accelerator
+    LEFT JOIN base_processor_names AS p ON r.accelerator_raw IS NULL AND p.processor = r.processor
+    LEFT JOIN processors AS pr ON pr.cpu = p.cpu
     LEFT JOIN base_benchmark_names AS b
         ON b.model IS NOT DISTINCT FROM r.model AND b.used_model IS NOT DISTINCT FROM r.used_model
     LEFT JOIN round_orders AS ro ON ro.round = r.round

@@ -48,12 +48,23 @@ def print_rows(frame, fmt: Format | str = Format.table) -> None:
     fmt = Format(fmt)
     if fmt is Format.csv:
         import polars as pl
-        escaped = frame.with_columns(pl.col(pl.String).map_elements(escape_control, return_dtype=pl.String))
+        escaped = nested_as_json(frame).with_columns(
+            pl.col(pl.String).map_elements(escape_control, return_dtype=pl.String))
         sys.stdout.write(escaped.write_csv())
     elif fmt is Format.json:
         print(frame.write_json())
     else:
         print_table(frame)
+
+
+def nested_as_json(frame):
+    """Lists and structs as JSON text (CSV has no nested values), as the CSV export writes them."""
+    import polars as pl
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.Series(name, [None if v is None else json.dumps(v, default=str, ensure_ascii=False)
+                         for v in frame.get_column(name).to_list()], dtype=pl.String)
+        for name in nested)
 
 
 def print_wrapped(text: str) -> None:

@@ -14,10 +14,10 @@ from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
 from warehouse.store import db
 
-GAIN_KEY = ["submitter", "accelerator", "benchmark", "basis", "scenario", "total_accelerators",
+GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "total_accelerators",
             "round_from", "round_to"]
-SPEEDUP_KEY = ["round", "benchmark", "scenario", "units", "total_accelerators", "accelerator_new",
-               "accelerator_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
+SPEEDUP_KEY = ["round", "benchmark", "scenario", "units", "hardware_count", "hardware_new",
+               "hardware_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
 TOP = 3
 SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
 UNREACHABLE_HINT = (
@@ -143,11 +143,11 @@ class RunReport:
     def sections(self) -> list[tuple[str, list[str]]]:
         found = [
             ("Largest new software gains", [
-                f"{g['accelerator']} {g['benchmark']} {g['scenario']} ({g['submitter']}, {g['basis']}): "
+                f"{g['hardware']} {g['benchmark']} {g['scenario']} ({g['submitter']}, {g['basis']}): "
                 f"{g['gain']:.2f}x from {g['round_from']} to {g['round_to']}" for g in self.new_gains]),
             ("Largest new generation speedups", [
-                f"{s['accelerator_new']} over {s['accelerator_base']}, {s['benchmark']} {s['scenario']} "
-                f"({s['round']}): {s['speedup']:.2f}x" for s in self.new_speedups]),
+                f"{s['hardware_new']} over {s['hardware_base']} ({s['line']}, {s['hardware_count']} each), "
+                f"{s['benchmark']} {s['scenario']} ({s['round']}): {s['speedup']:.2f}x" for s in self.new_speedups]),
             ("Claims whose verdict changed", [
                 f"{c['id']}: {c['before'] or '(new claim)'} -> {c['after'] or '(gone)'}" for c in self.verdict_changes]),
             ("Decisions that became due", [

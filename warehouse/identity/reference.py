@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import AcceleratorAlias, BenchmarkAlias, RackCapacity, ResultField
+from schemas.reference import AcceleratorAlias, BenchmarkAlias, ProcessorAlias, RackCapacity, ResultField
 from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -23,6 +23,7 @@ class Reference:
     benchmarks: pl.DataFrame
     racks: pl.DataFrame
     result_fields: pl.DataFrame
+    processors: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -92,9 +93,9 @@ def default_reference() -> Reference:
 
 
 MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
-          "result_fields.csv": ResultField}
+          "result_fields.csv": ResultField, "processors.csv": ProcessorAlias}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
-          "result_fields.csv": "result_fields"}
+          "result_fields.csv": "result_fields", "processors.csv": "processors"}
 REFERENCE_FILES = tuple(MODELS)
 
 

@@ -34,12 +34,14 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     ref = ref or default_reference()
     con.execute(ROUND_ORDER_MACRO)
     con.execute(PER_COUNT_MACRO)
-    con.execute(accelerator_macro(ref.accelerators))
+    con.execute(first_match_macro("accelerator_of", ref.accelerators, "accelerator"))
+    con.execute(first_match_macro("processor_of", ref.processors, "processor"))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
+    processors = ref.processors.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
                          ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
-                         ("ref_vocabulary", vocabulary_frame())):
+                         ("ref_processors", processors), ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
@@ -47,22 +49,23 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                 "note VARCHAR)")
 
 
-def accelerator_macro(accelerators: pl.DataFrame) -> str:
-    """`accelerator_of(part)`: the accelerator of the first pattern of ref_accelerators (file order)
-    that the part of a published name matches; null when none does. The patterns are literals of
-    the macro, so DuckDB compiles each once per query; joined on the pattern column, it compiled one
-    per (name, pattern) pair, most of what resolving identity cost."""
-    branches = [f"WHEN regexp_matches(part, {_sql_text(pattern)}) THEN {_sql_text(accelerator)}"
-                for pattern, accelerator in accelerators.select("pattern", "accelerator").iter_rows()]
+def first_match_macro(name: str, table: pl.DataFrame, canonical: str) -> str:
+    """`accelerator_of(part)` (or `processor_of`): the canonical name of the first pattern of the
+    reference table (file order) that the part of a published name matches; null when none does.
+    The patterns are literals of the macro, so DuckDB compiles each once per query; joined on the
+    pattern column, it compiled one per (name, pattern) pair, most of what resolving identity cost."""
+    branches = [f"WHEN regexp_matches(part, {_sql_text(pattern)}) THEN {_sql_text(value)}"
+                for pattern, value in table.select("pattern", canonical).iter_rows()]
     body = f"CASE {' '.join(branches)} END" if branches else "CAST(NULL AS VARCHAR)"
-    return f"CREATE OR REPLACE MACRO accelerator_of(part) AS {body}"
+    return f"CREATE OR REPLACE MACRO {name}(part) AS {body}"
 
 
 def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_result_rules", "stg_results")
+IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_processor_names", "base_result_rules",
+                   "stg_results")
 
 
 def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:

@@ -306,7 +306,10 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
         .alias("total_accelerators"),
         ((published_total > 0) & computed_total.is_not_null() & (published_total != computed_total))
         .fill_null(False).alias("accelerator_count_disagrees"),
-        _text(f, "Processor").alias("processor"),
+        _text(f, "Processor").replace({"": None, "-": None, "N/A": None, "undefined": None}).alias("processor"),
+        pl.coalesce(_count(f, "host_processors_per_node"), _count(f, "p#")).replace(0, None)
+        .alias("processors_per_node"),
+        _text(f, "Notes").replace("", None).alias("notes"),
         _text(f, "Software").alias("software"),
         _text(f, "weight_data_types").alias("weight_data_types"),
         _text(f, "Accuracy").alias("accuracy"),

@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS results (
     tokens_per_sample DOUBLE, inferred BOOLEAN NOT NULL, verification VARCHAR NOT NULL,
     extra VARCHAR,                         -- JSON: the record's fields the parser does not map
     source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
-    location VARCHAR                       -- the run folder as published (submission tree)
+    location VARCHAR,                      -- the run folder as published (submission tree)
+    processors_per_node BIGINT,            -- host processors per node (host_processors_per_node, p#)
+    notes VARCHAR                          -- Notes as published
 );
 CREATE TABLE IF NOT EXISTS quarantine (
     round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
@@ -97,6 +99,7 @@ RESULT_COLUMNS = [
     "higher_is_better", "accelerator_raw", "accelerators_per_node", "nodes",
     "total_accelerators", "accelerator_count_disagrees", "processor", "software", "weight_data_types",
     "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no", "location",
+    "processors_per_node", "notes",
 ]
 
 # A warehouse written by an earlier version: identity columns were resolved at load time and the
@@ -110,6 +113,13 @@ ADDED_COLUMNS = [
      "ALTER TABLE results ADD COLUMN accelerator_count_disagrees BOOLEAN NOT NULL DEFAULT false"),
     ("results", "extra", "ALTER TABLE results ADD COLUMN extra VARCHAR"),
     ("results", "location", "ALTER TABLE results ADD COLUMN location VARCHAR"),
+    # Earlier versions kept these fields in `extra`, as published: they move to columns of their own.
+    ("results", "notes", "ALTER TABLE results ADD COLUMN notes VARCHAR; "
+                         "UPDATE results SET notes = nullif(trim(extra->>'Notes'), '')"),
+    ("results", "processors_per_node",
+     "ALTER TABLE results ADD COLUMN processors_per_node BIGINT; "
+     "UPDATE results SET processors_per_node = nullif(TRY_CAST(TRY_CAST(coalesce(extra->>'host_processors_per_node', "
+     "extra->>'p#') AS DOUBLE) AS BIGINT), 0)"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE})

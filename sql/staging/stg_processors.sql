@@ -1,0 +1,4 @@
+-- One row per canonical processor of CPU-only systems with its vendor, family, product line,
+-- segment and predecessor. Source: ref_processors (warehouse/identity/reference/processors.csv).
+SELECT DISTINCT processor AS cpu, vendor, family, line, segment, predecessor
+FROM ref_processors

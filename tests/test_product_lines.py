@@ -1,0 +1,135 @@
+"""Product lines and market segments (accelerators.csv, processors.csv: segment, form_factor, line,
+predecessor): generation speedups compare a part only with its predecessors of one line, segment and
+form factor; CPU-only systems are compared by processor the same way.
+
+Every expected number is read from ../shared/mlcommons/mirror (`published()` re-reads it) and the
+arithmetic is written out.
+"""
+from __future__ import annotations
+
+import shutil
+
+import polars as pl
+import pytest
+
+from tests.shared_rows import one, published, record, rows
+from warehouse.export.run_report import Snapshot, build
+from warehouse.identity.reference import REFERENCE_DIR, load_reference
+
+SPEEDUP = ("SELECT * FROM generation_speedups WHERE round = ? AND benchmark = ? AND scenario = ? "
+           "AND hardware_count = ? AND hardware_new = ? AND hardware_base = ?")
+
+
+def test_no_pair_crosses_a_segment_or_a_form_factor(shared_con):
+    # Before product lines, the first generation speedup a new user read was "H200 NVL over GeForce
+    # RTX 4090, whisper Offline (v5.1): 75.52x" (a datacenter PCIe card over a gaming card), and 12
+    # pairs set a datacenter part against an edge one. Every pair's two parts now share line, segment
+    # and form factor, read from the reference table itself.
+    parts = {r["accelerator"]: r for r in load_reference().accelerators.to_dicts()}
+    pairs = rows(shared_con, "SELECT DISTINCT hardware_new, hardware_base, segment, form_factor, line "
+                             "FROM generation_speedups WHERE hardware_kind = 'accelerator'")
+    assert pairs
+    for pair in pairs:
+        new, base = parts[pair["hardware_new"]], parts[pair["hardware_base"]]
+        assert (new["segment"], new["form_factor"], new["line"]) == \
+               (base["segment"], base["form_factor"], base["line"]) == \
+               (pair["segment"], pair["form_factor"], pair["line"])
+    assert rows(shared_con, "SELECT * FROM generation_speedups WHERE accelerator_base = 'GeForce RTX 4090' "
+                            "OR accelerator_new = 'GB10'") == []
+
+
+def test_h200_over_h100_in_v41(shared_con):
+    # H100 SXM and H200 SXM share a generation number (Hopper, 4), so they were never compared. The
+    # predecessor chain pairs them. v4.1 llama2-70b-99 Offline at 8 GPUs: best H200 SXM v4.1-0046
+    # NVIDIA 34864.2 Tokens/s; best H100 SXM v4.1-0031 HPE 24528.3. 34864.2 / 24528.3 = 1.42139.
+    assert published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") == 34864.2
+    assert published("v4.1", "v4.1-0031", "llama2-70b-99", "Offline") == 24528.3
+    row = one(shared_con, SPEEDUP, ["v4.1", "llama2-70b-99", "Offline", 8, "H200 SXM", "H100 SXM"])
+    assert row["speedup"] == pytest.approx(34864.2 / 24528.3, rel=1e-12)
+    assert (row["line"], row["segment"], row["form_factor"]) == ("NVIDIA HGX", "datacenter", "8-GPU baseboard")
+    assert (row["generations_apart"], row["procurement_grade"], row["newer_is_slower"]) == (1, True, False)
+    h100_pairs = rows(shared_con, "SELECT DISTINCT benchmark FROM generation_speedups WHERE round = 'v4.1' "
+                                  "AND hardware_new = 'H200 SXM' AND hardware_base = 'H100 SXM'")
+    assert len(h100_pairs) >= 10
+
+
+def test_a_predecessor_two_steps_back_is_compared_and_says_so(shared_con):
+    # B300 -> B200 -> H200 SXM. v6.0 gpt-oss-120b Offline at 8: the best B300 and H200 SXM rows, two
+    # generations apart.
+    row = one(shared_con, SPEEDUP, ["v6.0", "gpt-oss-120b", "Offline", 8, "B300", "H200 SXM"])
+    assert row["generations_apart"] == 2
+    new = published("v6.0", row["result_id_new"], "gpt-oss-120b", "Offline")
+    base = published("v6.0", row["result_id_base"], "gpt-oss-120b", "Offline")
+    assert row["speedup"] == pytest.approx(new / base, rel=1e-12)
+
+
+def test_a_newer_part_that_is_slower_is_kept_and_flagged(shared_con):
+    # v6.0 qwen3-vl-235b-a22b Server at 8: B300 6.0-0084 Nebius 45.1513 Queries/s against its
+    # predecessor B200, 6.0-0094 RedHat 67.8642. 45.1513 / 67.8642 = 0.66532: kept, flagged.
+    assert published("v6.0", "6.0-0084", "qwen3-vl-235b-a22b", "Server") == 45.1513
+    assert published("v6.0", "6.0-0094", "qwen3-vl-235b-a22b", "Server") == 67.8642
+    row = one(shared_con, SPEEDUP, ["v6.0", "qwen3-vl-235b-a22b", "Server", 8, "B300", "B200"])
+    assert row["speedup"] == pytest.approx(45.1513 / 67.8642, rel=1e-12)
+    assert row["newer_is_slower"] is True and row["procurement_grade"] is True
+    flags = rows(shared_con, "SELECT newer_is_slower, count(*) AS n FROM generation_speedups GROUP BY ALL")
+    assert {f["newer_is_slower"] for f in flags} == {True, False}
+    assert rows(shared_con, "SELECT * FROM generation_speedups WHERE newer_is_slower <> (speedup < 1)") == []
+
+
+def test_cpu_generations_are_compared_by_processor(shared_con):
+    # CPU-only systems (no accelerator) were in no hardware comparison. v4.1 retinanet Server on 2
+    # sockets: Xeon 6980P (Granite Rapids) v4.1-0073 Intel, preview, 595.785 Queries/s; its predecessor
+    # Xeon Platinum 8592+ (Emerald Rapids), best v4.1-0034 Intel 285.455. 595.785 / 285.455 = 2.08714.
+    assert record("v4.1", "v4.1-0073", "retinanet", "Server")["Processor"].upper().endswith("6980P")
+    assert published("v4.1", "v4.1-0073", "retinanet", "Server") == 595.785
+    assert published("v4.1", "v4.1-0034", "retinanet", "Server") == 285.455
+    row = one(shared_con, SPEEDUP, ["v4.1", "retinanet", "Server", 2, "Xeon 6980P", "Xeon Platinum 8592+"])
+    assert row["speedup"] == pytest.approx(595.785 / 285.455, rel=1e-12)
+    assert (row["hardware_kind"], row["line"], row["accelerator_new"], row["total_accelerators"]) == \
+           ("cpu", "Intel Xeon", None, None)
+    assert (row["verification_new"], row["procurement_grade"]) == ("preview", False)
+
+
+def test_cpu_software_gains_at_the_same_socket_count(shared_con):
+    # Supermicro Xeon 6980P (2 sockets) llama3.1-8b Server: v5.1 5.1-0084 450.869 Tokens/s -> v6.0
+    # 6.0-0096 497.339. gain = 497.339 / 450.869 = 1.10307, same scale, procurement grade.
+    assert published("v5.1", "5.1-0084", "llama3.1-8b", "Server") == 450.869
+    assert published("v6.0", "6.0-0096", "llama3.1-8b", "Server") == 497.339
+    row = one(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'Supermicro' "
+                          "AND cpu = 'Xeon 6980P' AND benchmark = 'llama3.1-8b' AND scenario = 'Server'")
+    assert row["gain"] == pytest.approx(497.339 / 450.869, rel=1e-12)
+    assert (row["scale_from"], row["scale_to"], row["scale_changed"], row["procurement_grade"]) == (2, 2, False, True)
+    assert (row["result_id_from"], row["result_id_to"]) == ("5.1-0084", "6.0-0096")
+    cpu_rows = one(shared_con, "SELECT count(*) AS n FROM software_gains WHERE hardware_kind = 'cpu'")["n"]
+    assert cpu_rows == 18  # every one same_scale: a CPU-only system has no per-accelerator figure
+
+
+def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
+    # What a new user reads first after `make run`: the three largest new generation speedups. Taken
+    # as the report takes them (before: nothing), every one is a pair of one line and segment.
+    before = Snapshot({}, set(), pl.DataFrame(), pl.DataFrame())
+    report = build(private_con, "backfill", None, [], before)
+    assert len(report.new_speedups) == 3
+    for speedup in report.new_speedups:
+        assert speedup["segment"] == "datacenter" and speedup["line"]
+    lines = dict(report.sections())["Largest new generation speedups"]
+    assert lines[0].startswith("B200 over H200 SXM (NVIDIA HGX, 8 each), qwen3-vl-235b-a22b Server (v6.0)")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("edit, message", [
+    (("B200", "predecessor", "MI300X"), "predecessor is not an accelerator of the same line"),
+    (("H100 SXM", "predecessor", "B300"), "the line runs in a cycle"),
+    (("B200", "segment", "gaming"), "segment"),
+])
+def test_the_reference_refuses_a_broken_succession(tmp_path, edit, message):
+    import pandera.errors as pa_errors
+    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "accelerators.csv"
+    table = pl.read_csv(path, infer_schema_length=0)
+    accelerator, column, value = edit
+    table = table.with_columns(pl.when(pl.col("accelerator") == accelerator).then(pl.lit(value))
+                               .otherwise(pl.col(column)).alias(column))
+    table.write_csv(path)
+    with pytest.raises(pa_errors.SchemaError, match=message):
+        load_reference(tmp_path)
