@@ -9,10 +9,14 @@
 --     generation_speedup: baseline_accelerator at the new side's scale, same round;
 --     scaling_efficiency, scale_speedup: the new side's accelerator at baseline_total_accelerators,
 --       same round;
---     software_gain: the new side's accelerator in round_from (absent: the cited baseline's round,
---       else the latest earlier round with such a result); basis same_scale at the new side's scale,
---       per_accelerator at any scale by value per accelerator (absent: both, or the cited entries'
---       basis: one scale -> same_scale, two -> per_accelerator);
+--     software_gain: every row of the claim's submitter and accelerator in the claim's round (at the
+--       claim's total_accelerators when it names one, cited or not) against the same accelerator in
+--       round_from (absent: the cited baseline's round, else the latest earlier round with such a
+--       result), on two bases: same_scale, the same accelerator count (the only figure that isolates
+--       software), and per_accelerator at any scale by value per accelerator (scale_changed when the
+--       two sizes differ). recomputed_best is the largest same-scale figure when one exists, else the
+--       largest per-accelerator figure; recomputed_cross_scale is the figure across two sizes: the
+--       claim's own (as cited) when its entries differ in size, else the largest such figure;
 --     absolute: the best value of any verification (an open-division or unofficial row may reproduce
 --       it, and the verdict says so): highest throughput, lowest latency.
 --   Figures as in int_claim_as_cited: throughput new / base, latency base / new (times better);
@@ -21,8 +25,10 @@
 --   "up to": the largest figure across scenarios; optional claim fields (scenario, total_accelerators,
 --   submitter, basis, round_from) narrow the new side.
 -- recomputed: the figure the verdict uses: recomputed_as_cited when the claim cites entries, else
---   recomputed_best; rows_used are the rows behind it (rows_as_cited or rows_best; roles 'new' and
---   'base', absolute 'new' only). recomputed_scenario is its scenario.
+--   recomputed_best; for a software_gain whose cited entries differ in size, the same-scale figure
+--   when one exists (the claim's own cross-scale figure stays beside it, recomputed_cross_scale).
+--   rows_used are the rows behind it (roles 'new' and 'base', absolute 'new' only).
+--   recomputed_scenario is its scenario. scale_changed: that figure compares systems of two sizes.
 -- relative_difference = (recomputed - multiplier) / multiplier.
 -- weak_baseline: the cited baseline is more than 2% worse than the best verified baseline in the
 --   same scenario (throughput cited / best < 0.98; latency best / cited < 0.98; per accelerator for a
@@ -34,6 +40,8 @@
 --   1. stage post_submission_unverified or vendor_self_test -> 'directional only - do not put it in a
 --      procurement decision';
 --   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
+--   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists) ->
+--      'directional only - ...': scale, not software alone;
 --   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
 --      (no verified rows reproduce it);
 --   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
@@ -81,12 +89,28 @@ same_round_baselines AS (
                                       ELSE c.baseline_total_accelerators END
     WHERE c.kind <> 'software_gain'
 ),
+software_sides AS (
+    -- every new-side row of a software gain: the claim's submitter and accelerator in its round, at
+    -- every scale (the claim's total_accelerators when named), cited or not
+    SELECT c.id, p.result_id, p.submitter, p.round, p.accelerator, p.total_accelerators, p.scenario,
+           p.value, p.units, p.verification, a.cited_base_row AS cited_base
+    FROM stg_claims AS c
+    LEFT JOIN standing AS a ON a.claim_id = c.id
+    JOIN int_best_results AS p
+      ON  p.best_of_submitter AND p.round = c.round AND p.benchmark = c.benchmark
+      AND (c.scenario IS NULL OR p.scenario = c.scenario)
+      AND p.higher_is_better = (c.direction = 'throughput')
+      AND (c.accelerator IS NULL OR p.accelerator = c.accelerator)
+      AND (c.submitter IS NULL OR p.submitter = c.submitter)
+      AND (c.total_accelerators IS NULL OR p.total_accelerators = c.total_accelerators)
+    WHERE c.kind = 'software_gain'
+),
 earlier_round_baselines AS (
     SELECT s.*, k.basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
            b.round AS b_round, b.accelerator AS b_accelerator, b.total_accelerators AS b_total,
            b.value AS b_value, b.verification AS b_verification,
            CASE k.basis WHEN 'same_scale' THEN b.value ELSE b.value_per_accelerator END AS b_measure
-    FROM new_sides AS s
+    FROM software_sides AS s
     JOIN stg_claims AS c ON c.id = s.id
     CROSS JOIN (VALUES ('same_scale'), ('per_accelerator')) AS k(basis)
     JOIN int_best_results AS b
@@ -96,11 +120,6 @@ earlier_round_baselines AS (
       AND b.round = coalesce(c.round_from, s.cited_base.round, b.round)
       AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
                        ELSE b.value_per_accelerator IS NOT NULL END
-    WHERE c.kind = 'software_gain'
-      AND k.basis = coalesce(c.basis,
-                             CASE WHEN s.cited_base.total_accelerators = s.total_accelerators THEN 'same_scale'
-                                  WHEN s.cited_base IS NOT NULL THEN 'per_accelerator' END,
-                             k.basis)
     QUALIFY row_number() OVER (PARTITION BY s.id, s.result_id, s.scenario, k.basis
                                ORDER BY b.round_order DESC, b_measure DESC, b.result_id) = 1
 ),
@@ -118,25 +137,38 @@ best_figures AS (
                 THEN CASE x.basis WHEN 'per_accelerator' THEN x.cited_base.value / x.cited_base.total_accelerators
                                   ELSE x.cited_base.value END / x.b_measure < 0.98
             ELSE x.b_measure / x.cited_base.value < 0.98
-        END AS weak_baseline
+        END AS weak_baseline,
+        c.kind = 'software_gain' AND x.total_accelerators <> x.b_total AS scale_changed
     FROM (SELECT * FROM same_round_baselines UNION ALL BY NAME SELECT * FROM earlier_round_baselines) AS x
     JOIN stg_claims AS c ON c.id = x.id
 ),
-best_relative AS (
-    SELECT id, figure AS recomputed_best, scenario AS best_scenario, weak_baseline,
-           b_result_id AS best_baseline_result_id, b_submitter AS best_baseline_submitter,
+figure_rows AS (
+    SELECT *,
            [{'role': 'new', 'result_id': result_id, 'submitter': submitter, 'round': round,
              'accelerator': accelerator, 'total_accelerators': total_accelerators, 'scenario': scenario,
              'value': value, 'units': units, 'verification': verification},
             {'role': 'base', 'result_id': b_result_id, 'submitter': b_submitter, 'round': b_round,
              'accelerator': b_accelerator, 'total_accelerators': b_total, 'scenario': scenario,
-             'value': b_value, 'units': units, 'verification': b_verification}] AS rows_best
+             'value': b_value, 'units': units, 'verification': b_verification}] AS figure_rows
     FROM best_figures
+),
+best_relative AS (
+    -- a software gain: the largest same-scale figure when one exists, else the largest across sizes
+    SELECT id, figure AS recomputed_best, scenario AS best_scenario, weak_baseline,
+           b_result_id AS best_baseline_result_id, b_submitter AS best_baseline_submitter,
+           figure_rows AS rows_best, scale_changed AS best_scale_changed
+    FROM figure_rows
+    QUALIFY row_number() OVER (PARTITION BY id ORDER BY scale_changed, figure DESC, result_id, b_result_id) = 1
+),
+cross_scale AS (
+    SELECT id, figure AS cross_figure, figure_rows AS cross_rows
+    FROM figure_rows
+    WHERE scale_changed
     QUALIFY row_number() OVER (PARTITION BY id ORDER BY figure DESC, result_id, b_result_id) = 1
 ),
 best_absolute AS (
     SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
-           NULL AS best_baseline_result_id, NULL AS best_baseline_submitter,
+           NULL AS best_baseline_result_id, NULL AS best_baseline_submitter, false AS best_scale_changed,
            [{'role': 'new', 'result_id': p.result_id, 'submitter': p.submitter, 'round': p.round,
              'accelerator': p.accelerator, 'total_accelerators': p.total_accelerators,
              'scenario': p.scenario, 'value': p.value, 'units': p.units,
@@ -163,18 +195,31 @@ audited AS (
         a.citation_problem,
         a.recomputed_as_cited,
         coalesce(a.rows_as_cited, []) AS rows_as_cited,
+        c.kind = 'software_gain' AND a.cited_new_row.total_accelerators <> a.cited_base_row.total_accelerators
+            AS cited_scale_changed,
         b.recomputed_best,
         coalesce(b.rows_best, []) AS rows_best,
+        b.best_scale_changed,
         b.weak_baseline,
         b.best_baseline_result_id,
         b.best_baseline_submitter,
-        CASE WHEN cites_entries THEN a.recomputed_as_cited ELSE b.recomputed_best END AS recomputed,
-        CASE WHEN cites_entries THEN a.as_cited_scenario ELSE b.best_scenario END AS recomputed_scenario,
-        CASE WHEN cites_entries THEN coalesce(a.rows_as_cited, []) ELSE coalesce(b.rows_best, []) END
-            AS rows_used
+        -- the figure the verdict rests on: as cited, unless a software gain's cited entries differ in
+        -- size and a same-scale figure exists
+        cites_entries AND NOT (coalesce(cited_scale_changed, false) AND NOT coalesce(b.best_scale_changed, true))
+            AS use_as_cited,
+        CASE WHEN use_as_cited THEN a.recomputed_as_cited ELSE b.recomputed_best END AS recomputed,
+        CASE WHEN use_as_cited THEN a.as_cited_scenario ELSE b.best_scenario END AS recomputed_scenario,
+        CASE WHEN use_as_cited THEN coalesce(a.rows_as_cited, []) ELSE coalesce(b.rows_best, []) END AS rows_used,
+        CASE WHEN use_as_cited THEN coalesce(cited_scale_changed, false) ELSE coalesce(b.best_scale_changed, false) END
+            AS scale_changed,
+        CASE WHEN coalesce(cited_scale_changed, false) THEN a.recomputed_as_cited ELSE x.cross_figure END
+            AS recomputed_cross_scale,
+        CASE WHEN coalesce(cited_scale_changed, false) THEN a.rows_as_cited ELSE coalesce(x.cross_rows, []) END
+            AS rows_cross_scale
     FROM stg_claims AS c
     LEFT JOIN as_cited AS a ON a.claim_id = c.id
     LEFT JOIN best AS b ON b.id = c.id
+    LEFT JOIN cross_scale AS x ON x.id = c.id
 ),
 judged AS (
     SELECT
@@ -182,7 +227,14 @@ judged AS (
         (recomputed - multiplier) / multiplier AS relative_difference,
         list_contains(list_transform(rows_used, lambda r: r.verification), 'preview') AS uses_preview,
         len(rows_used) > 0
-            AND list_bool_and(list_transform(rows_used, lambda r: r.verification = 'verified')) AS all_verified
+            AND list_bool_and(list_transform(rows_used, lambda r: r.verification = 'verified')) AS all_verified,
+        -- a software gain's figure across two sizes, said beside the one the verdict rests on
+        CASE WHEN kind = 'software_gain' AND recomputed_cross_scale IS NOT NULL AND NOT scale_changed
+             THEN format('; across sizes ({} -> {} accelerators{}) it is {}',
+                         rows_cross_scale[2].total_accelerators, rows_cross_scale[1].total_accelerators,
+                         CASE WHEN coalesce(cited_scale_changed, false) THEN ', the claim''s own rows' ELSE '' END,
+                         round(recomputed_cross_scale, 4))
+             ELSE '' END AS cross_scale_note
     FROM audited
 )
 SELECT
@@ -190,12 +242,15 @@ SELECT
     accelerator, baseline_accelerator, total_accelerators, baseline_total_accelerators, submitter,
     multiplier, recomputed, relative_difference, recomputed_as_cited, recomputed_best, weak_baseline,
     best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,
+    scale_changed, recomputed_cross_scale, rows_cross_scale,
     CASE
         WHEN citation_problem IS NOT NULL THEN 'unclassified'
         WHEN stage IN ('post_submission_unverified', 'vendor_self_test')
             THEN 'directional only - do not put it in a procurement decision'
         WHEN stage = 'preview' OR uses_preview
             THEN 'promising, but the platform is not shipping today'
+        WHEN scale_changed
+            THEN 'directional only - do not put it in a procurement decision'
         WHEN recomputed IS NULL OR multiplier IS NULL OR abs(relative_difference) > 0.05
             THEN 'directional only - do not put it in a procurement decision'
         WHEN stage = 'mlcommons_verified' AND all_verified
@@ -207,13 +262,23 @@ SELECT
         WHEN stage IN ('post_submission_unverified', 'vendor_self_test') THEN 'stage ' || stage
         WHEN stage = 'preview' THEN 'stage preview'
         WHEN uses_preview THEN 'a row used is a preview submission'
+        WHEN scale_changed
+            THEN format('the gain compares a {}-accelerator system with a {}-accelerator one: scale, not software '
+                        'alone, and no result at equal size reproduces it ({})',
+                        rows_used[2].total_accelerators, rows_used[1].total_accelerators, round(recomputed, 4))
         WHEN recomputed IS NULL THEN 'no rows reproduce it'
         WHEN multiplier IS NULL THEN 'no number was claimed'
         WHEN abs(relative_difference) > 0.05
-            THEN format('recomputed {} is {}% from the claimed {}', round(recomputed, 4),
-                        round(100 * relative_difference, 1), multiplier)
+            THEN format('recomputed {}{} is {}% from the claimed {}{}', round(recomputed, 4),
+                        CASE WHEN kind = 'software_gain'
+                             THEN format(' at equal size ({} accelerators)', rows_used[1].total_accelerators)
+                             ELSE '' END,
+                        round(100 * relative_difference, 1), multiplier, cross_scale_note)
         WHEN stage = 'mlcommons_verified' AND all_verified
-            THEN format('verified rows reproduce it within 5% ({}%)', round(100 * relative_difference, 1))
+            THEN format('verified rows reproduce it within 5% ({}%){}{}', round(100 * relative_difference, 1),
+                        CASE WHEN kind = 'software_gain'
+                             THEN format(' at equal size ({} accelerators)', rows_used[1].total_accelerators)
+                             ELSE '' END, cross_scale_note)
         ELSE 'a row used is not verified (' || array_to_string(list_distinct(
                  list_transform(rows_used, lambda r: r.verification)), ', ') || ')'
     END AS verdict_reason,

@@ -3,7 +3,8 @@
 -- recomputed_as_cited: from exactly the entries the claim cites; recomputed_best: the new side against
 -- the best verified result of the baseline hardware, whoever submitted it. Figures: throughput
 -- new / base, latency base / new (times better); scaling_efficiency (new / base) / (accelerators_new /
--- accelerators_base); software_gain per accelerator (new / accelerators_new) / (base / accelerators_base).
+-- accelerators_base); software_gain at equal size (new / base), shown with the per-accelerator figure
+-- across sizes, (new / accelerators_new) / (base / accelerators_base), when the claim's rows change size.
 -- relative_difference = (recomputed - multiplier) / multiplier. verdict: the seeds' wording.
 -- Every rule: the header of sql/intermediate/int_claim_audit.sql, which computes it once per load.
 SELECT * FROM int_claim_audit
