@@ -74,6 +74,20 @@ class RackCapacity(pa.DataFrameModel):
     assumption: str
 
 
+class SystemPower(pa.DataFrameModel):
+    """system_power.csv: the power a whole system or rack built around an accelerator draws, as a
+    cited source states it, and what that figure includes. Per-kW estimates scale it by accelerator
+    count (system_watts / accelerators_per_system each); never mixed with measured power."""
+
+    accelerator: str = pa.Field(unique=True, description="canonical accelerator (accelerators.csv)")
+    system: str = pa.Field(str_length={"min_value": 1}, description="the system the figure is for")
+    accelerators_per_system: pl.Int64 = pa.Field(ge=1)
+    system_watts: float = pa.Field(gt=0, description="the whole system's power, in watts")
+    includes: str = pa.Field(str_length={"min_value": 1}, description="what the figure covers, and how good its source is")
+    source_url: str = pa.Field(str_startswith="https://")
+    checked_on: pl.Date = pa.Field(description="the day the figure was read from the source")
+
+
 class ProcessorAlias(pa.DataFrameModel):
     """processors.csv: alias regex -> canonical processor of a CPU-only system (no accelerator), so
     Xeon and EPYC generations and their software gains are compared as accelerators are. First

@@ -15,6 +15,10 @@
 -- benchmark: the canonical benchmark of the published model name (base_benchmark_names says how);
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
+-- published_accelerator_watts: the board power the entry itself states for its accelerators, a power
+--   cap or a TGP written in the accelerator name, the system name or the notes ("AMD Instinct MI355X
+--   288GB HBM3e (Power Cap 1000 W)", notes "B300 TGP 1100W"); accelerator_power_stated_as: 'power
+--   cap' or 'TGP' (TDP included); null when the entry states none.
 -- round_order sorts rounds numerically (v10.0 after v9.1).
 -- run_path: the run folder of the submission tree, the published Location without a leading './'
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
@@ -74,6 +78,13 @@ identified AS (
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
+        regexp_extract(concat_ws(' | ', r.accelerator_raw, r.system, r.notes),
+                       '(?i)\b(power[\s_-]*cap|TGP|TDP)[^0-9|]{0,12}([0-9]{2,4})[\s\x{202F}]*W', ['kind', 'watts'])
+            AS stated_power,
+        TRY_CAST(nullif(stated_power['watts'], '') AS DOUBLE) AS published_accelerator_watts,
+        CASE WHEN published_accelerator_watts IS NOT NULL
+             THEN CASE WHEN lower(stated_power['kind']) LIKE 'power%' THEN 'power cap' ELSE 'TGP' END
+        END AS accelerator_power_stated_as,
         trim(regexp_replace(trim(r.location), '^\./', ''), '/') AS folder,
         split_part(folder, '/', 3) = 'results' AND len(string_split(folder, '/')) >= 6 AS is_run_folder,
         rr.counts AS rule_counts, rr.loadgen_field AS rule_field, rr.source AS rule_source
@@ -152,7 +163,7 @@ judged AS (
 )
 SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
-               value_as_summarized, checked_counts, rule_counts, rule_field, rule_source),
+               value_as_summarized, checked_counts, rule_counts, rule_field, rule_source, stated_power),
     CASE WHEN unit_verdict IS DISTINCT FROM 'corrected' THEN published_units
          WHEN checked_counts = 'tokens' THEN 'Tokens/s'
          WHEN scenario = 'Offline' THEN 'Samples/s'

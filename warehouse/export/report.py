@@ -170,9 +170,9 @@ def token_economics_chart(con, round_name: str | None) -> Chart:
         WHERE verification = 'verified' AND scenario = 'Offline' AND round = ? AND accelerator IS NOT NULL
         GROUP BY ALL""", [round_name or ""])
     joules = db.query_frame(con, """
-        SELECT round, benchmark, accelerator, max(tokens_per_joule) AS tokens_per_joule
+        SELECT round, benchmark, accelerator, max(tokens_per_joule_measured) AS tokens_per_joule
         FROM token_economics
-        WHERE verification = 'verified' AND watts_basis = 'measured' AND accelerator IS NOT NULL
+        WHERE verification = 'verified' AND tokens_per_joule_measured IS NOT NULL AND accelerator IS NOT NULL
         GROUP BY ALL""")
     shows = (f"verified rows only, Offline; tokens/s per accelerator and per rack: best result of round "
              f"{round_name}; tokens per joule: only results with measured power "

@@ -11,7 +11,8 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import AcceleratorAlias, BenchmarkAlias, ProcessorAlias, RackCapacity, ResultField
+from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ProcessorAlias, RackCapacity, ResultField,
+                               SystemPower)
 from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -24,6 +25,7 @@ class Reference:
     racks: pl.DataFrame
     result_fields: pl.DataFrame
     processors: pl.DataFrame
+    system_power: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -36,7 +38,7 @@ def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
 def _reference(directory: Path, validated: dict[str, str]) -> Reference:
     reference = Reference(**{FIELDS[name]: _read(_in(directory, name), model, validated.get(name))
                              for name, model in MODELS.items()})
-    _check_benchmarks_named(reference, _in(directory, "result_fields.csv"))
+    _check_names(reference, directory)
     return reference
 
 
@@ -45,19 +47,27 @@ def _in(directory: Path, name: str) -> Path:
     return path if path.exists() or directory == REFERENCE_DIR else REFERENCE_DIR / name
 
 
-def _check_benchmarks_named(reference: Reference, path: Path) -> None:
-    """A rule for a benchmark benchmarks.csv does not know would never apply: refused, naming it."""
+def _check_names(reference: Reference, directory: Path) -> None:
+    """A rule for a benchmark benchmarks.csv does not know, or a power figure for an accelerator
+    accelerators.csv does not know, would never apply: refused, naming it."""
     known = set(reference.benchmarks["benchmark"].drop_nulls().to_list()) | {"*"}
     unknown = sorted(set(reference.result_fields["benchmark"].to_list()) - known)
     if unknown:
-        raise ValueError(f"{path}: benchmark {', '.join(unknown)} is not a benchmark of benchmarks.csv")
+        raise ValueError(f"{_in(directory, 'result_fields.csv')}: benchmark {', '.join(unknown)} "
+                         "is not a benchmark of benchmarks.csv")
+    known = set(reference.accelerators["accelerator"].to_list())
+    unknown = sorted(set(reference.system_power["accelerator"].to_list()) - known)
+    if unknown:
+        raise ValueError(f"{_in(directory, 'system_power.csv')}: accelerator {', '.join(unknown)} "
+                         "is not an accelerator of accelerators.csv")
 
 
 def _read(path: Path, model, validated_checksum: str | None = None) -> pl.DataFrame:
     content = path.read_bytes()
     types = polars_types(model)
     frame = pl.read_csv(content, infer_schema_length=0).with_columns(
-        pl.col(name).cast(dtype, strict=True) for name, dtype in types.items())
+        pl.col(name).str.to_date("%Y-%m-%d") if dtype == pl.Date else pl.col(name).cast(dtype, strict=True)
+        for name, dtype in types.items())
     return frame if checksum(content) == validated_checksum else model.validate(frame)
 
 
@@ -93,9 +103,9 @@ def default_reference() -> Reference:
 
 
 MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
-          "result_fields.csv": ResultField, "processors.csv": ProcessorAlias}
+          "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
-          "result_fields.csv": "result_fields", "processors.csv": "processors"}
+          "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power"}
 REFERENCE_FILES = tuple(MODELS)
 
 

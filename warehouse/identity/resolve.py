@@ -41,7 +41,8 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     processors = ref.processors.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
                          ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
-                         ("ref_processors", processors), ("ref_vocabulary", vocabulary_frame())):
+                         ("ref_processors", processors), ("ref_system_power", ref.system_power),
+                         ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "

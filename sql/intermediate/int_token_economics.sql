@@ -1,0 +1,69 @@
+-- What does each throughput result give per accelerator, per rack, per kW and per dollar-hour, in tokens
+-- where they are known and in the benchmark's own unit everywhere?
+-- One row per throughput result (Offline, Server, Interactive) whose unit is not suspect (stg_results).
+-- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s: one
+--   query is one sample); tokens_per_second: the result when it counts tokens, the samples x the
+--   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else null (Qwen3-VL's samples/s).
+-- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
+--   (stg_rack_capacity, with its stated assumption); rack_basis says whether the entry ran a whole
+--   rack or more ('measured on N accelerators') or the rack is extrapolated linearly from a smaller
+--   system ('extrapolated from N accelerators': it assumes scaling costs nothing).
+-- Power, never mixed (int_power_bases): measured_watts (the entry's MLPerf power result),
+--   system_estimate_watts (a cited whole system or rack scaled to the entry: power_reference), and
+--   accelerators_only_watts (board power, a published cap or TGP first, else the TDP). For each basis:
+--   throughput_per_kw_<basis> = throughput / (watts / 1000), tokens_per_joule_<basis> =
+--   tokens_per_second / watts. rack_kw_system_estimate: the system estimate per accelerator x
+--   accelerators_per_rack / 1000. Compare rows within one basis only.
+-- tokens_per_dollar_hour = tokens_per_second / (dollars_per_accelerator_hour x total_accelerators)
+--   and throughput_per_dollar_hour likewise: what one dollar buys each hour; null unless you loaded a
+--   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
+-- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
+--   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
+-- Stored once per load for the marts token_economics and rack_throughput.
+WITH rates AS (
+    SELECT *
+    FROM stg_results
+    WHERE metric = 'performance' AND higher_is_better AND unit_verdict IS DISTINCT FROM 'suspect'
+),
+priced AS (
+    SELECT
+        t.*, w.* EXCLUDE (source_id, record_no),
+        rc.accelerators_per_rack, rc.assumption AS rack_assumption,
+        pr.dollars_per_accelerator_hour
+    FROM rates AS t
+    LEFT JOIN int_power_bases AS w USING (source_id, record_no)
+    LEFT JOIN stg_rack_capacity AS rc USING (accelerator)
+    LEFT JOIN stg_prices AS pr USING (accelerator)
+)
+SELECT
+    t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,
+    t.benchmark, t.scenario,
+    t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
+    t.value_per_accelerator AS throughput_per_accelerator,
+    t.tokens_per_second,
+    t.units <> 'Tokens/s' AND t.tokens_per_second IS NOT NULL AS tokens_derived,
+    t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
+    t.accelerators_per_rack, t.rack_assumption,
+    CASE WHEN t.accelerators_per_rack IS NULL OR t.total_accelerators IS NULL THEN NULL
+         WHEN t.total_accelerators >= t.accelerators_per_rack
+             THEN format('measured on {} accelerators', t.total_accelerators)
+         ELSE format('extrapolated from {} accelerators', t.total_accelerators) END AS rack_basis,
+    t.value_per_accelerator * t.accelerators_per_rack AS throughput_per_rack,
+    t.tokens_per_second / t.total_accelerators * t.accelerators_per_rack AS tokens_per_second_per_rack,
+    t.measured_watts, t.system_estimate_watts, t.power_reference, t.accelerators_only_watts,
+    t.accelerator_power_basis,
+    t.value / (t.measured_watts / 1000) AS throughput_per_kw_measured,
+    t.value / (t.system_estimate_watts / 1000) AS throughput_per_kw_system_estimate,
+    t.value / (t.accelerators_only_watts / 1000) AS throughput_per_kw_accelerators_only,
+    t.tokens_per_second / t.measured_watts AS tokens_per_joule_measured,
+    t.tokens_per_second / t.system_estimate_watts AS tokens_per_joule_system_estimate,
+    t.tokens_per_second / t.accelerators_only_watts AS tokens_per_joule_accelerators_only,
+    t.system_estimate_watts / t.total_accelerators * t.accelerators_per_rack / 1000 AS rack_kw_system_estimate,
+    t.tokens_per_second / (t.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar_hour,
+    t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
+    t.dollars_per_accelerator_hour,
+    lp.tokens_per_second_per_user,
+    t.verification
+FROM priced AS t
+LEFT JOIN int_latency_profile AS lp
+  ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units
