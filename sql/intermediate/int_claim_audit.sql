@@ -40,8 +40,8 @@
 --   1. stage post_submission_unverified or vendor_self_test -> 'directional only - do not put it in a
 --      procurement decision';
 --   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
---   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists) ->
---      'directional only - ...': scale, not software alone;
+--   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists), or
+--      a row used with an anomaly finding (int_row_findings; findings_used) -> 'directional only - ...';
 --   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
 --      (no verified rows reproduce it);
 --   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
@@ -221,9 +221,18 @@ audited AS (
     LEFT JOIN best AS b ON b.id = c.id
     LEFT JOIN cross_scale AS x ON x.id = c.id
 ),
+flagged AS (
+    -- the anomaly rules broken by the rows a verdict rests on (int_row_findings)
+    SELECT a.id, list(DISTINCT f.rule ORDER BY f.rule) AS findings_used
+    FROM audited AS a, unnest(a.rows_used) AS u(used)
+    JOIN int_row_findings AS f
+      ON f.round = used.round AND f.result_id = used.result_id AND f.benchmark = a.benchmark
+     AND f.scenario = used.scenario
+    GROUP BY a.id
+),
 judged AS (
     SELECT
-        *,
+        a.*, coalesce(fl.findings_used, []) AS findings_used,
         (recomputed - multiplier) / multiplier AS relative_difference,
         list_contains(list_transform(rows_used, lambda r: r.verification), 'preview') AS uses_preview,
         len(rows_used) > 0
@@ -235,21 +244,22 @@ judged AS (
                          CASE WHEN coalesce(cited_scale_changed, false) THEN ', the claim''s own rows' ELSE '' END,
                          round(recomputed_cross_scale, 4))
              ELSE '' END AS cross_scale_note
-    FROM audited
+    FROM audited AS a
+    LEFT JOIN flagged AS fl USING (id)
 )
 SELECT
     id, vendor, kind, direction, stage, round, round_from, model, benchmark, scenario, recomputed_scenario,
     accelerator, baseline_accelerator, total_accelerators, baseline_total_accelerators, submitter,
     multiplier, recomputed, relative_difference, recomputed_as_cited, recomputed_best, weak_baseline,
     best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,
-    scale_changed, recomputed_cross_scale, rows_cross_scale,
+    scale_changed, recomputed_cross_scale, rows_cross_scale, findings_used,
     CASE
         WHEN citation_problem IS NOT NULL THEN 'unclassified'
         WHEN stage IN ('post_submission_unverified', 'vendor_self_test')
             THEN 'directional only - do not put it in a procurement decision'
         WHEN stage = 'preview' OR uses_preview
             THEN 'promising, but the platform is not shipping today'
-        WHEN scale_changed
+        WHEN scale_changed OR len(findings_used) > 0
             THEN 'directional only - do not put it in a procurement decision'
         WHEN recomputed IS NULL OR multiplier IS NULL OR abs(relative_difference) > 0.05
             THEN 'directional only - do not put it in a procurement decision'
@@ -266,6 +276,8 @@ SELECT
             THEN format('the gain compares a {}-accelerator system with a {}-accelerator one: scale, not software '
                         'alone, and no result at equal size reproduces it ({})',
                         rows_used[2].total_accelerators, rows_used[1].total_accelerators, round(recomputed, 4))
+        WHEN len(findings_used) > 0
+            THEN format('a row it rests on breaks an anomaly rule ({}; see anomalies)', array_to_string(findings_used, ', '))
         WHEN recomputed IS NULL THEN 'no rows reproduce it'
         WHEN multiplier IS NULL THEN 'no number was claimed'
         WHEN abs(relative_difference) > 0.05

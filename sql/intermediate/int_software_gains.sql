@@ -13,12 +13,14 @@
 -- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
 --   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
 --   when every round between is loaded.
--- procurement_grade: both sides verified (always, here) at the same scale.
+-- procurement_grade: both sides verified (always, here) at the same scale, neither with an anomaly
+-- finding (int_row_findings).
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
     SELECT 'same_scale' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
            hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
-           value AS basis_value, hardware_count AS scale, total_accelerators, software, result_id, verification
+           value AS basis_value, hardware_count AS scale, total_accelerators, software, result_id, verification,
+           has_finding
     FROM int_best_results
     WHERE verification = 'verified'
 ),
@@ -26,7 +28,7 @@ per_accelerator AS (
     SELECT 'per_accelerator' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
            NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
            value_per_accelerator AS basis_value, hardware_count AS scale, total_accelerators, software,
-           result_id, verification
+           result_id, verification, has_finding
     FROM int_best_results
     WHERE best_per_accelerator_of_submitter
 ),
@@ -43,7 +45,8 @@ paired AS (
         lag(total_accelerators) OVER w AS total_accelerators_from,
         lag(software) OVER w AS software_from,
         lag(result_id) OVER w AS result_id_from,
-        lag(verification) OVER w AS verification_from
+        lag(verification) OVER w AS verification_from,
+        lag(has_finding) OVER w AS has_finding_from
     FROM sides AS s
     WINDOW w AS (PARTITION BY basis, submitter, hardware, scale_key, benchmark, scenario, units
                  ORDER BY round_order)
@@ -70,7 +73,8 @@ SELECT
     p.software_from, p.software AS software_to,
     p.result_id_from, p.result_id AS result_id_to,
     p.verification_from, p.verification AS verification_to,
-    p.scale_from = p.scale AND p.verification_from = 'verified' AND p.verification = 'verified' AS procurement_grade
+    p.scale_from = p.scale AND p.verification_from = 'verified' AND p.verification = 'verified'
+        AND NOT p.has_finding_from AND NOT p.has_finding AS procurement_grade
 FROM paired AS p
 LEFT JOIN spans AS s USING (round_from, round)
 WHERE p.round_from IS NOT NULL

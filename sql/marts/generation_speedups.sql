@@ -10,7 +10,8 @@
 -- (int_best_results, best_of_hardware). hardware: an accelerator, or the processor of a CPU-only system.
 -- speedup = value_new / value_base for throughput, value_base / value_new for latency.
 -- newer_is_slower: speedup < 1; kept and flagged, never hidden.
--- procurement_grade is true only when both sides are verified; preview rows take part and are labelled.
+-- procurement_grade is true only when both sides are verified and neither has an anomaly finding
+-- (int_row_findings); preview rows take part and are labelled.
 WITH best AS (
     SELECT * FROM int_best_results WHERE best_of_hardware AND line IS NOT NULL
 )
@@ -27,7 +28,8 @@ SELECT
     n.submitter AS submitter_new, b.submitter AS submitter_base,
     n.result_id AS result_id_new, b.result_id AS result_id_base,
     n.verification AS verification_new, b.verification AS verification_base,
-    (n.verification = 'verified' AND b.verification = 'verified') AS procurement_grade
+    (n.verification = 'verified' AND b.verification = 'verified' AND NOT n.has_finding AND NOT b.has_finding)
+        AS procurement_grade
 FROM best AS n
 JOIN stg_successions AS s ON s.hardware = n.hardware
 JOIN best AS b

@@ -2,19 +2,28 @@
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
 -- A 'datacenter,edge' entry is ranked in both suites. Verified: audited, closed-division, available.
+-- Units are the checked units (stg_results). A result with an anomaly finding (int_row_findings:
+-- its rules in `findings`) is listed but not ranked: both ranks null.
 WITH by_suite AS (
     SELECT v.* EXCLUDE (suite), unnest(string_split(v.suite, ',')) AS suite
     FROM stg_results AS v
     WHERE v.metric = 'performance' AND v.verification = 'verified'
+),
+flagged AS (
+    SELECT b.*, f.findings, f.findings IS NOT NULL AS has_finding
+    FROM by_suite AS b
+    LEFT JOIN (SELECT source_id, record_no, list(rule ORDER BY rule) AS findings
+               FROM int_row_findings GROUP BY ALL) AS f USING (source_id, record_no)
 )
 SELECT
     round, suite, benchmark, scenario, units,
-    rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
-                 ORDER BY CASE WHEN higher_is_better THEN -value ELSE value END) AS rank_system,
-    CASE WHEN value_per_accelerator IS NOT NULL THEN
+    CASE WHEN NOT has_finding THEN
+        rank() OVER (PARTITION BY round, suite, benchmark, scenario, units, has_finding
+                     ORDER BY CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
+    CASE WHEN value_per_accelerator IS NOT NULL AND NOT has_finding THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units,
-                                  value_per_accelerator IS NOT NULL
+                                  value_per_accelerator IS NOT NULL AND NOT has_finding
                      ORDER BY value_per_accelerator DESC) END AS rank_per_accelerator,
     submitter, system, result_id, accelerator, total_accelerators, value, value_per_accelerator,
-    software, verification
-FROM by_suite
+    software, verification, coalesce(findings, []) AS findings
+FROM flagged

@@ -2,13 +2,18 @@
 -- Performance rows only, with canonical accelerator, total accelerators and value per accelerator
 -- (value / total_accelerators, throughput units only). Preview, RDI, open-division and unofficial
 -- rows never appear here. units is the checked unit (stg_results); a suspect row stays here with its
--- unit_verdict and unit_note, and leaves every procurement-grade comparison.
+-- unit_verdict and unit_note; findings lists the anomaly rules a row breaks (int_row_findings; see
+-- `anomalies`). Either leaves the row out of every procurement-grade comparison.
+WITH findings AS (
+    SELECT source_id, record_no, list(rule ORDER BY rule) AS findings FROM int_row_findings GROUP BY ALL
+)
 SELECT
     round, suite, submitter, system, platform, result_id, entry_id,
     benchmark, model, used_model, scenario, value, units, published_units, unit_verdict, unit_note,
     higher_is_better,
     accelerator, accelerator_raw, vendor, family, generation,
     accelerators_per_node, nodes, total_accelerators, value_per_accelerator,
-    software, weight_data_types, inferred, verification, source_id
+    software, weight_data_types, inferred, verification, coalesce(f.findings, []) AS findings, source_id
 FROM stg_results
+LEFT JOIN findings AS f USING (source_id, record_no)
 WHERE metric = 'performance' AND verification = 'verified'

@@ -76,6 +76,7 @@ class RunReport:
     due: list[dict] = field(default_factory=list)            # every decision due now (a file ingest)
     drift_lines: list[str] = field(default_factory=list)    # one per round with drift, loaded or not
     drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
+    flagged: list[str] = field(default_factory=list)         # corrected units and anomalies of the loaded rounds
 
     @property
     def failed(self) -> list[str]:
@@ -148,6 +149,8 @@ class RunReport:
             ("Largest new generation speedups", [
                 f"{s['hardware_new']} over {s['hardware_base']} ({s['line']}, {s['hardware_count']} each), "
                 f"{s['benchmark']} {s['scenario']} ({s['round']}): {s['speedup']:.2f}x" for s in self.new_speedups]),
+            ("Units corrected and anomalies in the loaded rounds (kept out of procurement-grade comparisons)",
+             self.flagged),
             ("Claims whose verdict changed", [
                 f"{c['id']}: {c['before'] or '(new claim)'} -> {c['after'] or '(gone)'}" for c in self.verdict_changes]),
             ("Decisions that became due", [
@@ -199,6 +202,7 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
             "drift": one_line(o.round, terms).split(": ", 1)[1].split(";")[0] if terms.height else "",
             "note": _note(o, event),
         })
+    report.flagged = flagged_lines(con, [o.round for o in outcomes if o.status == "loaded"])
     if before is None:
         return report
     after = take_snapshot(con)
@@ -210,6 +214,31 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
     due = _frame_or_empty(con, "SELECT id, due_because FROM decisions_due ORDER BY id")
     report.newly_due = [d for d in due.to_dicts() if d["id"] not in before.due] if due.height else []
     return report
+
+
+FLAGGED = """
+    SELECT round, 'units corrected' AS what, count(*) AS n,
+           string_agg(DISTINCT benchmark || ' ' || scenario || ' (' || published_units || ' -> ' || units || ')', ', '
+                      ORDER BY benchmark || ' ' || scenario || ' (' || published_units || ' -> ' || units || ')') AS which
+    FROM stg_results
+    WHERE metric = 'performance' AND unit_verdict = 'corrected' AND list_contains(?, round)
+    GROUP BY round
+    UNION ALL
+    SELECT round, rule, count(*), string_agg(DISTINCT result_id, ', ' ORDER BY result_id)
+    FROM anomalies WHERE list_contains(?, round)
+    GROUP BY round, rule
+    ORDER BY round, what"""
+
+
+def flagged_lines(con: duckdb.DuckDBPyConnection, rounds: list[str]) -> list[str]:
+    """Per loaded round: how many units were corrected, and every anomaly rule with its results."""
+    if not rounds:
+        return []
+    try:
+        found = db.query_frame(con, FLAGGED, [rounds, rounds])
+    except duckdb.CatalogException:  # views never built
+        return []
+    return [f"{r['round']}: {r['n']} {r['what']} ({r['which']})" for r in found.to_dicts()]
 
 
 def of_file_ingest(db_file: str, outcomes: list[RoundOutcome]) -> RunReport:

@@ -51,6 +51,19 @@ SECTIONS = [
                string_agg(DISTINCT benchmark, ', ' ORDER BY benchmark) AS benchmarks,
                min(result_id) AS first_result_id
         FROM summary_fidelity WHERE NOT agrees GROUP BY ALL ORDER BY ALL"""),
+    Section("units", "result units checked (stg_results: corrected and suspect rows; "
+                     "every row: SELECT * FROM verified_results WHERE unit_verdict <> 'confirmed')", """
+        SELECT round, unit_verdict, published_units, units, count(*) AS results,
+               string_agg(DISTINCT benchmark, ', ' ORDER BY benchmark) AS benchmarks,
+               min(result_id) AS first_result_id
+        FROM stg_results
+        WHERE metric = 'performance' AND unit_verdict IN ('corrected', 'suspect')
+        GROUP BY ALL ORDER BY ALL"""),
+    Section("anomalies", "anomalies: results that contradict themselves or their neighbours, kept out of "
+                         "procurement-grade comparisons (every row: SELECT * FROM anomalies)", """
+        SELECT round, rule, verification, count(*) AS findings,
+               string_agg(DISTINCT result_id, ', ' ORDER BY result_id) AS result_ids
+        FROM anomalies GROUP BY ALL ORDER BY ALL"""),
     Section("claims", "claims by verdict", """
         SELECT verdict, count(*) AS claims FROM claim_audit GROUP BY ALL ORDER BY ALL"""),
     Section("decisions-due", "decisions due for review", """

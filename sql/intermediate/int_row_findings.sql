@@ -1,0 +1,96 @@
+-- Which results contradict themselves, their own entry or the results of the same hardware?
+-- One row per (performance row, rule) that finds something; a row with a finding leaves every
+-- procurement-grade comparison (int_best_results.has_finding) and is listed in `anomalies`. Rules:
+--   unit_suspect: the run's own LoadGen summary prints another number than the table
+--     (stg_results.unit_verdict = 'suspect'; unit_note says what it prints);
+--   accelerator_count_disagrees: the accelerator name states a count, "(x87)" (several parts: their
+--     sum), other than the entry's total accelerators, or the published total differs from nodes x
+--     accelerators per node (parse: accelerator_count_disagrees); per-accelerator figures are then
+--     off by the difference;
+--   offline_below_singlestream: the entry's Offline rate (samples/s) is below the rate its own
+--     SingleStream latency implies (one sample per latency: 1000 / ms, 1 / s); Offline is the
+--     throughput ceiling, so one of the two is wrong. Both rows get the finding, each naming the other;
+--   out_of_range: the result per accelerator is more than 10x above or below the median of every
+--     closed or open result of the same benchmark, scenario and accelerator (in tokens/s where they are
+--     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares.
+-- Pairs that contradict each other (scaling efficiency above 1.05) are findings of the pair, not of
+-- either row: int_scaling_pairs and `anomalies`.
+WITH perf AS (
+    SELECT * FROM stg_results WHERE metric = 'performance'
+),
+unit_suspects AS (
+    SELECT source_id, record_no, 'unit_suspect' AS rule, unit_note AS detail, NULL AS related_result_id
+    FROM perf WHERE unit_verdict = 'suspect'
+),
+named AS (
+    SELECT *, list_sum(list_transform(regexp_extract_all(accelerator_raw, '\(x([0-9]+)\)', 1),
+                                      lambda n: n::BIGINT)) AS named_count
+    FROM perf
+),
+count_mismatches AS (
+    SELECT source_id, record_no, 'accelerator_count_disagrees' AS rule,
+           CASE WHEN named_count > 0 AND named_count <> total_accelerators
+                THEN format('the accelerator name states {} accelerators; the entry has {} ({} nodes x {})',
+                            named_count, total_accelerators, nodes, accelerators_per_node)
+                ELSE format('the entry publishes {} accelerators in all; {} nodes x {} per node is {}',
+                            total_accelerators, nodes, accelerators_per_node, nodes * accelerators_per_node)
+           END AS detail,
+           NULL AS related_result_id
+    FROM named
+    WHERE (named_count > 0 AND named_count <> total_accelerators) OR accelerator_count_disagrees
+),
+single_stream_rates AS (
+    SELECT source_id, entry_id, model, used_model, record_no, result_id, value AS latency, units,
+           CASE units WHEN 'Latency (s)' THEN 1 / value ELSE 1000 / value END AS rate
+    FROM perf WHERE scenario = 'SingleStream' AND units IN ('Latency (ms)', 'Latency (s)')
+),
+offline_pairs AS (
+    SELECT o.source_id, o.record_no AS offline_record, o.result_id AS offline_result, o.value AS offline,
+           s.record_no AS single_record, s.result_id AS single_result, s.latency, s.units, s.rate
+    FROM perf AS o
+    JOIN single_stream_rates AS s
+      ON  s.source_id = o.source_id AND s.entry_id = o.entry_id AND s.model = o.model
+      AND s.used_model IS NOT DISTINCT FROM o.used_model
+    WHERE o.scenario = 'Offline' AND o.units = 'Samples/s' AND o.value < s.rate
+),
+offline_below AS (
+    SELECT source_id, offline_record AS record_no, 'offline_below_singlestream' AS rule,
+           format('Offline {} samples/s is below the {} samples/s its own SingleStream latency ({} {}) implies',
+                  offline, round(rate, 6), latency, units) AS detail,
+           single_result AS related_result_id
+    FROM offline_pairs
+    UNION ALL
+    SELECT source_id, single_record, 'offline_below_singlestream',
+           format('SingleStream {} {} implies {} samples/s, above its own Offline {} samples/s',
+                  latency, units, round(rate, 6), offline),
+           offline_result
+    FROM offline_pairs
+),
+rates AS (
+    SELECT source_id, record_no, benchmark, scenario, accelerator,
+           CASE WHEN tokens_per_second IS NOT NULL THEN 'tokens/s' ELSE units END AS rate_unit,
+           coalesce(tokens_per_second, value) / total_accelerators AS rate
+    FROM perf
+    WHERE higher_is_better AND accelerator IS NOT NULL AND total_accelerators > 0
+      AND unit_verdict IS DISTINCT FROM 'suspect' AND verification IN ('verified', 'preview', 'open', 'rdi')
+),
+ranged AS (
+    SELECT *, median(rate) OVER peers AS peer_median, count(*) OVER peers AS peers
+    FROM rates
+    WINDOW peers AS (PARTITION BY benchmark, scenario, rate_unit, accelerator)
+),
+out_of_range AS (
+    SELECT source_id, record_no, 'out_of_range' AS rule,
+           format('{} {} per accelerator is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit,
+                  round(rate / peer_median, 3), peers, benchmark, scenario, accelerator) AS detail,
+           NULL AS related_result_id
+    FROM ranged
+    WHERE peers >= 3 AND (rate > 10 * peer_median OR rate < peer_median / 10)
+)
+SELECT f.source_id, f.record_no, p.round, p.result_id, p.submitter, p.accelerator, p.benchmark, p.scenario, p.verification,
+       f.rule, f.detail, f.related_result_id
+FROM (SELECT * FROM unit_suspects
+      UNION ALL SELECT * FROM count_mismatches
+      UNION ALL SELECT * FROM offline_below
+      UNION ALL SELECT * FROM out_of_range) AS f
+JOIN perf AS p USING (source_id, record_no)

@@ -1,0 +1,24 @@
+-- How close to linear does throughput grow when the same submitter runs more of the same accelerator
+-- on the same benchmark and throughput scenario in one round?
+-- efficiency = (value_large / value_small) / (accelerators_large / accelerators_small); 1.0 is linear.
+-- Each size is that submitter's best verified-or-preview result at that size (int_best_results,
+-- best_of_submitter).
+-- superlinear: efficiency above 1.05. More accelerators do not do more than their share each without
+-- a reason the comparison does not hold constant (another chassis, power cap or software build on one
+-- side, a small system held back): a finding of the pair (`anomalies`), never procurement grade.
+-- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear.
+-- Stored once per load for the marts scaling_efficiency and anomalies.
+SELECT
+    s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,
+    s.total_accelerators AS accelerators_small, l.total_accelerators AS accelerators_large,
+    s.value AS value_small, l.value AS value_large,
+    (l.value / s.value) / (l.total_accelerators::DOUBLE / s.total_accelerators) AS efficiency,
+    efficiency > 1.05 AS superlinear,
+    s.result_id AS result_id_small, l.result_id AS result_id_large,
+    s.verification AS verification_small, l.verification AS verification_large,
+    (s.verification = 'verified' AND l.verification = 'verified' AND NOT s.has_finding AND NOT l.has_finding
+     AND NOT superlinear) AS procurement_grade
+FROM int_best_results AS s
+JOIN int_best_results AS l USING (round, submitter, accelerator, benchmark, scenario, units)
+WHERE s.higher_is_better AND s.best_of_submitter AND l.best_of_submitter
+  AND s.total_accelerators < l.total_accelerators
