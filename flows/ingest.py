@@ -1,6 +1,7 @@
 """Backfill every round (one flow run, one task per round: flows/run_rounds.py), ingest one file."""
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.parameters import flow
 from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds, task_runner, these_rounds
 from warehouse.export.run_report import RunReport
+from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
 from warehouse.ingest.guards import GuardRefused
@@ -116,8 +118,18 @@ def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: b
         return _failed(round_name, path, exc)
     if outcome is None:
         return RoundOutcome(round_name, "failed", location=path, message=f"{path}: no such file")
+    if outcome.status == "loaded" and origin == "official":
+        date_the_round(db_file, round_name, Path(path).name)
     _refresh_views(db_file, due_before)
     return outcome
+
+
+def date_the_round(db_file: str, round_name: str, file_name: str) -> None:
+    """A round loaded from a file under a name the round table does not know gets the day of its first
+    load as its publication date (as the watcher dates the rounds it finds), so a review due "at the
+    next round" falls due on it."""
+    with file_errors(), db.connect(db_file) as con:
+        record_loaded(con, round_name, file_name, dt.date.today())
 
 
 def _failed(round_name: str, location: str, exc: Exception) -> RoundOutcome:

@@ -6,20 +6,22 @@ import polars as pl
 
 from schemas import ROUND
 
-FOUND_BY = ["registry", "watcher"]
+FOUND_BY = ["registry", "watcher", "first load"]
 EVENT_STATUSES = ["loaded", "reloaded", "failed"]
 
 
 class RoundRow(pa.DataFrameModel):
-    """One MLPerf Inference round the warehouse knows: listed in warehouse/identity/reference/rounds.toml, or
-    found by the watcher at the source under a name the registry does not list yet."""
+    """One MLPerf Inference round the warehouse knows: listed in warehouse/identity/reference/rounds.toml,
+    found by the watcher at the source under a name the registry does not list yet, or loaded (an
+    `ingest --file`) under such a name: dated the day it was first seen or first loaded."""
 
     round: str = pa.Field(unique=True, str_matches=ROUND)
     repository: str = pa.Field(str_length={"min_value": 1}, description="inference_results_vX.Y")
     branch: str = pa.Field(str_length={"min_value": 1})
     files: pl.List(pl.String) = pa.Field(description="candidate result tables, in order of preference")
     published_on: pl.Date = pa.Field(description="registry: the day MLCommons published the results; "
-                                                 "found by the watcher: the day it first saw the round")
+                                                 "found by the watcher: the day it first saw the round; "
+                                                 "first load: the day it was first loaded")
     found_by: str = pa.Field(isin=FOUND_BY)
 
 

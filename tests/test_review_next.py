@@ -74,3 +74,23 @@ def test_a_round_found_again_keeps_the_day_it_was_first_seen(tmp_path):
             (dt.date(2026, 11, 1), "watcher")]
         assert con.execute("SELECT published_on FROM rounds WHERE round = 'v6.1'").fetchall() == [
             (dt.date(2026, 9, 16),)]
+
+
+def test_a_round_loaded_from_a_file_is_dated_by_its_first_load(cli, tmp_path):
+    # `ingest v7.3 --file --origin official` under a name neither the registry nor the watcher knows:
+    # the round table dates it the day it was first loaded, and a review due "at the next round" falls
+    # due on it (decided yesterday, so today's load is after the decision).
+    db_file = tmp_path / "w.duckdb"
+    yesterday = dt.date.today() - dt.timedelta(days=1)
+    with db.connect(str(db_file)) as con:
+        (tmp_path / "d.toml").write_text(decision_toml(yesterday))
+        load_decisions(con, tmp_path / "d.toml")
+        materialize(con)
+    code, _, err = cli("ingest", "v7.3", "--file", v60_as("v7.3", tmp_path), "--origin", "official", "--db", db_file)
+    assert code == 0, err
+    today = dt.date.today()
+    with db.connect(str(db_file), read_only=True) as con:
+        assert con.execute("SELECT published_on, found_by, files FROM rounds WHERE round = 'v7.3'").fetchall() == [
+            (today, "first load", ["summary_results.json"])]
+        assert due(con) == {"after-v6.1": (
+            "v7.3", f"round v7.3 (published {today.isoformat()}) is the first published after the decision")}

@@ -1,8 +1,10 @@
-"""The warehouse's own round table: the registry's rounds, plus rounds the watcher found.
+"""The warehouse's own round table: the registry's rounds, plus rounds the watcher found or a load brought.
 
 The registry (warehouse/identity/reference/rounds.toml) is reference data: it is written into `rounds` with
 the other reference tables (resolve.load_reference_tables). A round the watcher finds under a name the
-registry does not list is recorded here, dated the day it was first seen, without editing code.
+registry does not list is recorded here, dated the day it was first seen, without editing code; one
+loaded from a file under such a name, dated the day it was first loaded. Every loaded round has a
+publication date, so a review due "at the next round" falls due on it too.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import duckdb
 import polars as pl
 
 from schemas.rounds import RoundRow
-from warehouse.identity.rounds import Round, load_registry, round_sort_key
+from warehouse.identity.rounds import Round, load_registry, round_named, round_sort_key
 from warehouse.store import db
 
 COLUMNS = ["round", "repository", "branch", "files", "published_on", "found_by"]
@@ -55,6 +57,15 @@ def record_found(con: duckdb.DuckDBPyConnection, found: Round, seen_on: dt.date)
     with db.registered(con, _found_round=_frame([found], "watcher", seen_on)):
         con.execute(f"INSERT INTO rounds ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} "
                     "FROM _found_round ON CONFLICT DO NOTHING")
+
+
+def record_loaded(con: duckdb.DuckDBPyConnection, round_name: str, file_name: str, loaded_on: dt.date) -> None:
+    """A round loaded (official) under a name the table does not know: dated the day of that first load."""
+    found = round_named(round_name)
+    found = Round(found.name, found.repository, found.branch, (file_name,))
+    with db.registered(con, _loaded_round=_frame([found], "first load", loaded_on)):
+        con.execute(f"INSERT INTO rounds ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} "
+                    "FROM _loaded_round ON CONFLICT DO NOTHING")
 
 
 def known_rounds(con: duckdb.DuckDBPyConnection) -> dict[str, Round]:
