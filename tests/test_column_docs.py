@@ -61,6 +61,15 @@ def test_descriptions_are_duckdb_comments(shared_con):
     assert view_comment.startswith("Does each vendor claim hold up")
 
 
+def test_docs_reference_md_is_up_to_date_and_cites_every_power_figure():
+    from warehouse.identity.reference import load_reference
+    from warehouse.identity.reference_docs import REFERENCE_MD, render_reference_markdown
+    generated = render_reference_markdown()
+    assert (ROOT / REFERENCE_MD).read_text(encoding="utf-8") == generated, "docs/reference.md is out of date: run `make docs`"
+    for url in load_reference().system_power["source_url"]:
+        assert f"<{url}>" in generated
+
+
 def test_docs_views_md_is_up_to_date():
     generated = column_docs.empty_warehouse_markdown()
     assert (ROOT / column_docs.VIEWS_MD).read_text(encoding="utf-8") == generated, \

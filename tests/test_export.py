@@ -221,6 +221,7 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
     code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
     assert code == 1 and "unknown view(s) nope" in err
-    code, out, _ = cli("docs", "--out", tmp_path / "views.md")
+    code, out, _ = cli("docs", "--out", tmp_path / "docs")
     assert code == 0
-    assert (tmp_path / "views.md").read_text(encoding="utf-8") == (ROOT / "docs" / "views.md").read_text(encoding="utf-8")
+    for name in ("views.md", "reference.md"):
+        assert (tmp_path / "docs" / name).read_text(encoding="utf-8") == (ROOT / "docs" / name).read_text(encoding="utf-8")

@@ -249,3 +249,26 @@ def test_rack_throughput_answers_which_rack_gives_most(shared_con):
     assert found["GB300"]["throughput_per_kw_system_estimate"] == pytest.approx(61.2443 / (132000 / 72 * 4 / 1000),
                                                                                 rel=1e-12)
     assert found["GB300"]["rack_basis"] == "extrapolated from 4 accelerators"
+
+
+def test_the_seeds_rack_decision_gets_a_row_per_rack(tmp_path):
+    # tests/fixtures/qwen3vl_racks_v6.1.summary.csv: made-up AcmeAI rows shaped as the seeds' decision
+    # (v6.1 is not in the shared data). Qwen3-VL Offline on whole racks: Vera Rubin NVL72 (preview,
+    # 18 nodes x 4 = 72) 3600 samples/s, GB300 NVL72 (available) 1200. Per rack: 3600 / 72 x 72 =
+    # 3600 and 1200, both measured on a whole rack; the preview rack is unranked, the GB300 rank 1;
+    # the Vera Rubin rack has no cited power figure, the GB300 rack 132 kW: 1200 / 132 = 9.09 per kW.
+    from tests.conftest import ROOT
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.store import db
+    fixture = ROOT / "tests" / "fixtures" / "qwen3vl_racks_v6.1.summary.csv"
+    with db.connect(str(tmp_path / "w.duckdb")) as con:
+        ingest_location(con, "v6.1", "official", "summary.csv", str(fixture))
+        materialize(con)
+        found = {r["accelerator"]: r for r in rows(con, "SELECT * FROM rack_throughput WHERE round = 'v6.1'")}
+    assert set(found) == {"Vera Rubin", "GB300"}
+    assert (found["Vera Rubin"]["throughput_per_rack"], found["Vera Rubin"]["verification"]) == (3600.0, "preview")
+    assert (found["Vera Rubin"]["rack_basis"], found["Vera Rubin"]["rank_in_round"]) == ("measured on 72 accelerators", None)
+    assert (found["GB300"]["throughput_per_rack"], found["GB300"]["rank_in_round"]) == (1200.0, 1)
+    assert found["Vera Rubin"]["rack_kw_system_estimate"] is None
+    assert found["GB300"]["throughput_per_kw_system_estimate"] == pytest.approx(1200 / 132, rel=1e-12)
+    assert found["GB300"]["throughput_unit"] == "Samples/s"

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
     command(app, "export", "mlperf-wh export bi/", "mlperf-wh export bi-csv/ --format csv",
             "mlperf-wh export bi/ --views software_gains,claim_audit")(export)
     command(app, "report", "mlperf-wh report --out report/")(report)
-    command(app, "docs", "mlperf-wh docs", "mlperf-wh docs --out /tmp/views.md")(docs)
+    command(app, "docs", "mlperf-wh docs", "mlperf-wh docs --out /tmp/docs")(docs)
 
 
 def export(
@@ -66,12 +66,15 @@ def report(out: Annotated[Path, typer.Option("--out", help="directory, replaced 
     return EXIT_OK
 
 
-def docs(out: Annotated[Optional[Path], typer.Option("--out", help="default: docs/views.md of the checkout")]
-         = None) -> int:
-    """Write docs/views.md: every mart and its column descriptions."""
+def docs(out: Annotated[Optional[Path], typer.Option("--out", help=(
+        "the directory to write into (default: docs/ of the checkout)"))] = None) -> int:
+    """Write docs/views.md (every mart and its column descriptions) and docs/reference.md (the
+    reference tables and their sources)."""
+    from warehouse.identity.reference_docs import REFERENCE_MD, render_reference_markdown
     from warehouse.views.column_docs import VIEWS_MD, empty_warehouse_markdown
-    out = out or VIEWS_MD
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(empty_warehouse_markdown(), encoding="utf-8")
-    print(out)
+    directory = out or VIEWS_MD.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in ((VIEWS_MD.name, empty_warehouse_markdown()), (REFERENCE_MD.name, render_reference_markdown())):
+        (directory / name).write_text(text, encoding="utf-8")
+        print(directory / name)
     return EXIT_OK
