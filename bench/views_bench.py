@@ -180,6 +180,7 @@ def build(con, rows: int) -> dict[str, int]:
            CASE verification WHEN 'unverified' THEN 'unofficial/' || round || '/summary.csv'
                 ELSE 'official/' || round END AS source_id,
            e * 64 + b * 8 + s AS record_no, NULL::VARCHAR AS location,
+           CASE WHEN accelerator IS NULL THEN 2 END AS processors_per_node, NULL::VARCHAR AS notes,
            has_power AND verification IN ('verified', 'open') AS has_power
     FROM bench_perf
     """)
@@ -247,7 +248,8 @@ def run(rows: int = 1_000_000, keep: str | None = None) -> dict[str, dict]:
               f"every load: {', '.join(stored)})")
         before = materialize_with_identity_stored(con)
         print(f"materialize, identity resolved in SQL (now): {materialize_seconds:.2f} s; "
-              f"with identity stored at load time (before): {before:.2f} s; target <= 6.3 s")
+              f"with identity stored at load time (before): {before:.2f} s; target <= 12.5 s "
+              "(58 models with the unit checks, anomaly rules, power bases and racks; 6.3 s for the 42 before them)")
         materialize(con)
         timings = {}
         for view in views:

@@ -6,6 +6,7 @@
 -- else, for an Interactive result, the Server rule (LoadGen runs Interactive as a Server run, and the
 -- checker reads its `effective_scenario`); of those, the latest whose round_from is not after the
 -- round. counts: tokens | samples | latency; null when no rule reaches the round (before v4.1).
+-- rule_text: the rule in words, for the note of every row it checks (written once here, not per row).
 -- The final table's unit label comes from another dictionary of the final-report tool and is
 -- checked against this (stg_results, unit_verdict).
 WITH keys AS (
@@ -31,6 +32,9 @@ SELECT
     arg_max(counts, precedence) AS counts,
     arg_max(loadgen_field, precedence) AS loadgen_field,
     arg_max(source, precedence) AS source,
-    arg_max(round_from, precedence) AS round_from
+    arg_max(round_from, precedence) AS round_from,
+    format('the {} submission checker reads LoadGen''s {} for {} {} ({})', round,
+           arg_max(loadgen_field, precedence), benchmark, scenario, arg_max(source, precedence)) AS rule_text,
+    rule_text || ', as labelled' AS note_as_labelled
 FROM candidates
 GROUP BY round, model, used_model, scenario, benchmark

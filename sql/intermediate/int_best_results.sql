@@ -21,19 +21,20 @@
 --     lowest result id (software_gains, basis per_accelerator).
 -- Every verified row here is the best verified row of its submitter's configuration (software_gains,
 -- basis same_scale).
+-- The hardware's attributes (segment, line...) are not carried here (stg_hardware has them): the
+-- window sorts move every column of every row, and these would cost a third of the build.
 -- has_finding: the row has an anomaly (int_row_findings): it still competes for "best", so a wrong
 -- number cannot hide behind a lesser one, and every comparison it takes part in is not procurement
 -- grade.
 WITH comparable AS (
     SELECT
         round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
-        total_accelerators, vendor, generation, segment, form_factor, line,
-        benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, verification, software, unit_verdict,
-        EXISTS (SELECT 1 FROM int_row_findings AS f
-                WHERE f.source_id = r.source_id AND f.record_no = r.record_no) AS has_finding,
+        total_accelerators, benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
+        result_id, entry_id, verification, software,
+        f.source_id IS NOT NULL AS has_finding,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results AS r
+    LEFT JOIN (SELECT DISTINCT source_id, record_no FROM int_row_findings) AS f USING (source_id, record_no)
     WHERE metric = 'performance' AND verification IN ('verified', 'preview')
       AND hardware IS NOT NULL AND hardware_count IS NOT NULL
 ),

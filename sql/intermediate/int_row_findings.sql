@@ -15,11 +15,16 @@
 --     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares.
 -- Pairs that contradict each other (scaling efficiency above 1.05) are findings of the pair, not of
 -- either row: int_scaling_pairs and `anomalies`.
-WITH perf AS (
-    SELECT * FROM stg_results WHERE metric = 'performance'
+WITH perf AS MATERIALIZED (
+    -- read once: every rule below scans these rows
+    SELECT source_id, record_no, entry_id, round, result_id, submitter, accelerator, benchmark, model,
+           used_model, scenario, value, units, higher_is_better, total_accelerators, nodes, accelerators_per_node,
+           accelerator_raw, accelerator_count_disagrees, unit_verdict, tokens_per_second, verification,
+           CASE WHEN unit_verdict = 'suspect' THEN unit_note END AS suspect_note  -- a note only where one is used
+    FROM stg_results WHERE metric = 'performance'
 ),
 unit_suspects AS (
-    SELECT source_id, record_no, 'unit_suspect' AS rule, unit_note AS detail, NULL AS related_result_id
+    SELECT source_id, record_no, 'unit_suspect' AS rule, suspect_note AS detail, NULL AS related_result_id
     FROM perf WHERE unit_verdict = 'suspect'
 ),
 named AS (
@@ -74,10 +79,13 @@ rates AS (
     WHERE higher_is_better AND accelerator IS NOT NULL AND total_accelerators > 0
       AND unit_verdict IS DISTINCT FROM 'suspect' AND verification IN ('verified', 'preview', 'open', 'rdi')
 ),
-ranged AS (
-    SELECT *, median(rate) OVER peers AS peer_median, count(*) OVER peers AS peers
+peer_medians AS (
+    SELECT benchmark, scenario, rate_unit, accelerator, median(rate) AS peer_median, count(*) AS peers
     FROM rates
-    WINDOW peers AS (PARTITION BY benchmark, scenario, rate_unit, accelerator)
+    GROUP BY ALL
+),
+ranged AS (
+    SELECT * FROM rates JOIN peer_medians USING (benchmark, scenario, rate_unit, accelerator)
 ),
 out_of_range AS (
     SELECT source_id, record_no, 'out_of_range' AS rule,

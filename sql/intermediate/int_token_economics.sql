@@ -8,9 +8,18 @@
 --   (stg_rack_capacity, with its stated assumption); rack_basis says whether the entry ran a whole
 --   rack or more ('measured on N accelerators') or the rack is extrapolated linearly from a smaller
 --   system ('extrapolated from N accelerators': it assumes scaling costs nothing).
--- Power, never mixed (int_power_bases): measured_watts (the entry's MLPerf power result),
---   system_estimate_watts (a cited whole system or rack scaled to the entry: power_reference), and
---   accelerators_only_watts (board power, a published cap or TGP first, else the TDP). For each basis:
+-- Power, never mixed; three bases, each its own column, each null when it cannot be stated:
+--   measured_watts: the entry's own MLPerf power result for the same benchmark and scenario (units
+--     Watts: the average wall power of the whole system under test during the run);
+--   system_estimate_watts: a whole system (or rack) of a cited reference (stg_system_power: a DGX B200
+--     at 14.3 kW, a GB200 NVL72 rack at 120 kW; what it includes is in the reference; power_reference
+--     names it), scaled to the entry's accelerator count: (watts_per_accelerator + adjustment) x
+--     total_accelerators, the adjustment being the entry's published board power minus the TDP (a power
+--     cap below the TDP lowers it; the H200 CTS at 1000 W raises it);
+--   accelerators_only_watts: the boards' power x total_accelerators, as the entry states it
+--     (accelerator_power_basis 'power cap' or 'TGP': a cap published in the system description wins
+--     over the TDP), else the TDP of accelerators.csv ('TDP'); hosts, network and cooling left out.
+--   CPU-only systems and mixed or unmatched accelerators have no estimate. For each basis:
 --   throughput_per_kw_<basis> = throughput / (watts / 1000), tokens_per_joule_<basis> =
 --   tokens_per_second / watts. rack_kw_system_estimate: the system estimate per accelerator x
 --   accelerators_per_rack / 1000. Compare rows within one basis only.
@@ -25,15 +34,29 @@ WITH rates AS (
     FROM stg_results
     WHERE metric = 'performance' AND higher_is_better AND unit_verdict IS DISTINCT FROM 'suspect'
 ),
+measured AS (
+    SELECT source_id, entry_id, model, used_model, scenario, value AS measured_watts
+    FROM stg_power_results
+    WHERE units = 'Watts'
+),
 priced AS (
     SELECT
-        t.*, w.* EXCLUDE (source_id, record_no),
+        t.*, m.measured_watts,
+        p.system AS power_reference,
+        (p.watts_per_accelerator + coalesce(t.published_accelerator_watts - t.tdp_watts, 0)) * t.total_accelerators
+            AS system_estimate_watts,
+        coalesce(t.published_accelerator_watts, t.tdp_watts) * t.total_accelerators AS accelerators_only_watts,
+        CASE WHEN t.published_accelerator_watts IS NOT NULL THEN t.accelerator_power_stated_as
+             WHEN t.tdp_watts IS NOT NULL THEN 'TDP' END AS accelerator_power_basis,
         rc.accelerators_per_rack, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
     FROM rates AS t
-    LEFT JOIN int_power_bases AS w USING (source_id, record_no)
-    LEFT JOIN stg_rack_capacity AS rc USING (accelerator)
-    LEFT JOIN stg_prices AS pr USING (accelerator)
+    LEFT JOIN measured AS m
+      ON  m.source_id = t.source_id AND m.entry_id = t.entry_id AND m.model = t.model
+      AND m.used_model IS NOT DISTINCT FROM t.used_model AND m.scenario = t.scenario
+    LEFT JOIN stg_system_power AS p ON p.accelerator = t.accelerator
+    LEFT JOIN stg_rack_capacity AS rc ON rc.accelerator = t.accelerator
+    LEFT JOIN stg_prices AS pr ON pr.accelerator = t.accelerator
 )
 SELECT
     t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,

@@ -13,7 +13,10 @@
 -- procurement_grade is true only when both sides are verified and neither has an anomaly finding
 -- (int_row_findings); preview rows take part and are labelled.
 WITH best AS (
-    SELECT * FROM int_best_results WHERE best_of_hardware AND line IS NOT NULL
+    SELECT b.*, h.vendor, h.generation, h.segment, h.form_factor, h.line
+    FROM int_best_results AS b
+    JOIN stg_hardware AS h USING (hardware, hardware_kind)
+    WHERE b.best_of_hardware AND h.line IS NOT NULL
 )
 SELECT
     n.round, n.benchmark, n.scenario, n.units, n.hardware_count, n.total_accelerators,

@@ -9,8 +9,8 @@
 --     (MLPerf's MultiStream query size) and a SingleStream query one.
 -- Estimated power never appears here (token_economics keeps it in columns of its own).
 WITH power AS (
-    SELECT source_id, entry_id, model, used_model, scenario, value AS power_value, published_units AS power_unit
-    FROM stg_results WHERE metric = 'power'
+    SELECT source_id, entry_id, model, used_model, scenario, value AS power_value, units AS power_unit
+    FROM stg_power_results
 )
 SELECT
     r.round, r.submitter, r.system, r.result_id, r.accelerator, r.cpu, r.hardware_count, r.total_accelerators,

@@ -18,7 +18,7 @@
 -- published_accelerator_watts: the board power the entry itself states for its accelerators, a power
 --   cap or a TGP written in the accelerator name, the system name or the notes ("AMD Instinct MI355X
 --   288GB HBM3e (Power Cap 1000 W)", notes "B300 TGP 1100W"); accelerator_power_stated_as: 'power
---   cap' or 'TGP' (TDP included); null when the entry states none.
+--   cap' or 'TGP' (TDP included); null when the entry states none (base_stated_power).
 -- round_order sorts rounds numerically (v10.0 after v9.1).
 -- run_path: the run folder of the submission tree, the published Location without a leading './'
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
@@ -78,16 +78,10 @@ identified AS (
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
-        regexp_extract(concat_ws(' | ', r.accelerator_raw, r.system, r.notes),
-                       '(?i)\b(power[\s_-]*cap|TGP|TDP)[^0-9|]{0,12}([0-9]{2,4})[\s\x{202F}]*W', ['kind', 'watts'])
-            AS stated_power,
-        TRY_CAST(nullif(stated_power['watts'], '') AS DOUBLE) AS published_accelerator_watts,
-        CASE WHEN published_accelerator_watts IS NOT NULL
-             THEN CASE WHEN lower(stated_power['kind']) LIKE 'power%' THEN 'power cap' ELSE 'TGP' END
-        END AS accelerator_power_stated_as,
+        sp.published_accelerator_watts, sp.accelerator_power_stated_as,
         trim(regexp_replace(trim(r.location), '^\./', ''), '/') AS folder,
         split_part(folder, '/', 3) = 'results' AND len(string_split(folder, '/')) >= 6 AS is_run_folder,
-        rr.counts AS rule_counts, rr.loadgen_field AS rule_field, rr.source AS rule_source
+        rr.counts AS rule_counts, rr.rule_text, rr.note_as_labelled
     FROM results AS r
     LEFT JOIN base_accelerator_names AS n USING (accelerator_raw)
     LEFT JOIN accelerators AS a ON a.accelerator = n.accelerator
@@ -96,6 +90,9 @@ identified AS (
     LEFT JOIN base_benchmark_names AS b
         ON b.model IS NOT DISTINCT FROM r.model AND b.used_model IS NOT DISTINCT FROM r.used_model
     LEFT JOIN round_orders AS ro ON ro.round = r.round
+    LEFT JOIN base_stated_power AS sp
+        ON  sp.accelerator_raw IS NOT DISTINCT FROM r.accelerator_raw AND sp.system IS NOT DISTINCT FROM r.system
+        AND sp.notes IS NOT DISTINCT FROM r.notes
     LEFT JOIN base_result_rules AS rr
         ON  r.metric = 'performance' AND rr.round = r.round AND rr.scenario = r.scenario
         AND rr.model IS NOT DISTINCT FROM r.model AND rr.used_model IS NOT DISTINCT FROM r.used_model
@@ -163,7 +160,7 @@ judged AS (
 )
 SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
-               value_as_summarized, checked_counts, rule_counts, rule_field, rule_source, stated_power),
+               value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled),
     CASE WHEN unit_verdict IS DISTINCT FROM 'corrected' THEN published_units
          WHEN checked_counts = 'tokens' THEN 'Tokens/s'
          WHEN scenario = 'Offline' THEN 'Samples/s'
@@ -185,11 +182,8 @@ SELECT
         WHEN rule_counts IS NULL
             THEN format('no submission-checker rule reaches {} {} {} and no run summary is loaded',
                         round, benchmark, scenario)
-        WHEN rule_counts = label_counts
-            THEN format('the {} submission checker reads LoadGen''s {} for {} {} ({}), as labelled',
-                        round, rule_field, benchmark, scenario, rule_source)
-        ELSE format('published as {}; the {} submission checker reads LoadGen''s {} for {} {} ({}): {}',
-                    published_units, round, rule_field, benchmark, scenario, rule_source, per_count(rule_counts))
+        WHEN rule_counts = label_counts THEN note_as_labelled
+        ELSE 'published as ' || published_units || '; ' || rule_text || ': ' || per_count(rule_counts)
     END AS unit_note,
     CASE WHEN unit_verdict = 'suspect' THEN NULL
          WHEN coalesce(checked_counts, label_counts) = 'tokens' THEN value

@@ -66,7 +66,7 @@ def _sql_text(value: str) -> str:
 
 
 IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_processor_names", "base_result_rules",
-                   "stg_results")
+                   "base_stated_power", "stg_results")
 
 
 def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
