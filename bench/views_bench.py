@@ -25,7 +25,8 @@ from math import gcd
 from pathlib import Path
 
 from warehouse.identity.reference import default_reference
-from warehouse.identity.resolve import IDENTITY_MODELS, load_reference_tables
+from warehouse.identity.resolve import load_reference_tables
+from warehouse.views.identities import IDENTITY_MODELS
 from warehouse.store import db
 from warehouse.views import definitions, in_dependency_order, materialize
 

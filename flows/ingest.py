@@ -9,7 +9,8 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.parameters import flow
-from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, exception_of, run_rounds, task_runner, these_rounds
+from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, materialize_views, run_rounds,
+                              task_runner, these_rounds)
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
@@ -23,7 +24,6 @@ from warehouse.store import db
 from warehouse.store.lock import WarehouseBusy, writer
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
-from warehouse.views import materialize
 
 ONE_LINE_FAILURES = EXPECTED_FAILURES + (WarehouseBusy,)
 
@@ -64,12 +64,6 @@ def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: s
     with file_errors(), db.connect(db_file) as con:
         return load_with_history(con, fetched, prepared, round_name, origin, Run("ingest", current_flow_run_id()),
                                  allow)
-
-
-@task(name="materialize-views", cache_policy=NO_CACHE)
-def materialize_views(db_file: str) -> list[str]:
-    with file_errors(), db.connect(db_file) as con:
-        return materialize(con)
 
 
 def due_decisions(db_file: str) -> set[str]:

@@ -34,7 +34,7 @@ def local_settings():
 def run_here(flow, *args, **kwargs):
     """Call `flow` (a Prefect flow, or a function that runs one) here, with the settings above; the
     garbage collector, paused while the CLI's modules loaded, resumes for the run (warehouse/startup.py)."""
-    from warehouse.startup import resume_collector
-    resume_collector()
+    from warehouse import collector
+    collector.resume()
     with local_settings():
         return flow(*args, **kwargs)

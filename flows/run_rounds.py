@@ -57,6 +57,12 @@ def task_runner() -> ThreadPoolTaskRunner:
     return ThreadPoolTaskRunner(max_workers=MAX_WORKERS)
 
 
+@task(name="materialize-views", cache_policy=NO_CACHE)
+def materialize_views(db_file: str) -> list[str]:
+    with file_errors(), db.connect(db_file) as con:
+        return materialize(con)
+
+
 def exception_of(state) -> BaseException | None:
     try:
         state.result()

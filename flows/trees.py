@@ -14,8 +14,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.ingest import materialize_views
 from flows.parameters import flow
+from flows.run_rounds import materialize_views
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan

@@ -490,7 +490,8 @@ def test_a_slow_drip_server_cannot_hold_a_fetch_past_its_deadline(cli, warehouse
 
 @pytest.mark.unit
 def test_a_bug_is_one_line_with_exit_70_and_the_traceback_behind_v(capsys, monkeypatch):
-    from warehouse.errors import EXIT_BUG, run_reporting_failures
+    from warehouse.cli.failures import run_reporting_failures
+    from warehouse.errors import EXIT_BUG
     monkeypatch.delenv("MLPERF_DEBUG", raising=False)
 
     def broken() -> int:

@@ -128,7 +128,7 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     import shutil
     import threading
 
-    from warehouse.errors import run_reporting_failures
+    from warehouse.cli.failures import run_reporting_failures
     from warehouse.ingest.pipeline import ingest_location
     from warehouse.store import db
 

@@ -1,5 +1,5 @@
 """What a CLI-started run does not pay: flow-run heartbeats (flows/local_runs.py) and the garbage
-collector while the command's modules load (warehouse/startup.py)."""
+collector while the command's modules load (warehouse/startup.py, warehouse/collector.py)."""
 from __future__ import annotations
 
 import subprocess
@@ -32,7 +32,7 @@ def test_the_console_script_resumes_the_collector_as_a_command_starts():
 
 
 def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():
-    probe = ("import gc; from warehouse import startup; gc.disable(); startup._paused = True; "
+    probe = ("import gc; from warehouse import collector; collector.pause(); "
              "from flows.local_runs import run_here; print('during run', run_here(gc.isenabled))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -91,7 +91,7 @@ def test_a_bad_value_is_one_line_naming_the_variable_and_a_usage_error(monkeypat
 
 
 def test_the_cli_reports_a_bad_value_in_one_line_with_exit_2(monkeypatch, capsys):
-    from warehouse.errors import run_reporting_failures
+    from warehouse.cli.failures import run_reporting_failures
     monkeypatch.setenv("MLPERF_WRITER_WAIT", "soon")
     assert run_reporting_failures(lambda: settings.current() and 0) == 2
     assert capsys.readouterr().err == ("error: MLPERF_WRITER_WAIT='soon': Input should be a valid number, "

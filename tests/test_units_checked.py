@@ -14,7 +14,7 @@ import pytest
 from tests.shared_rows import one, record, rows
 from tests.trees_layout import TREES
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
-from warehouse.identity.resolve import resolve_identities
+from warehouse.views.identities import resolve_identities
 
 ROW = "SELECT * FROM stg_results WHERE metric = 'performance' AND result_id = ? AND benchmark = ? AND scenario = ?"
 TOKENS = "SELECT * FROM token_economics WHERE result_id = ? AND benchmark = ? AND scenario = ?"

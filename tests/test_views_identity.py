@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import SHARED_ROUNDS
 from tests.shared_rows import records, rows
 from warehouse.identity.reference import VALIDATED_FILE, default_reference, load_reference, shipped_checksums
-from warehouse.identity.resolve import resolve_identities
+from warehouse.views.identities import resolve_identities
 from warehouse.identity.rounds import REFERENCE_DIR
 
 

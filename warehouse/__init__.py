@@ -3,5 +3,9 @@ of the pipeline, in the order the data flows: `ingest` (fetch, parse, validate, 
 published file), `identity` (what the names mean: reference tables and rounds), `store` (the DuckDB
 file, its lock and its published read-only copy), `views` (the SQL models in sql/, materialized),
 `ledger` (claims, decisions and prices, audited by the views), `export` (BI files, the static report,
-the run report) and `cli` (the `mlperf-wh` commands, which only call the others). `errors` holds the
-one table of exit codes; `interrupt` makes a signal unwind a run cleanly."""
+the run report) and `cli` (the `mlperf-wh` commands, which only call the others).
+
+The layers, top to bottom (pyproject.toml [tool.importlinter], checked in `make test`): startup, cli,
+flows, export, ledger, views, ingest, identity, store, interrupt, settings, then the ground: schemas,
+resources, sql, collector, and `errors`, the one table of exit codes, from which every domain error
+derives where it is raised."""

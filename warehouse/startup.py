@@ -7,34 +7,21 @@ objects, walks them again and again while they load: about 0.5 s of CPU in a who
 watch` on this machine. So the collector is paused for the loading; when the work starts (a flow
 run's start, in flows.local_runs.run_here, once Prefect, polars and DuckDB are in; any other command
 as it starts) the objects that exist are frozen out of its way (`gc.freeze`: never examined again)
-and it resumes, for the run itself and for long-running `serve`.
+and it resumes, for the run itself and for long-running `serve` (warehouse/collector.py).
 """
 from __future__ import annotations
 
-import gc
 import sys
 
-_paused = False
+from warehouse import collector
 
 
 def entry() -> None:
-    global _paused
     # Pandera imports Hypothesis (data synthesis for property tests) at its first validation whenever
     # it is installed, as in a development environment: 0.2-0.4 s of every run. The CLI never
     # synthesizes data, so for this process Hypothesis is absent (Pandera falls back as it does
     # when Hypothesis is not installed).
     sys.modules.setdefault("hypothesis", None)
-    gc.disable()
-    _paused = True
+    collector.pause()
     from warehouse.cli import entry as run_cli
     run_cli()
-
-
-def resume_collector() -> None:
-    """Freeze what exists and resume collecting; only after `entry` paused it (not in tests that
-    call `warehouse.cli.main`)."""
-    global _paused
-    if _paused:
-        _paused = False
-        gc.freeze()
-        gc.enable()

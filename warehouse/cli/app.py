@@ -5,11 +5,12 @@ from __future__ import annotations
 import typer
 from typer._click import exceptions as click_errors
 
+from warehouse import collector
 from warehouse.cli import build, ledger, outputs, query, runs
 from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
-from warehouse.errors import EXIT_OK, EXIT_USAGE, ExpectedFailure, UsageError, expected_failure, run_reporting_failures
-from warehouse.startup import resume_collector
+from warehouse.cli.failures import expected_failure, run_reporting_failures
+from warehouse.errors import EXIT_OK, EXIT_USAGE, ExpectedFailure, UsageError
 
 HELP = ("MLPerf Inference results as a validated, lineage-tracked DuckDB warehouse: build it "
         "(backfill, ingest, trees), ask it (sql, views, status, drift, history), hand it on "
@@ -45,7 +46,7 @@ RUNS_A_FLOW = {"backfill", "ingest", "watch", "trees"}
 def _invoke(words: list[str]) -> int:
     command = typer.main.get_command(app)
     if next((w for w in words if w in command.commands), None) not in RUNS_A_FLOW:
-        resume_collector()
+        collector.resume()
     try:
         with command.make_context("mlperf-wh", list(words)) as ctx:
             try:

@@ -71,7 +71,7 @@ def docs(out: Annotated[Optional[Path], typer.Option("--out", help=(
     """Write docs/views.md (every mart and its column descriptions) and docs/reference.md (the
     reference tables and their sources)."""
     from warehouse.identity.reference_docs import REFERENCE_MD, render_reference_markdown
-    from warehouse.views.column_docs import VIEWS_MD, empty_warehouse_markdown
+    from warehouse.views.views_markdown import VIEWS_MD, empty_warehouse_markdown
     directory = out or VIEWS_MD.parent
     directory.mkdir(parents=True, exist_ok=True)
     for name, text in ((VIEWS_MD.name, empty_warehouse_markdown()), (REFERENCE_MD.name, render_reference_markdown())):

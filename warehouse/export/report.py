@@ -15,7 +15,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
-from warehouse.export import make_staging_dir, remove_abandoned_partials, swap_in
+from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials, swap_in
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 

@@ -1,7 +1,7 @@
 """The reference tables (accelerators, benchmarks, rack capacity), read and validated.
 
 Names are resolved with them at every materialize, in SQL (sql/base/, joined by sql/staging/stg_results.sql);
-warehouse.identity.resolve.canonical_accelerators applies that same rule to other names."""
+warehouse.views.identities.canonical_accelerators applies that same rule to other names."""
 from __future__ import annotations
 
 from dataclasses import dataclass

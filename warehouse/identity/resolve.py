@@ -1,7 +1,7 @@
-"""Identity, resolved: the reference tables written into DuckDB for the SQL models (sql/staging resolves
-every published name through them at each materialize), and that same SQL rule applied to names outside
-`results` (claims, prices, tests). Round order has one SQL form here too, `round_order(name)`, the
-macro twin of `warehouse.identity.rounds.round_sort_key`."""
+"""Identity, resolved: the reference tables written into DuckDB for the SQL models (sql/base and
+sql/staging resolve every published name through them at each materialize). Round order has one SQL
+form here too, `round_order(name)`, the macro twin of `warehouse.identity.rounds.round_sort_key`.
+That same SQL rule applied to names outside `results` (claims, prices): warehouse.views.identities."""
 from __future__ import annotations
 
 import duckdb
@@ -63,47 +63,3 @@ def first_match_macro(name: str, table: pl.DataFrame, canonical: str) -> str:
 
 def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_processor_names", "base_result_rules",
-                   "base_stated_power", "stg_results")
-
-
-def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
-    """A temp `results` table with every column of the real one (the frame's own, the rest null)
-    and any other column of the frame."""
-    from warehouse.ingest.tree_tables import TABLES as TREE_TABLES  # stg_results reads run_summaries
-    con.execute(db.TABLES + TREE_TABLES)
-    types = con.execute("SELECT column_name, data_type FROM information_schema.columns "
-                        "WHERE table_schema = 'main' AND table_name = 'results' ORDER BY ordinal_position").fetchall()
-    columns = [f'"{c}"' if c in frame.columns else f'NULL::{t} AS "{c}"' for c, t in types]
-    columns += [f'"{c}"' for c in frame.columns if c not in {c for c, _ in types}]
-    columns = ", ".join(columns)
-    with db.registered(con, _published=frame):
-        con.execute(f"CREATE TEMP TABLE results AS SELECT {columns} FROM _published")
-
-
-def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.DataFrame:
-    """The identity the views give rows like these (columns accelerator_raw, model, used_model, and
-    any others of `results`): the same SQL model, run on an in-memory database, for names outside
-    `results`. Returns the frame's columns and the identity columns stg_results adds."""
-    from warehouse.views import definitions  # the models live in sql/, read by the views package
-    by_name = {v.name: v for v in definitions()}
-    with duckdb.connect() as con:
-        load_reference_tables(con, ref)
-        _results_shaped(con, frame)
-        for name in IDENTITY_MODELS:
-            con.execute(f"CREATE TEMP VIEW {name} AS\n{by_name[name].sql}")
-        published = set(db.RESULT_COLUMNS)
-        added = [c for (c,) in con.execute("SELECT column_name FROM (DESCRIBE stg_results)").fetchall()
-                 if c not in published]
-        columns = ", ".join(f'"{c}"' for c in [*frame.columns, *added])
-        return db.query_frame(con, f"SELECT {columns} FROM stg_results")
-
-
-def canonical_accelerators(names: list[str], ref: Reference | None = None) -> dict[str, str | None]:
-    """Published (or typed) accelerator names -> canonical accelerator, by the views' own rule."""
-    frame = pl.DataFrame({"accelerator_raw": sorted(set(names))}, schema={"accelerator_raw": pl.String})
-    frame = frame.with_columns(model=pl.lit(None, pl.String), used_model=pl.lit(None, pl.String))
-    resolved = resolve_identities(frame, ref)
-    return dict(resolved.select("accelerator_raw", "accelerator").iter_rows())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from schemas import ROUND_NAME
 from warehouse import settings
+from warehouse.errors import UsageError
 from warehouse.resources import package_dir
 
 REFERENCE_DIR = package_dir("warehouse.identity", "reference")
@@ -16,7 +17,7 @@ DEFAULT_SOURCE = settings.default("source")
 ROUND_PATTERN = re.compile(ROUND_NAME, re.ASCII)  # used with fullmatch
 
 
-class InvalidRoundName(ValueError):
+class InvalidRoundName(UsageError, ValueError):
     pass
 
 

@@ -2,4 +2,4 @@
 parse any of MLCommons' formats into one canonical long frame (`parse`), split the loadable rows from the
 quarantined ones (`validate`), refuse a file that would lose or replace data (`guards`), and load it in
 one transaction with its lineage (`pipeline`, `history`). The submission trees behind each row (LoadGen
-summaries, system descriptions) are parsed and loaded by `trees`, `tree_tables` and `tree_ingest`."""
+summaries, system descriptions) are parsed and loaded by `trees` and `tree_ingest` (their tables: warehouse/store/tree_tables.py)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from warehouse.errors import ExpectedFailure
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
 from warehouse.resources import checksum
 from warehouse.settings import current as current_settings
@@ -45,7 +46,7 @@ class FetchSettings:
         return [self.backoff_seconds * 2**i for i in range(self.retries)]
 
 
-class FetchError(Exception):
+class FetchError(ExpectedFailure):
     """A file could not be fetched; the message names the location."""
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from warehouse import settings
+from warehouse.errors import ExpectedFailure
 
 GUARDS = {
     "round-markers": "the file's result IDs or version column name another round",
@@ -19,7 +20,7 @@ GUARDS = {
 }
 
 
-class GuardRefused(Exception):
+class GuardRefused(ExpectedFailure):
     """A load refused by a guard; the round is left as it was."""
 
     def __init__(self, guard: str, message: str):

@@ -31,6 +31,7 @@ import polars as pl
 
 from schemas.raw import CHECKER_TO_FINAL, MAPPED, MODELS, missing_columns, unknown_columns
 from schemas.results import SCENARIOS, is_power_unit, unit_family
+from warehouse.errors import ExpectedFailure
 
 RECORD_NO = "_record_no"
 RECORD = "_record"  # the record as the file has it (a Python object): JSON only for quarantined ones
@@ -43,7 +44,7 @@ BOOKKEEPING = {RECORD_NO, RECORD, RECORD_EXTRA}
 _SCENARIO_SPELLING = {name.lower(): name for name in SCENARIOS}
 
 
-class MalformedFile(ValueError):
+class MalformedFile(ExpectedFailure, ValueError):
     """The whole file is rejected; the message names the file and what is wrong."""
 
 

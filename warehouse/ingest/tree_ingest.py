@@ -19,7 +19,7 @@ from schemas.failures import failures_of
 from schemas.trees import RunSummary, SystemDescription
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
-from warehouse.ingest.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
+from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system, run_folder
 from warehouse.store import db
 
@@ -27,7 +27,7 @@ from warehouse.store import db
 class Kind(NamedTuple):
     parse: Callable[[bytes, str], dict]
     model: type                    # the Pandera model a parsed row must pass
-    types: dict[str, str]          # column -> type (warehouse/tree_tables.py)
+    types: dict[str, str]          # column -> type (warehouse/store/tree_tables.py)
     table: str
     key: str                       # the table's key column, besides round
 

@@ -11,13 +11,14 @@ import polars as pl
 
 from schemas.claims import Claim, Decision
 from schemas.failures import validated
+from warehouse.errors import ExpectedFailure
 from warehouse.identity.reference import Reference, default_reference
-from warehouse.identity.resolve import canonical_accelerators
+from warehouse.views.identities import canonical_accelerators
 from warehouse.identity.rounds import ROUND_PATTERN
 from warehouse.store import db
 
 
-class LedgerError(ValueError):
+class LedgerError(ExpectedFailure, ValueError):
     """An invalid claims or decisions file; the message names the file, the entry and the field."""
 
 

@@ -8,10 +8,11 @@ import polars as pl
 
 from schemas.failures import Failure, validated
 from schemas.prices import Price
+from warehouse.errors import ExpectedFailure
 from warehouse.store import db
 
 
-class PriceError(ValueError):
+class PriceError(ExpectedFailure, ValueError):
     pass
 
 

@@ -137,7 +137,7 @@ def connect(path: str | None = None, read_only: bool = False,
             config: dict | None = None) -> duckdb.DuckDBPyConnection:
     """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
     WarehouseUnavailable, in one line naming the file."""
-    from warehouse.ingest.tree_tables import TABLES as TREE_TABLES
+    from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
     con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES)
     if not read_only:

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 
 from warehouse.store import db
-from warehouse.views import LAYERS, SQL_DIR, ViewFile, definitions
+from warehouse.views.catalog import LAYERS, SQL_DIR, ViewFile, definitions
 
 DOCS_FILE_NAME = "_columns.toml"
 DOCUMENTED_LAYERS = ("marts",)
@@ -166,11 +166,3 @@ def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
             lines.append(f"| `{column}` | `{type_}` | {text} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def empty_warehouse_markdown() -> str:
-    """docs/views.md rendered from a warehouse with no rows (types do not depend on the data)."""
-    from warehouse.views import materialize
-    with db.connect(":memory:") as con:
-        materialize(con)
-        return render_markdown(con)

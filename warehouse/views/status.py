@@ -89,7 +89,7 @@ def sections(con: duckdb.DuckDBPyConnection, keys: list[str] | None = None) -> l
 def _not_built_yet(exc: duckdb.CatalogException) -> bool:
     """The missing relation is one the warehouse will have (a source table of sql/layers.toml, a model of
     sql/) but this one has not created yet."""
-    from warehouse.views import Layering, definitions
+    from warehouse.views.catalog import Layering, definitions
     missing = re.search(r"with name (\w+) does not exist", str(exc))
     known = {v.name for v in definitions()} | set(Layering.read().sources)
     return bool(missing) and missing.group(1) in known

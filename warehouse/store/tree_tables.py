@@ -2,14 +2,14 @@
 
 tree_files   one row per file the tree ingest asked for: lineage (URL, sha256, bytes, validators,
              times) and its status: loaded | quarantined | missing | failed.
-run_summaries one row per run folder (one per result row), columns of warehouse.ingest.trees.SUMMARY_COLUMNS.
+run_summaries one row per run folder (one per result row), columns of schemas.loadgen.SUMMARY_COLUMNS.
 systems      one row per system description.
 """
 from __future__ import annotations
 
 import polars as pl
 
-from warehouse.ingest.trees import SUMMARY_COLUMNS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS
+from schemas.loadgen import SUMMARY_COLUMNS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS
 
 POLARS = {"text": pl.String, "bool": pl.Boolean, "int": pl.Int64, "float": pl.Float64,
           "seed": pl.UInt64, "lines": pl.List(pl.String)}

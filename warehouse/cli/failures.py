@@ -1,0 +1,66 @@
+"""How a command ends: an expected failure is one line on stderr and its exit code (the table of
+warehouse/errors.py); a signal rolls the load in flight back; a closed pipe is no failure; anything else
+is a bug (exit 70, the traceback with -v or MLPERF_DEBUG=1)."""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from warehouse import interrupt, settings
+from warehouse.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, ExpectedFailure, Interrupted, one_line
+
+
+def expected_failure(exc: BaseException) -> ExpectedFailure | None:
+    """The expected failure this exception is, or None for a bug. Domain errors are expected failures
+    where they are raised; what is left are the warehouse file's own troubles (DuckDB's errors while
+    using it) and a file the operating system refused."""
+    if isinstance(exc, ExpectedFailure):
+        return exc
+    from warehouse.store.warehouse_file import during_use  # DuckDB: only once a command failed
+    if (file_failure := during_use(exc)) is not None:
+        return file_failure
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return ExpectedFailure(f"{exc.filename}: {exc.strerror or exc}")
+    return None
+
+
+def debug_requested(verbose: bool = False) -> bool:
+    try:
+        return verbose or settings.current().debug
+    except settings.SettingsError:  # another variable is wrong: that is the error being reported
+        return False
+
+
+def run_reporting_failures(action, verbose: bool = False) -> int:
+    """Run `action()` -> exit code; expected failures and bugs become one line on stderr."""
+    try:
+        with interrupt.stop_on_signals():
+            try:
+                return action()
+            except Exception as exc:
+                interrupt.raise_if_signalled(exc)
+                raise
+    except Interrupted as exc:
+        print(f"error: interrupted by {exc}: the load in flight was rolled back (rounds loaded "
+              "before it are kept); rerun to finish", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted: the load in flight was rolled back; rerun to finish", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader closed the pipe (`| head`): not a failure. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
+        failure = expected_failure(exc)
+        if debug_requested(verbose):
+            traceback.print_exc()
+        if failure is not None:
+            print(f"error: {one_line(failure)}", file=sys.stderr)
+            return failure.exit_code
+        print(f"error: unexpected {type(exc).__name__}: {one_line(exc)}"
+              f"{'' if debug_requested(verbose) else ' (a bug: run with -v for the traceback)'}",
+              file=sys.stderr)
+        return EXIT_BUG

@@ -1,0 +1,24 @@
+"""Python's cyclic garbage collector, paused while a command's modules load and resumed when its work
+starts (the `mlperf-wh` entry point pauses it, warehouse/startup.py says why). Ground floor: imports
+nothing of the package, so the CLI and the flows can resume it without importing the entry point."""
+from __future__ import annotations
+
+import gc
+
+_paused = False
+
+
+def pause() -> None:
+    global _paused
+    gc.disable()
+    _paused = True
+
+
+def resume() -> None:
+    """Freeze what exists and resume collecting; only after `pause` (not in tests that call
+    `warehouse.cli.main`)."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.freeze()
+        gc.enable()

@@ -1,0 +1,283 @@
+"""The BI export: the marts and dimension tables as files a BI tool can trust, Parquet (partitioned
+by round), CSV (nested values as JSON text) or one Excel workbook, with a manifest.json describing every
+file; written beside the target and swapped in whole (output_dirs)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from schemas.exports import ManifestFile
+from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials, swap_in
+from warehouse.identity.rounds import round_sort_key
+from warehouse.store import db
+from warehouse.views import LAYERS, definitions
+from warehouse.views.column_docs import relation_documentation
+
+EXPORT_FORMATS = ("parquet", "csv", "xlsx")
+MANIFEST = "manifest.json"
+WORKBOOK = "mlperf.xlsx"
+RAW_TABLES = ("results", "sources", "quarantine")
+# The round a row belongs to, for partitioning and for the manifest's "rounds covered".
+ROUND_COLUMNS = ("round", "round_to", "round_from")
+EXCEL_MAX_ROWS = 1_048_575  # one row of the sheet is the header
+EXCEL_MAX_SHEET_NAME = 31
+
+
+class ExportError(Exception):
+    """The export cannot be made as asked; the target directory is left as it was."""
+
+
+def default_views() -> list[str]:
+    """Every mart, dimension marts included."""
+    return [v.name for v in definitions() if v.layer == LAYERS[-1]]
+
+
+def known_views() -> list[str]:
+    return [v.name for v in definitions()] + list(RAW_TABLES)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One view (or table) to export, with its documented columns."""
+    name: str
+    columns: list[dict]  # name, type, description
+
+    @property
+    def nested(self) -> list[str]:
+        return [c["name"] for c in self.columns if _is_nested(c["type"])]
+
+    @property
+    def round_columns(self) -> list[str]:
+        names = [c["name"] for c in self.columns]
+        return [r for r in ROUND_COLUMNS if r in names]
+
+    @property
+    def has_source_id(self) -> bool:
+        return any(c["name"] == "source_id" for c in self.columns)
+
+
+def _is_nested(duckdb_type: str) -> bool:
+    return duckdb_type.endswith("]") or duckdb_type.startswith(("STRUCT", "MAP", "UNION"))
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _check_target(target: Path) -> None:
+    if target.exists() and not target.is_dir():
+        raise ExportError(f"{target} exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).exists():
+        raise ExportError(f"{target} is not empty and holds no {MANIFEST}: it is not an mlperf-wh "
+                          "export, and an export replaces its directory whole. Choose a new or empty one")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise ExportError(f"{target.parent} is not a directory")
+    target.parent.mkdir(parents=True, exist_ok=True)
+
+
+def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "parquet",
+                 views: list[str] | None = None, warehouse_file: str | None = None) -> dict:
+    """Write the chosen views (default: every mart) into `directory`, replacing a previous export
+    whole. Returns the manifest."""
+    if fmt not in EXPORT_FORMATS:
+        raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    chosen = list(dict.fromkeys(views or default_views()))
+    unknown = [v for v in chosen if v not in known_views()]
+    if unknown:
+        raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
+    target = Path(directory).absolute()
+    _check_target(target)
+    remove_abandoned_partials(target)
+    relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
+    staging = make_staging_dir(target)
+    try:
+        writer = {"parquet": _write_parquet, "csv": _write_csv, "xlsx": _write_xlsx}[fmt]
+        files = writer(con, staging, relations)
+        manifest = _manifest(con, fmt, relations, files, staging, warehouse_file)
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+        swap_in(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+# --- the target directory ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WrittenFile:
+    relation: Relation
+    path: Path
+    where: str = "TRUE"              # which rows of the view the file holds
+    partition: dict | None = None
+    sheet: str | None = None
+
+
+def _write_parquet(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+    written = []
+    for rel in relations:
+        partition_by = rel.round_columns[0] if rel.round_columns else None
+        rows = _scalar(con, f"SELECT count(*) FROM {_ident(rel.name)}")
+        if partition_by is None or rows == 0:
+            path = staging / f"{rel.name}.parquet"
+            con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(path))} (FORMAT parquet)")
+            written.append(WrittenFile(rel, path))
+            continue
+        folder = staging / rel.name
+        con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(folder))} "
+                    f"(FORMAT parquet, PARTITION_BY ({_ident(partition_by)}), WRITE_PARTITION_COLUMNS true)")
+        for path in sorted(folder.rglob("*.parquet")):
+            value = path.parent.name.split("=", 1)[1]
+            where = f"{_ident(partition_by)} IS NULL" if value == "NULL" else \
+                f"{_ident(partition_by)} = {_literal(value)}"
+            written.append(WrittenFile(rel, path, where, {partition_by: None if value == "NULL" else value}))
+    return written
+
+
+def _flat_select(rel: Relation) -> str:
+    """The view with nested values (lists, structs) as JSON text, for formats without nesting;
+    a missing value is JSON's null, so every cell of such a column parses as JSON."""
+    columns = [f"coalesce(to_json({_ident(c['name'])})::VARCHAR, 'null') AS {_ident(c['name'])}"
+               if c["name"] in rel.nested
+               else _ident(c["name"]) for c in rel.columns]
+    return f"SELECT {', '.join(columns)} FROM {_ident(rel.name)}"
+
+
+def _write_csv(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+    written = []
+    for rel in relations:
+        path = staging / f"{rel.name}.csv"
+        con.execute(f"COPY ({_flat_select(rel)}) TO {_literal(str(path))} (FORMAT csv, HEADER true)")
+        written.append(WrittenFile(rel, path))
+    return written
+
+
+def _write_xlsx(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+    import xlsxwriter
+    path = staging / WORKBOOK
+    frames = {}
+    for rel in relations:
+        if len(rel.name) > EXCEL_MAX_SHEET_NAME:
+            raise ExportError(f"{rel.name}: Excel sheet names hold at most {EXCEL_MAX_SHEET_NAME} characters; "
+                              "export it as parquet or csv")
+        frame = db.query_frame(con, _flat_select(rel))
+        if frame.height > EXCEL_MAX_ROWS:
+            raise ExportError(f"{rel.name} has {frame.height} rows, more than an Excel sheet holds "
+                              f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
+        frames[rel.name] = _excel_safe(frame)
+    with xlsxwriter.Workbook(str(path)) as workbook:
+        for name, frame in frames.items():
+            frame.write_excel(workbook=workbook, worksheet=name, autofit=True, freeze_panes=(1, 0))
+        _column_sheet(relations).write_excel(workbook=workbook, worksheet="columns", autofit=True)
+    return [WrittenFile(rel, path, sheet=rel.name) for rel in relations]
+
+
+def _excel_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """Excel has no time zones: timestamps are written as UTC wall-clock time."""
+    return frame.with_columns(
+        pl.col(name).dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None)
+
+
+def _column_sheet(relations: list[Relation]) -> pl.DataFrame:
+    return pl.DataFrame([{"view": rel.name, "column": c["name"], "type": c["type"],
+                          "description": c["description"] or ""}
+                         for rel in relations for c in rel.columns],
+                        schema={"view": pl.String, "column": pl.String, "type": pl.String,
+                                "description": pl.String})
+
+
+# --- the manifest -----------------------------------------------------------------------------
+
+def _manifest(con, fmt: str, relations: list[Relation], files: list[WrittenFile], staging: Path,
+              warehouse_file: str | None) -> dict:
+    loads = db.query_frame(con, """
+        SELECT source_id, round, origin, url, file_name, sha256, rows_loaded, loaded_at
+        FROM sources ORDER BY round, source_id""")
+    entries = [_file_entry(con, fmt, f, staging, loads) for f in files]
+    if entries:
+        ManifestFile.validate(pl.DataFrame(
+            [{k: e.get(k) for k in ("path", "view", "sheet", "format", "rows", "bytes", "sha256")}
+             for e in entries], schema={"path": pl.String, "view": pl.String, "sheet": pl.String,
+                                        "format": pl.String, "rows": pl.Int64, "bytes": pl.Int64,
+                                        "sha256": pl.String}))
+    return {
+        "exported_at": datetime.now(timezone.utc).isoformat(),
+        "exported_by": "mlperf-wh export",
+        "format": fmt,
+        "warehouse": str(Path(warehouse_file).absolute()) if warehouse_file else None,
+        "loads": loads.to_dicts(),
+        "views": {rel.name: _view_entry(rel, [e for e in entries if e["view"] == rel.name])
+                  for rel in relations},
+        "files": entries,
+    }
+
+
+def _file_entry(con, fmt: str, f: WrittenFile, staging: Path, loads: pl.DataFrame) -> dict:
+    rel = f.relation
+    stats = _stats(con, rel, f.where, loads)
+    entry = {"path": f.path.relative_to(staging).as_posix(), "view": rel.name, "format": fmt}
+    if f.sheet:
+        entry["sheet"] = f.sheet
+    if f.partition:
+        entry["partition"] = f.partition
+    entry.update({
+        "rows": stats["rows"], "rounds": stats["rounds"], "loads": stats["loads"],
+        "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path),
+        "columns": [{**c, "encoding": "json"} if fmt != "parquet" and c["name"] in rel.nested else c
+                    for c in rel.columns],
+    })
+    return entry
+
+
+def _stats(con, rel: Relation, where: str, loads: pl.DataFrame) -> dict:
+    """Row count, rounds covered and the loads a file's rows came from. Rows that carry source_id
+    name their load; otherwise the loads of the rounds covered; a view with no round column (the
+    dimensions, decisions) is computed from the whole warehouse: every load."""
+    source = f"(SELECT * FROM {_ident(rel.name)} WHERE {where})"
+    rows = _scalar(con, f"SELECT count(*) FROM {source}")
+    rounds = sorted({r for col in rel.round_columns for (r,) in con.execute(
+        f"SELECT DISTINCT {_ident(col)} FROM {source} WHERE {_ident(col)} IS NOT NULL").fetchall()},
+        key=round_sort_key)
+    if rel.has_source_id:
+        used = sorted(s for (s,) in con.execute(f"SELECT DISTINCT source_id FROM {source}").fetchall())
+    elif rel.round_columns:
+        used = loads.filter(pl.col("round").is_in(rounds))["source_id"].to_list()
+    else:
+        used = loads["source_id"].to_list()
+    return {"rows": rows, "rounds": rounds, "loads": used}
+
+
+def _scalar(con, sql: str):
+    return con.execute(sql).fetchall()[0][0]
+
+
+def _view_entry(rel: Relation, entries: list[dict]) -> dict:
+    questions = {v.name: v.question for v in definitions()}
+    return {
+        "question": questions.get(rel.name),
+        "rows": sum(e["rows"] for e in entries),
+        "rounds": sorted({r for e in entries for r in e["rounds"]}, key=round_sort_key),
+        "files": [e["path"] + (f"#{e['sheet']}" if "sheet" in e else "") for e in entries],
+        "columns": rel.columns,
+    }
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

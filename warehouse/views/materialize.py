@@ -1,0 +1,105 @@
+"""Materialize: create or replace every model of sql/ in dependency order, in one transaction, with
+the reference tables they read; `rebuild` does it under the writer lock after a ledger load."""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import duckdb
+
+from warehouse.identity.reference import Reference
+from warehouse.identity.resolve import load_reference_tables
+from warehouse.store import db
+from warehouse.views.catalog import ViewFile, _parse_ahead, definitions
+
+def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
+    """Every view after the views it reads from (a table must be rebuilt after its inputs)."""
+    _parse_ahead([v.sql for v in views])
+    names = {v.name for v in views}
+    reads = {v.name: v.reads(names) for v in views}
+    ordered: list[ViewFile] = []
+    done: set[str] = set()
+    while len(ordered) < len(views):
+        ready = [v for v in views if v.name not in done and reads[v.name] <= done]
+        if not ready:
+            raise RuntimeError(f"views read each other in a cycle: {', '.join(sorted(names - done))}")
+        ordered.append(ready[0])
+        done.add(ready[0].name)
+    return ordered
+
+
+def _existing_kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """name -> 'view' or 'table', for everything in the schema (one catalog query, not one a model)."""
+    found = con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                        "WHERE table_schema = current_schema()").fetchall()
+    return {name: "view" if kind == "VIEW" else "table" for name, kind in found}
+
+
+def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None) -> None:
+    """Create or replace one model as its layer stores it (a view that was a table is dropped first)."""
+    if existing and existing != view.kind:
+        con.execute(f"DROP {existing.upper()} {view.name}")
+    try:
+        con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.name} AS\n{view.sql}")
+    except duckdb.Error as exc:
+        raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
+
+
+RETIRED_MODEL = re.compile(r"^(base|stg|int)_")
+
+
+def drop_retired_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile]) -> list[str]:
+    """Drop the base, staging and intermediate models an earlier version created that no file defines
+    any more (a warehouse keeps them otherwise, stale, beside the models that replaced them)."""
+    defined = {v.name for v in views}
+    retired = [(name, kind) for name, kind in con.execute(
+        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
+    ).fetchall() if RETIRED_MODEL.match(name) and name not in defined]
+    for name, kind in retired:
+        con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} IF EXISTS {name}")
+    return [name for name, _ in retired]
+
+
+@dataclass(frozen=True)
+class BuildTime:
+    """What building one model cost: wall-clock seconds and CPU seconds of every thread."""
+    view: ViewFile
+    seconds: float
+    cpu_seconds: float
+
+
+def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
+                profile: list[BuildTime] | None = None) -> list[str]:
+    """Create or replace every model in dependency order, in one transaction; with `profile`, append
+    what each model cost to build (bench/views_profile.py)."""
+    from warehouse.identity.round_table import sync_registry
+    views = in_dependency_order(definitions())
+    with db.transaction(con):
+        load_reference_tables(con, ref)
+        sync_registry(con)
+        drop_retired_models(con, views)
+        existing = _existing_kinds(con)
+        for view in views:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            create(con, view, existing.get(view.name))
+            if profile is not None:
+                profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
+        from warehouse.views.column_docs import apply_comments  # it reads the views defined here
+        apply_comments(con)
+    return [v.name for v in views]
+
+
+def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None):
+    """Under the writer lock (named `what`): `load(con)` first when given (a claims, decisions or
+    price file), then every view rebuilt, then the published copy replaced. -> (what `load`
+    returned, the views built)."""
+    from warehouse.store.publish import writing
+    path = db.db_path(db_file)
+    with writing(path, what), db.connect(path) as con:
+        loaded = load(con) if load is not None else None
+        created = materialize(con)
+    return loaded, created
+
+
