@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test test-unit test-readme bench docs report serve clean
+.PHONY: install run test test-slow test-unit test-readme bench docs report serve clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -14,8 +14,14 @@ install: $(VENV)/.installed
 run: install
 	$(VENV)/bin/mlperf-wh backfill
 
+# Every test but the slow ones (over ~10 s: whole processes starting Prefect, several flow runs in
+# a row, a fuzz, a Dask cluster, a fresh venv): those run in `make test-slow`, which CI runs after this.
+# --dist loadfile: a module's fixtures (its exports, the report page) are built by one worker, not both.
 test: install
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
+
+test-slow: install
+	$(PY) -m pytest -q -n 2 --dist loadfile -m slow
 
 # The unit tests alone (pure functions: no ../shared, no Prefect, no servers), in seconds.
 test-unit: install

@@ -58,14 +58,15 @@ def pytest_runtest_setup(item):
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One ephemeral Prefect API for the whole session (starting one costs ~10 s)."""
+    """One Prefect API for the whole session (tests/prefect_api.py: starting one costs 7-18 s)."""
     # `import prefect.main` configures Prefect's logging, binding its console handler to the
     # sys.stderr of that moment. Left to the first flow import inside a test, that is the test's
     # capsys stream, closed when the test ends: every later Prefect log line then fails, and with
     # log_prints=True the failure report recurses (RecursionError). Configure it now instead.
     import prefect.main  # noqa: F401
-    from prefect.testing.utilities import prefect_test_harness
-    with prefect_test_harness(server_startup_timeout=120):
+
+    from tests.prefect_api import prefect_api
+    with prefect_api():
         yield
 
 
@@ -223,17 +224,30 @@ def private_con(shared_warehouse, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def trees_warehouse(shared_warehouse, prefect_harness, tmp_path_factory) -> str:
-    """The shared warehouse plus `mlperf-wh trees` over every shared tree, served on 127.0.0.1 laid
-    out as the round repositories; built once per session, open it read-only."""
+def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
+    """The shared warehouse plus the tree ingest over every shared tree, read from a local directory laid
+    out as the round repositories, with the plain functions `mlperf-wh trees` runs (no Prefect; the
+    flow and the HTTP fetch are tested on their own in test_trees_ingest.py); built once per
+    session, open it read-only."""
     import shutil
+    from concurrent.futures import ThreadPoolExecutor
 
     from tests.trees_layout import round_repositories
-    from warehouse.cli import main
+    from warehouse.identity.rounds import load_registry
+    from warehouse.ingest.fetch import FetchSettings
+    from warehouse.ingest.tree_ingest import check, chunks, fetch_chunk, load, plan
+    from warehouse.store import db
+    from warehouse.views import materialize
     root = round_repositories(tmp_path_factory.mktemp("repositories"))
     path = tmp_path_factory.mktemp("trees") / "warehouse.duckdb"
     shutil.copyfile(shared_warehouse, path)
-    with serve(root) as server:
-        code = main(["trees", "--source", server.url, "--db", str(path), "--rounds", ",".join(SHARED_ROUNDS)])
-    assert code == 0, "mlperf-wh trees failed on the shared trees"
+    registry = load_registry()
+    settings = FetchSettings.from_env()
+    with db.connect(str(path)) as con:
+        files, _ = plan(con, [registry[name] for name in SHARED_ROUNDS], str(root))
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            outcomes = [o for chunk in pool.map(lambda c: fetch_chunk(c, settings), chunks(files)) for o in chunk]
+        result = load(con, check(outcomes))
+        assert not result.failed, result.problems
+        materialize(con)
     return str(path)

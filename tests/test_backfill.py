@@ -274,6 +274,7 @@ def test_ingest_unofficial_csv_loads_every_row_unverified(cli, db_file):
         ("v5.0", "unverified", 1285)]
 
 
+@pytest.mark.slow
 def test_unreachable_source_exits_nonzero_with_a_hint_and_no_traceback(tmp_path):
     """The installed command in a fresh process, as a user runs it (~12 s: Prefect starts up)."""
     command = Path(sys.executable).parent / "mlperf-wh"

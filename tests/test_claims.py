@@ -45,11 +45,12 @@ def warehouse(private_con):
     return private_con
 
 
-def load(con, tmp_path, text: str, name="claims.toml"):
+def load(con, tmp_path, text: str, name="claims.toml", rebuild=True):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     count = load_claims(con, path)
-    materialize(con)
+    if rebuild:
+        materialize(con)
     return count
 
 
@@ -190,7 +191,8 @@ def test_reloading_a_file_replaces_its_claims(warehouse, tmp_path):
     ("this is [not toml", "not valid TOML"),
 ])
 def test_invalid_claims_files_name_claim_and_field_and_change_nothing(warehouse, tmp_path, bad, expected):
-    load(warehouse, tmp_path, claim("keep", **GB300_VS_GB200_SERVER, multiplier=1.7), name="good.toml")
+    load(warehouse, tmp_path, claim("keep", **GB300_VS_GB200_SERVER, multiplier=1.7), name="good.toml",
+         rebuild=False)  # the claims table is compared, not a view
     before = db.query_frame(warehouse, "SELECT * FROM claims ORDER BY id")
     path = tmp_path / "bad.toml"
     path.write_text(claim("ok-first", **GB300_VS_GB200_SERVER, multiplier=1.7) + bad, encoding="utf-8")

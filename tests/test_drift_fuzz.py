@@ -229,6 +229,7 @@ def baselines(tmp_path_factory):
 @settings(max_examples=12, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data(), fmt=st.sampled_from(["final", "checker_csv"]))
+@pytest.mark.slow  # a fuzz: 12 drifted rounds loaded (~22 s)
 def test_drifted_round_loads_every_unbroken_row_and_names_every_new_term(data, fmt, baselines, tmp_path):
     d = Drifted(real(fmt), fmt)
     for drift in data.draw(st.lists(st.sampled_from(DRIFTS), min_size=1, max_size=len(DRIFTS), unique=True)):

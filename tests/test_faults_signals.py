@@ -75,6 +75,7 @@ def wait_gone(pids: set[int], timeout: float) -> set[int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cli, tmp_path, prefect_home):
     interrupted, clean = str(tmp_path / "interrupted.duckdb"), str(tmp_path / "clean.duckdb")
     with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
@@ -109,6 +110,7 @@ def _error_lines(err: str) -> str:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc")
+@pytest.mark.slow
 def test_kill_9_leaves_no_prefect_server_behind(tmp_path, prefect_home):
     with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
         process = start_backfill(server.url, str(tmp_path / "w.duckdb"), prefect_home, "v6.0")

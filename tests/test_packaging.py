@@ -112,6 +112,7 @@ def fresh_venv_with_our_wheel(wheel: Path, where: Path) -> Path:
 
 
 @pytest.mark.integration
+@pytest.mark.slow
 def test_the_wheel_installed_in_a_fresh_venv_backfills_from_another_directory(tmp_path):
     """Acceptance (issue 9): `pip install` of the built wheel into a fresh venv, then `mlperf-wh backfill`
     run from an unrelated directory, builds a warehouse whose views exist and hold verified rows.

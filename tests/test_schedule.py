@@ -21,6 +21,7 @@ def test_scheduled_flow_loads_rounds_and_fails_loudly_on_a_failed_round(prefect_
         scheduled_backfill(source="http://127.0.0.1:9/unreachable", db_file=db_file, rounds="v6.0")
 
 
+@pytest.mark.slow  # a round and its result tree through the scheduled flow (~12 s)
 def test_scheduled_flow_ingests_the_trees_of_a_round_it_loaded(prefect_harness, db_file, tmp_path):
     from tests.conftest import serve
     from tests.trees_layout import round_repositories

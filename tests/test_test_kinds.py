@@ -6,9 +6,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
+@pytest.mark.slow
 def test_unit_tests_run_without_the_shared_data_or_a_prefect_server(tmp_path):
     """The unit tests in a fresh process with the shared data hidden (MLPERF_SHARED_DIR names a
     directory that does not exist) and Prefect pointed at a port nothing listens on: they must

@@ -69,6 +69,7 @@ def private_warehouse(shared_warehouse, tmp_path) -> str:
     return str(path)
 
 
+@pytest.mark.slow  # three tree ingests of a round (~14 s)
 def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes(
         private_warehouse, tmp_path, cli):
     root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
@@ -128,6 +129,7 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
         con.close()
 
 
+@pytest.mark.slow
 def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehouse, prefect_harness, tmp_path):
     from distributed import LocalCluster
 

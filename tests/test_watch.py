@@ -8,6 +8,7 @@ import os
 
 import duckdb
 import polars as pl
+import pytest
 
 from schemas.rounds import LoadEvent
 from tests.conftest import MIRROR, serve
@@ -65,6 +66,7 @@ def assert_events_follow_their_schema(db: str) -> None:
     LoadEvent.validate(stored.with_columns(pl.col("loaded_at").dt.convert_time_zone("UTC")), lazy=True)
 
 
+@pytest.mark.slow  # five watcher runs in a row (~33 s)
 def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_and_says_when_nothing_is_new(
         cli, db_file, tmp_path, monkeypatch):
     upstream = tmp_path / "upstream"

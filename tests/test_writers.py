@@ -14,6 +14,7 @@ from tests.test_backfill import snapshot, summary
 from warehouse.store.lock import writer
 from warehouse.store.publish import publish
 
+pytestmark = pytest.mark.slow  # whole processes, each starting Prefect (~10 s a test)
 COMMAND = Path(sys.executable).with_name("mlperf-wh")
 
 

@@ -60,7 +60,10 @@ def swap_in(staging: Path, target: Path) -> None:
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False when unsupported."""
+    """Atomically swap two directories (Linux renameat2 RENAME_EXCHANGE); False when unsupported.
+
+    ctypes, not a library: no maintained package exposes RENAME_EXCHANGE, and os.replace cannot
+    swap two non-empty directories."""
     if not sys.platform.startswith("linux"):
         return False
     libc = ctypes.CDLL(None, use_errno=True)

@@ -150,6 +150,8 @@ def _read_local(path: Path, file_name: str, settings: FetchSettings) -> Fetched:
 
 
 def _conditional_headers(previous: Previous | None) -> dict[str, str]:
+    # Not requests-cache or CacheControl: the validators belong to the warehouse's recorded loads
+    # (a file counts as unchanged only against what was loaded), not to an HTTP cache on disk.
     headers = {}
     if previous and previous.etag:
         headers["If-None-Match"] = previous.etag

@@ -144,7 +144,9 @@ def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFi
 def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: requests.Session,
                        force: bool = False) -> Fetched:
     """warehouse.ingest.fetch.fetch, retried on transient errors with the settings' backoff (a chunk's
-    files are retried one by one, not the chunk)."""
+    files are retried one by one, not the chunk). A loop, not tenacity or urllib3's Retry: the
+    same delays and is_transient test as the round flow's Prefect task retries, so a 4xx or a
+    size cap is never retried."""
     delays = settings.retry_delays()
     for attempt in range(len(delays) + 1):
         try:

@@ -4,6 +4,9 @@ with a message naming the run that holds it.
 DuckDB itself lets one process write a database file; a second writer fails at once. The lock
 file beside the warehouse (`<db>.lock`, an flock, released by the kernel even if its holder is
 killed) turns that into a bounded wait, and says who holds it.
+
+Not py-filelock: its Unix lock opens the file with O_TRUNC on every attempt, so each waiter would
+erase the holder's name that this lock keeps in the file.
 """
 from __future__ import annotations
 
