@@ -77,7 +77,9 @@ class Decision(pa.DataFrameModel):
     title: str = pa.Field(str_length={"min_value": 1})
     workload: str
     metric: str
-    measured_by: str
+    measured_by: str = pa.Field(description="as written; a list is joined with '; '")
+    measured_by_items: pl.List(pl.String) = pa.Field(description="each item of measured_by: an own run's "
+                                                     "label or run id links it (own_runs)")
     claims_used: pl.List(pl.String)
     claims_excluded: pl.List(pl.String)
     decision: str = pa.Field(str_length={"min_value": 1})

@@ -110,11 +110,53 @@ class ProcessorAlias(pa.DataFrameModel):
         return succession_holds(data.lazyframe, "processor")
 
 
-def patterns_compile(series) -> pl.LazyFrame:
-    patterns = series.lazyframe.select("pattern").collect().to_series().to_list()
+class ModelId(pa.DataFrameModel):
+    """model_ids.csv: the model id a serving benchmark reports (a Hugging Face id, a local name) ->
+    the MLPerf benchmark family it is, and that family's benchmarks. First matching row wins; a row
+    whose `exclude` pattern also matches does not (a distilled model is another model)."""
+
+    pattern: str = pa.Field(unique=True, description="regular expression searched in the model id")
+    exclude: str = pa.Field(nullable=True, description="ids this pattern matches that are other models")
+    family: str = pa.Field(str_length={"min_value": 1}, description="the model, as MLPerf names it")
+    benchmarks: str = pa.Field(str_matches=r"^\S+( \S+)*$",
+                               description="the canonical benchmarks (benchmarks.csv) running it, space-separated")
+    note: str
+
+    @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
+    def compiles(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series)
+
+    @pa.check("exclude", error="exclude is not a valid RE2 regular expression")
+    def exclude_compiles(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series, "exclude")
+
+    @pa.dataframe_check(error="one family lists different benchmarks on different rows")
+    def family_benchmarks_agree(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("benchmarks").n_unique().over("family") == 1)
+
+
+class ScenarioConstraint(pa.DataFrameModel):
+    """scenario_constraints.csv: the latency a Server or Interactive run of an LLM benchmark must keep
+    at the 99th percentile (LoadGen's mlperf.conf); Offline has none."""
+
+    benchmark: str = pa.Field(description="canonical benchmark (benchmarks.csv)")
+    scenario: str = pa.Field(isin=["Server", "Interactive"])
+    ttft_p99_ms: float = pa.Field(gt=0, description="time to first token, ms")
+    tpot_p99_ms: float = pa.Field(gt=0, description="time per output token, ms")
+    source: str = pa.Field(str_startswith="https://")
+
+    @pa.dataframe_check(error="(benchmark, scenario) repeated")
+    def one_row_each(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("benchmark", "scenario").is_unique())
+
+
+def patterns_compile(series, column: str = "pattern") -> pl.LazyFrame:
+    """Per row: the column's pattern compiles as RE2 (DuckDB's dialect); an empty cell passes."""
+    patterns = series.lazyframe.select(column).collect().to_series().to_list()
+    written = [p for p in patterns if p is not None]
     with duckdb.default_connection().cursor() as con:  # the process's in-memory database: no new one
-        valid = [True] * len(patterns) if _all_compile(con, patterns) else [_compiles(con, p) for p in patterns]
-    return pl.LazyFrame({"pattern": valid})
+        compiled = {p: True for p in written} if _all_compile(con, written) else {p: _compiles(con, p) for p in written}
+    return pl.LazyFrame({column: [p is None or compiled[p] for p in patterns]})
 
 
 def succession_holds(frame: pl.LazyFrame, part: str) -> pl.LazyFrame:

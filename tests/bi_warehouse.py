@@ -1,5 +1,5 @@
 """A warehouse for the BI tests: the shared rounds, the example claims and decision, one claim the
-shared rows reproduce, and one decision due for review (round v6.0 is loaded). Import the fixture
+shared rows reproduce, one decision due for review (round v6.0 is loaded) and one own measurement. Import the fixture
 into a test module to use it."""
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import shutil
 import pytest
 
 from tests.conftest import ROOT
+from tests.test_measurements_read import VLLM_C64
 from warehouse.ledger.claims import load_claims, load_decisions
+from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
 from warehouse.store import db
 from warehouse.views import materialize
 
@@ -59,5 +61,7 @@ decided_on = 2026-05-01
 review_due = "v6.0"
 """, encoding="utf-8")
         load_decisions(con, due)
-        materialize(con)
+        # and a replay of one's own, for own_runs, own_vs_mlperf and the report's chart of them
+        load_measurements(con, VLLM_C64, None, RunOptions(accelerator="H200", accelerators=8))
+        materialize(con, changed={"claims", "decisions", *MEASUREMENT_TABLES})
     return str(path)

@@ -50,7 +50,7 @@ def load(con, tmp_path, text: str, name="claims.toml", rebuild=True):
     path.write_text(text, encoding="utf-8")
     count = load_claims(con, path)
     if rebuild:
-        materialize(con)
+        materialize(con, changed={"claims"})  # as `mlperf-wh claims load` does
     return count
 
 
@@ -225,7 +225,7 @@ def test_decision_using_a_post_submission_claim_is_flagged(warehouse, tmp_path):
     path = tmp_path / "decisions.toml"
     path.write_text(decision("d-flagged", ["good", "post"]) + decision("d-clean", ["good"], ["post"]))
     load_decisions(warehouse, path)
-    materialize(warehouse)
+    materialize(warehouse, changed={"decisions"})
     rows = {r["id"]: r for r in db.query_frame(warehouse, "SELECT * FROM decision_records").to_dicts()}
     assert rows["d-flagged"]["flagged"] is True
     assert rows["d-flagged"]["non_procurement_grade_claims"] == ["post"]
@@ -255,7 +255,7 @@ def test_decision_becomes_due_when_its_review_round_is_loaded(tmp_path):
                                          + decision("review-by-date", ["good"], review_due="2026-01-01")
                                          + decision("review-later", ["good"], review_due="v7.0"))
         load_decisions(con, tmp_path / "d.toml")
-        materialize(con)
+        materialize(con, changed={"decisions"})
         due_before = {i for (i,) in con.execute("SELECT id FROM decisions_due").fetchall()}
     assert due_before == {"review-by-date"}  # its date has passed; v6.0 is not loaded yet
     load_shared_rounds(path, rounds=("v6.0",))
@@ -270,7 +270,7 @@ def test_example_ledger_and_decision_load_and_audit(warehouse):
     """The shipped examples: NVIDIA's v6.1 claims and the seeds' capacity decision record."""
     assert load_claims(warehouse, ROOT / "examples" / "claims_v6.1_nvidia.example.toml") == 15
     assert load_decisions(warehouse, ROOT / "examples" / "decisions.example.toml") == 1
-    materialize(warehouse)
+    materialize(warehouse, changed={"claims", "decisions"})
     verdicts = dict(warehouse.execute("SELECT id, verdict FROM claim_audit").fetchall())
     # v6.1 is not in the shared data: claims citing v6.1 entries cannot be audited as cited
     # (unclassified, with the reason); uncited ones are not reproduced by any row.

@@ -94,7 +94,7 @@ def audited(shared_warehouse, tmp_path_factory):
     con = db.connect(str(path))
     load_claims(con, directory / "claims.toml")
     load_decisions(con, directory / "decisions.toml")
-    materialize(con)
+    materialize(con, changed={"claims", "decisions"})
     yield con
     con.close()
 

@@ -18,7 +18,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 CHARTS = ["software_gains", "generation_speedups", "scaling_efficiency", "token_economics", "leaderboard",
-          "claim_audit"]
+          "claim_audit", "own_vs_mlperf"]
 
 
 @pytest.fixture(scope="module")

@@ -176,7 +176,7 @@ def test_tokens_per_dollar_hour_needs_a_loaded_price(shared_con, private_con):
     # In a private copy: B200 at $5.00 per accelerator-hour. 6.0-0040 (8x B200) deepseek-r1 Offline
     # 57116.9 Tokens/s -> 57116.9 / (5.00 x 8) = 1427.92 tokens/s per $/h (x 3600 = tokens per dollar).
     private_con.execute("INSERT INTO prices VALUES ('B200', 5.0, 'test price')")
-    materialize(private_con)  # as `mlperf-wh prices load` does: the economics are stored once per load
+    materialize(private_con, changed={"prices"})  # as `mlperf-wh prices load` does
     row = one(private_con, TOKEN_ROW, ["6.0-0040", "deepseek-r1", "Offline"])
     assert row["dollars_per_accelerator_hour"] == 5.0
     assert row["tokens_per_dollar_hour"] == pytest.approx(57116.9 / (5.0 * 8), rel=1e-12)

@@ -1,4 +1,5 @@
--- The canonical accelerator of every distinct published accelerator name in `results`.
+-- The canonical accelerator of every distinct accelerator name in `results` (as published) and in
+-- `own_measurements` (as you named it): one rule for both.
 -- The name is cleaned first (trademark marks and "(TM)"/"(R)", count and power-cap annotations such
 -- as "(x8)" or "(Power Cap 1000 W)", and every kind of white space run folded to one space); then
 -- each part of a multi-accelerator name (parts joined by ",", "and" or "+") takes the accelerator
@@ -7,7 +8,9 @@
 -- parts' canonical names, distinct, sorted and joined with " + " (for example "MI300X + MI325X");
 -- null when any part matches no pattern (`mlperf-wh drift` lists those names).
 WITH accelerator_names AS (
-    SELECT DISTINCT accelerator_raw FROM results WHERE accelerator_raw IS NOT NULL
+    SELECT accelerator_raw FROM results WHERE accelerator_raw IS NOT NULL
+    UNION
+    SELECT accelerator_raw FROM own_measurements
 ),
 cleaned AS (
     SELECT

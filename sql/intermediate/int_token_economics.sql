@@ -28,7 +28,7 @@
 --   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
--- Stored once per load for the marts token_economics and rack_throughput.
+-- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
 WITH rates AS (
     SELECT *
     FROM stg_results
@@ -86,7 +86,8 @@ SELECT
     t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
-    t.verification
+    t.verification,
+    t.source_id, t.record_no  -- the row's key, for own_vs_mlperf (the mart leaves them out)
 FROM priced AS t
 LEFT JOIN int_latency_profile AS lp
   ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units

@@ -5,6 +5,9 @@
 -- pattern of warehouse/identity/reference/accelerators.csv matches), 'processor' (the published
 -- processor of a CPU-only system that no pattern of processors.csv matches) or 'benchmark' (a
 -- published model name that no alias of benchmarks.csv matches). rows: how many loaded rows carry the term.
+-- Your own measurements (round null, source_id 'own/' + the 12 hex digits their run ids begin with):
+-- 'accelerator' (a name you gave that no pattern of accelerators.csv matches) and 'model' (a model id
+-- no pattern of model_ids.csv matches); those runs are loaded and compared with nothing.
 -- Drift is not failure: those rows are in `results`. Rows whose unit has no known direction
 -- (higher_is_better null) or whose accelerator is unmatched stay out of the comparison views.
 -- Resolved at query time (stg_results), so editing a reference CSV clears its entries without a refetch.
@@ -49,10 +52,21 @@ new_columns AS (
            (SELECT count(*) FROM r WHERE r.source_id = s.source_id
               AND json_exists(r.extra, '$."' || replace(c.term, '"', '\"') || '"')) AS rows
     FROM stg_sources AS s, unnest(s.unknown_columns) AS c(term)
+),
+own_unmatched AS (
+    SELECT NULL AS round, 'own/' || left(file_sha256, 12) AS source_id, 'accelerator' AS kind,
+           accelerator_raw AS term, count(*) AS rows
+    FROM stg_own_measurements WHERE accelerator IS NULL
+    GROUP BY ALL
+    UNION ALL
+    SELECT NULL, 'own/' || left(file_sha256, 12), 'model', model_id, count(*)
+    FROM stg_own_measurements WHERE family IS NULL
+    GROUP BY ALL
 )
 SELECT * FROM new_words
 UNION ALL SELECT * FROM unmatched_accelerators
 UNION ALL SELECT * FROM unmatched_processors
 UNION ALL SELECT * FROM unmatched_benchmarks
 UNION ALL SELECT * FROM new_columns
-ORDER BY round, source_id, kind, term
+UNION ALL SELECT * FROM own_unmatched
+ORDER BY round NULLS LAST, source_id, kind, term

@@ -6,7 +6,7 @@ import typer
 from typer._click import exceptions as click_errors
 
 from warehouse import collector
-from warehouse.cli import build, ledger, outputs, query, runs
+from warehouse.cli import build, ledger, measurements, outputs, query, runs
 from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
 from warehouse.cli.failures import expected_failure, run_reporting_failures
@@ -28,7 +28,7 @@ def _top() -> None:
     """The global options are taken by Group; nothing else happens before a command."""
 
 
-for module in (build, query, ledger, runs, outputs):
+for module in (build, query, ledger, measurements, runs, outputs):
     module.register(app)
 
 

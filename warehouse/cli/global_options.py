@@ -129,6 +129,6 @@ def command(app: typer.Typer, name: str, *example_lines: str, **kwargs):
     return app.command(name, cls=Command, epilog=examples(*example_lines), **kwargs)
 
 
-def group(name: str, help: str, *example_lines: str) -> typer.Typer:
-    return typer.Typer(name=name, help=help, cls=Group, no_args_is_help=True,
-                       epilog=examples(*example_lines), add_completion=False)
+def group(name: str, help: str, *example_lines: str, **options) -> typer.Typer:
+    return typer.Typer(name=name, help=help, cls=Group, epilog=examples(*example_lines), add_completion=False,
+                       **{"no_args_is_help": True, **options})

@@ -28,14 +28,15 @@ def register(app: typer.Typer) -> None:
         app.add_typer(sub)
 
 
-def _load(loader, file: Path, noun: str, **options) -> int:
-    """Load a ledger file and rebuild the views, or change nothing."""
+def _load(loader, file: Path, noun: str, writes: str, **options) -> int:
+    """Load a ledger file (into the table `writes`) and rebuild the views reading it, or change nothing."""
     from warehouse.ledger.claims import LedgerError
     from warehouse.ledger.prices import PriceError
     from warehouse.views import rebuild
     existing_file(file)
     try:
-        count, _ = rebuild(current().db, f"mlperf-wh {noun} load", lambda con: loader(con, file, **options))
+        count, _ = rebuild(current().db, f"mlperf-wh {noun} load", lambda con: loader(con, file, **options),
+                           changed={writes})
     except (LedgerError, PriceError) as exc:
         raise ExpectedFailure(f"{exc}; nothing was loaded, the {noun} is unchanged") from None
     say(f"loaded {count} {noun} from {file}")
@@ -48,7 +49,7 @@ def claims_load(file: File, replace: Annotated[bool, typer.Option(
         "--replace", help="take over claim ids another claims file owns")] = False) -> int:
     """Load (or reload) a TOML claims file."""
     from warehouse.ledger.claims import load_claims
-    return _load(load_claims, file, "claims ledger", replace=replace)
+    return _load(load_claims, file, "claims ledger", "claims", replace=replace)
 
 
 @command(claims, "audit", "mlperf-wh claims audit", "mlperf-wh claims audit --format json")
@@ -76,7 +77,7 @@ def claims_audit(fmt: Fmt = Format.table) -> int:
 def decisions_load(file: File) -> int:
     """Load (or reload) a TOML decisions file."""
     from warehouse.ledger.claims import load_decisions
-    return _load(load_decisions, file, "decision records")
+    return _load(load_decisions, file, "decision records", "decisions")
 
 
 @command(decisions, "show", "mlperf-wh decisions show agent-inference-capacity-2026h2",
@@ -106,4 +107,4 @@ def prices_load(file: Annotated[Path, typer.Argument(metavar="FILE", show_defaul
         "a CSV: accelerator,dollars_per_accelerator_hour[,note]"))]) -> int:
     """Load your accelerator prices (a CSV), replacing the previous ones."""
     from warehouse.ledger.prices import load_prices
-    return _load(load_prices, file, "price table", warn=warn)
+    return _load(load_prices, file, "price table", "prices", warn=warn)

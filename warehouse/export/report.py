@@ -190,6 +190,47 @@ def token_economics_chart(con, round_name: str | None) -> Chart:
     return chart
 
 
+def own_vs_mlperf_chart(con) -> Chart:
+    """Your own runs over the MLPerf Server and Interactive rows they are set beside (own_vs_mlperf):
+    throughput per accelerator against what one user sees."""
+    frame = db.query_frame(con, """
+        SELECT DISTINCT family, mlperf_accelerator AS accelerator, 'MLPerf ' || verification AS source,
+               round, result_id AS run, scenario,
+               coalesce(mlperf_tokens_per_second_per_user, 1000 / constraint_tpot_p99_ms) AS per_user,
+               CASE WHEN mlperf_tokens_per_second_per_user IS NULL THEN 'the scenario''s p99 TPOT limit'
+                    ELSE 'its run summary' END AS per_user_from,
+               mlperf_tokens_per_second_per_accelerator AS per_accelerator
+        FROM own_vs_mlperf
+        WHERE scenario <> 'Offline' AND NOT mlperf_has_finding AND mlperf_tokens_per_second_per_accelerator IS NOT NULL
+          AND coalesce(mlperf_tokens_per_second_per_user, 1000 / constraint_tpot_p99_ms) IS NOT NULL
+        UNION ALL
+        SELECT family, coalesce(accelerator, accelerator_raw), 'own run', NULL, coalesce(label, run_id), NULL,
+               tokens_per_second_per_user, 'your run', tokens_per_second_per_accelerator
+        FROM own_runs
+        WHERE family IS NOT NULL AND tokens_per_second_per_user IS NOT NULL""")
+    mlperf = frame.filter(pl.col("source") != "own run")
+    shows = ("your own runs (own measurements, never ranked) over the verified and preview MLPerf Server and "
+             "Interactive rows of the same model on the same accelerator or product line (own_vs_mlperf); "
+             f"{mlperf.filter(pl.col('per_user_from') != 'its run summary').height} of {mlperf.height} MLPerf "
+             "points sit at their scenario's TPOT limit (no run summary loaded: mlperf-wh trees)")
+    chart = Chart("own_vs_mlperf", "Your replay beside MLPerf: tokens/s per accelerator against tokens/s per user",
+                  shows, _rounds(frame, "round"), None,
+                  empty_note="no own measurement loaded (mlperf-wh measurements load FILE)")
+    if frame.filter(pl.col("source") == "own run").height:
+        chart.chart = _titled(alt.Chart(frame).mark_point(filled=True, opacity=0.85).encode(
+            x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)", scale=alt.Scale(type="log")),
+            y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=alt.Scale(type="log")),
+            color=alt.Color("accelerator:N"),
+            shape=alt.Shape("source:N", title="rows"),
+            size=alt.condition(alt.datum.source == "own run", alt.value(160), alt.value(45)),
+            tooltip=["source", "run", "round", "scenario", "accelerator",
+                     alt.Tooltip("per_accelerator:Q", format=",.0f"), alt.Tooltip("per_user:Q", format=",.1f"),
+                     "per_user_from"],
+        ).properties(width=260, height=260).facet(column=alt.Column("family:N", title=None)),
+            chart.title, chart.caption)
+    return chart
+
+
 def _bars(frame: pl.DataFrame, measure: str, title: str, colour: str = "accelerator"):
     return alt.Chart(frame).mark_bar().encode(
         x=alt.X(f"{measure}:Q", title=title),
@@ -267,7 +308,8 @@ def decisions_due_table(con) -> Table:
 def build(con: duckdb.DuckDBPyConnection) -> tuple[list[Chart], list[Table]]:
     newest = newest_round(con)
     charts = [software_gains_chart(con), generation_speedups_chart(con), scaling_efficiency_chart(con),
-              token_economics_chart(con, newest), leaderboard_chart(con, newest), claim_audit_chart(con)]
+              token_economics_chart(con, newest), leaderboard_chart(con, newest), claim_audit_chart(con),
+              own_vs_mlperf_chart(con)]
     return charts, [claim_audit_table(con), decisions_due_table(con)]
 
 

@@ -1,4 +1,4 @@
-"""The reference tables (accelerators, benchmarks, rack capacity), read and validated.
+"""The reference tables (accelerators, benchmarks, rack capacity, model ids...), read and validated.
 
 Names are resolved with them at every materialize, in SQL (sql/base/, joined by sql/staging/stg_results.sql);
 warehouse.views.identities.canonical_accelerators applies that same rule to other names."""
@@ -11,8 +11,8 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ProcessorAlias, RackCapacity, ResultField,
-                               SystemPower)
+from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ModelId, ProcessorAlias, RackCapacity,
+                               ResultField, ScenarioConstraint, SystemPower)
 from warehouse import settings
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -26,6 +26,8 @@ class Reference:
     result_fields: pl.DataFrame
     processors: pl.DataFrame
     system_power: pl.DataFrame
+    model_ids: pl.DataFrame
+    scenario_constraints: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -50,11 +52,14 @@ def _in(directory: Path, name: str) -> Path:
 def _check_names(reference: Reference, directory: Path) -> None:
     """A rule for a benchmark benchmarks.csv does not know, or a power figure for an accelerator
     accelerators.csv does not know, would never apply: refused, naming it."""
-    known = set(reference.benchmarks["benchmark"].drop_nulls().to_list()) | {"*"}
-    unknown = sorted(set(reference.result_fields["benchmark"].to_list()) - known)
-    if unknown:
-        raise ValueError(f"{_in(directory, 'result_fields.csv')}: benchmark {', '.join(unknown)} "
-                         "is not a benchmark of benchmarks.csv")
+    known = set(reference.benchmarks["benchmark"].drop_nulls().to_list())
+    named = {"result_fields.csv": set(reference.result_fields["benchmark"].to_list()) - {"*"},
+             "scenario_constraints.csv": set(reference.scenario_constraints["benchmark"].to_list()),
+             "model_ids.csv": {b for listed in reference.model_ids["benchmarks"].to_list() for b in listed.split()}}
+    for file, benchmarks in named.items():
+        if unknown := sorted(benchmarks - known):
+            raise ValueError(f"{_in(directory, file)}: benchmark {', '.join(unknown)} "
+                             "is not a benchmark of benchmarks.csv")
     known = set(reference.accelerators["accelerator"].to_list())
     unknown = sorted(set(reference.system_power["accelerator"].to_list()) - known)
     if unknown:
@@ -103,9 +108,11 @@ def default_reference() -> Reference:
 
 
 MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
-          "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower}
+          "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower,
+          "model_ids.csv": ModelId, "scenario_constraints.csv": ScenarioConstraint}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
-          "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power"}
+          "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power",
+          "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints"}
 REFERENCE_FILES = tuple(MODELS)
 
 

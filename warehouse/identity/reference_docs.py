@@ -27,6 +27,13 @@ SECTIONS = [
      "`token_economics.system_estimate_watts` scales `system_watts / accelerators_per_system` to an entry's "
      "accelerator count (adjusted by a board power the entry publishes). Never mixed with measured power.",
      ["accelerator", "system", "accelerators_per_system", "system_watts", "includes", "source_url", "checked_on"]),
+    ("model_ids", "model_ids.csv: the model ids serving benchmarks report, as MLPerf models",
+     "Your own runs (`mlperf-wh measurements load`) are matched to MLPerf rows by family: the first pattern "
+     "that matches the model id, unless its `exclude` pattern matches too. An id no pattern matches is drift.",
+     ["pattern", "exclude", "family", "benchmarks", "note"]),
+    ("scenario_constraints", "scenario_constraints.csv: the latency a Server or Interactive run must keep",
+     "LoadGen's 99th-percentile limits; `own_vs_mlperf.pattern_match` holds your run to them. Offline has none.",
+     ["benchmark", "scenario", "ttft_p99_ms", "tpot_p99_ms", "source"]),
     ("racks", "rack_capacity.csv: how many accelerators one rack holds",
      "An assumption to edit for your data centre; `rack_basis` says when a rack figure is extrapolated.",
      ["accelerator", "accelerators_per_rack", "assumption"]),

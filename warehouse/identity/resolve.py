@@ -36,12 +36,14 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     con.execute(PER_COUNT_MACRO)
     con.execute(first_match_macro("accelerator_of", ref.accelerators, "accelerator"))
     con.execute(first_match_macro("processor_of", ref.processors, "processor"))
+    con.execute(first_match_macro("family_of", ref.model_ids, "family", exclude="exclude"))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
     processors = ref.processors.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
                          ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
                          ("ref_processors", processors), ("ref_system_power", ref.system_power),
+                         ("ref_model_ids", ref.model_ids), ("ref_scenario_constraints", ref.scenario_constraints),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
@@ -50,13 +52,17 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                 "note VARCHAR)")
 
 
-def first_match_macro(name: str, table: pl.DataFrame, canonical: str) -> str:
-    """`accelerator_of(part)` (or `processor_of`): the canonical name of the first pattern of the
-    reference table (file order) that the part of a published name matches; null when none does.
+def first_match_macro(name: str, table: pl.DataFrame, canonical: str, exclude: str | None = None) -> str:
+    """`accelerator_of(part)` (or `processor_of`, `family_of`): the canonical name of the first pattern
+    of the reference table (file order) that the part of a published name matches (and, with an
+    `exclude` column, whose exclusion pattern it does not); null when none does.
     The patterns are literals of the macro, so DuckDB compiles each once per query; joined on the
     pattern column, it compiled one per (name, pattern) pair, most of what resolving identity cost."""
-    branches = [f"WHEN regexp_matches(part, {_sql_text(pattern)}) THEN {_sql_text(value)}"
-                for pattern, value in table.select("pattern", canonical).iter_rows()]
+    rows = table.select("pattern", canonical, pl.col(exclude) if exclude else pl.lit(None).alias("_no"))
+    branches = [f"WHEN regexp_matches(part, {_sql_text(pattern)})"
+                + (f" AND NOT regexp_matches(part, {_sql_text(unless)})" if unless else "")
+                + f" THEN {_sql_text(value)}"
+                for pattern, value, unless in rows.iter_rows()]
     body = f"CASE {' '.join(branches)} END" if branches else "CAST(NULL AS VARCHAR)"
     return f"CREATE OR REPLACE MACRO {name}(part) AS {body}"
 

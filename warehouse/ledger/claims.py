@@ -61,6 +61,11 @@ def _text_list(value) -> list[str]:
     return value
 
 
+def _text_or_list(value) -> list[str]:
+    """measured_by: a sentence, or a list of own-measurement labels and run ids (and sentences)."""
+    return [_text(value)] if isinstance(value, str) else _text_list(value)
+
+
 def _review_due(value) -> str:
     return _date(value).isoformat() if isinstance(value, dt.date) else _text(value)
 
@@ -77,7 +82,7 @@ CLAIM_FIELDS = {
 }
 DECISION_FIELDS = {
     "id": (_text, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
-    "measured_by": (_text, True), "claims_used": (_text_list, True),
+    "measured_by": (_text_or_list, True), "claims_used": (_text_list, True),
     "claims_excluded": (_text_list, True), "decision": (_text, True), "decided_on": (_date, True),
     "review_due": (_review_due, True),
 }
@@ -196,6 +201,8 @@ def decisions_frame(path: Path, known_claims: set[str]) -> pl.DataFrame:
     rows = coerce(read_entries(path, "decision"), DECISION_FIELDS, path, "decision")
     problems = []
     for row in rows:
+        row["measured_by_items"] = row["measured_by"]
+        row["measured_by"] = "; ".join(row["measured_by"])
         for field in ("claims_used", "claims_excluded"):
             for claim_id in row[field] or []:
                 if claim_id not in known_claims:

@@ -34,10 +34,15 @@ def decision_record(con, decision_id: str) -> dict | None:
         "is_due": due.height > 0, "due_because": due["due_because"][0] if due.height else None,
         "flagged": d["flagged"], "non_procurement_grade_claims": d["non_procurement_grade_claims"],
         "weak_baseline_claims": d["weak_baseline_claims"],
+        "own_measurements": d["own_measurements"],
+        "measured_by_not_loaded": d["measured_by_not_loaded"],
+        "measurement_checks": d["measurement_checks"],
+        "own_measurement_disagrees": d["own_measurement_disagrees"],
     }}
 
 
 EXPANDED = ("vendor_claims_used", "claims_excluded")
+MEASURED = ("own_measurements", "measurement_checks")
 
 
 def record_lines(record: dict) -> list[str]:
@@ -47,9 +52,27 @@ def record_lines(record: dict) -> list[str]:
         if key in EXPANDED:
             lines.append(f"{key}:")
             lines += [f"  - {c['id']}: {c.get('statement', '')} -> {c['verdict']}" for c in value]
+        elif key in MEASURED:
+            lines.append(f"{key}:")
+            lines += [f"  - {_measured_line(key, item)}" for item in value]
         else:
             lines.append(f"{key}: {value}")
     return lines
+
+
+def _measured_line(key: str, item: dict) -> str:
+    if key == "own_measurements":
+        return (f"{item['run_id']} ({item['label'] or 'no label'}): {item['model_id']} on {item['accelerators']} x "
+                f"{item['accelerator'] or '?'}, {_figure(item['tokens_per_second_per_accelerator'])} tokens/s per "
+                f"accelerator, p99 TTFT {_figure(item['ttft_p99_ms'])} ms, TPOT {_figure(item['tpot_p99_ms'])} ms")
+    verdict = "DISAGREES" if item["disagrees"] else "agrees" if item["disagrees"] is False else "cannot tell"
+    return (f"{item['claim_id']} vs {', '.join(item['run_ids'])}: {item['compared']}: yours "
+            f"{_figure(item['own_figure'])}, claimed {_figure(item['claimed_figure'])} "
+            f"(x{_figure(item['own_over_claimed'])}) -> {verdict}")
+
+
+def _figure(value) -> str:
+    return "?" if value is None else f"{value:,.3g}" if abs(value) < 100 else f"{value:,.0f}"
 
 
 def record_fields(record: dict) -> list[dict]:

@@ -78,6 +78,38 @@ CREATE TABLE IF NOT EXISTS decisions (
     review_round VARCHAR,              -- the round whose publication makes the review due
     review_date DATE                   -- or the date that does
 );
+-- Your own serving measurements (mlperf-wh measurements load): schemas/measurements.py. Never MLPerf rows.
+CREATE TABLE IF NOT EXISTS measurement_files (
+    sha256 VARCHAR PRIMARY KEY, path VARCHAR NOT NULL, file_name VARCHAR NOT NULL, format VARCHAR NOT NULL,
+    tool VARCHAR NOT NULL, bytes BIGINT NOT NULL, loaded_at TIMESTAMPTZ NOT NULL,
+    runs_read INTEGER NOT NULL, runs_loaded INTEGER NOT NULL, runs_quarantined INTEGER NOT NULL,
+    options VARCHAR NOT NULL,          -- JSON: --accelerator, --accelerators, --system, --label as given
+    CHECK (runs_read = runs_loaded + runs_quarantined)
+);
+CREATE TABLE IF NOT EXISTS own_measurements (
+    run_id VARCHAR PRIMARY KEY, file_sha256 VARCHAR NOT NULL, run_no BIGINT NOT NULL, tool VARCHAR NOT NULL,
+    tool_version VARCHAR, label VARCHAR, model_id VARCHAR NOT NULL, accelerator_raw VARCHAR NOT NULL,
+    accelerators BIGINT NOT NULL, system VARCHAR, measured_at TIMESTAMP, backend VARCHAR,
+    max_concurrency BIGINT, request_rate DOUBLE, completed BIGINT, failed BIGINT, duration_s DOUBLE,
+    input_tokens BIGINT, output_tokens BIGINT, mean_input_tokens DOUBLE, mean_output_tokens DOUBLE,
+    request_throughput DOUBLE, output_tokens_per_second DOUBLE NOT NULL, total_tokens_per_second DOUBLE,
+    ttft_mean_ms DOUBLE, ttft_median_ms DOUBLE, ttft_p99_ms DOUBLE,
+    tpot_mean_ms DOUBLE, tpot_median_ms DOUBLE, tpot_p99_ms DOUBLE,
+    itl_mean_ms DOUBLE, itl_median_ms DOUBLE, itl_p99_ms DOUBLE,
+    e2el_mean_ms DOUBLE, e2el_median_ms DOUBLE, e2el_p99_ms DOUBLE,
+    tokens_per_second_per_user DOUBLE, verification VARCHAR NOT NULL, extra VARCHAR
+);
+CREATE TABLE IF NOT EXISTS own_measurement_requests (
+    run_id VARCHAR NOT NULL, request_no BIGINT NOT NULL, input_tokens BIGINT, output_tokens BIGINT,
+    ttft_ms DOUBLE, latency_ms DOUBLE, tpot_ms DOUBLE, error VARCHAR
+);
+CREATE TABLE IF NOT EXISTS own_measurement_quarantine (
+    file_sha256 VARCHAR NOT NULL, run_no BIGINT NOT NULL,
+    raw_run VARCHAR NOT NULL,          -- the run exactly as the file had it, as JSON
+    reasons VARCHAR[] NOT NULL
+);
+-- measured_by may list own-measurement labels and run ids (decisions loaded earlier: null, the text alone)
+ALTER TABLE decisions ADD COLUMN IF NOT EXISTS measured_by_items VARCHAR[];
 -- The rounds the warehouse knows (registry and found by the watcher): schemas/rounds.py RoundRow.
 CREATE TABLE IF NOT EXISTS rounds (
     round VARCHAR PRIMARY KEY, repository VARCHAR NOT NULL, branch VARCHAR NOT NULL,

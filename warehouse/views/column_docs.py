@@ -137,10 +137,10 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def apply_comments(con: duckdb.DuckDBPyConnection) -> None:
+def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None) -> None:
     """COMMENT ON every view (its question) and every described column, so any SQL client or BI
-    tool reading DuckDB's catalog shows them."""
-    views = definitions()
+    tool reading DuckDB's catalog shows them; with `names`, on those models only (the ones rebuilt)."""
+    views = [v for v in definitions() if names is None or v.name in names]
     with db.one_thread(con):
         for view in views:
             con.execute(f"COMMENT ON {view.kind.upper()} {view.name} IS {_quote(view.question)}")

@@ -16,14 +16,16 @@ PHRASES = {
     "suite": ("new suite", "new suites"),
     "benchmark": ("unmatched benchmark", "unmatched benchmarks"),
     "accelerator": ("unmatched accelerator", "unmatched accelerators"),
+    "model": ("unmatched model id", "unmatched model ids"),
 }
+OWN = "own measurements"  # the drift of your own runs has no round
 
 
 def drift_rows(con: duckdb.DuckDBPyConnection, source_ids: list[str] | None = None) -> pl.DataFrame:
     query = "SELECT * FROM drift"
     if source_ids is not None:
         query += " WHERE list_contains(?, source_id)"
-    query += " ORDER BY round, source_id, kind, term"
+    query += " ORDER BY round NULLS LAST, source_id, kind, term"
     try:
         return db.query_frame(con, query, [source_ids] if source_ids is not None else None)
     except duckdb.CatalogException:  # a warehouse whose views were never built
@@ -36,12 +38,12 @@ def one_line(round_name: str, terms: pl.DataFrame) -> str:
     counts = terms.group_by("kind").agg(pl.col("term").n_unique().alias("n"))
     by_kind = dict(counts.iter_rows())
     parts = [f"{by_kind[k]} {PHRASES[k][by_kind[k] != 1]}" for k in PHRASES if k in by_kind]
-    return f"{round_name}: {', '.join(parts)}; see `mlperf-wh drift`"
+    return f"{round_name or OWN}: {', '.join(parts)}; see `mlperf-wh drift`"
 
 
 def summary_lines(rows: pl.DataFrame) -> list[str]:
     """One line per round of these drift rows (drift_rows)."""
-    return [one_line(round_name, rows.filter(pl.col("round") == round_name))
+    return [one_line(round_name, rows.filter(pl.col("round").eq_missing(round_name)))
             for round_name in rows["round"].unique(maintain_order=True)]
 
 

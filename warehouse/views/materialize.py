@@ -2,14 +2,15 @@
 the reference tables they read; `rebuild` does it under the writer lock after a ledger load."""
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 import duckdb
 
-from warehouse.identity.reference import Reference
+from warehouse.identity.reference import Reference, default_reference
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
 from warehouse.views.catalog import ViewFile, _parse_ahead, definitions
@@ -71,35 +72,87 @@ class BuildTime:
 
 
 def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
-                profile: list[BuildTime] | None = None) -> list[str]:
-    """Create or replace every model in dependency order, in one transaction; with `profile`, append
-    what each model cost to build (bench/views_profile.py)."""
+                profile: list[BuildTime] | None = None, changed: Iterable[str] | None = None) -> list[str]:
+    """Create or replace every model in dependency order, in one transaction; -> the models built.
+    With `changed` (the tables a ledger load just wrote: claims, decisions, prices, own measurements),
+    only the models that read them, directly or through other models, when every model and reference
+    table is as the last full build left it (its fingerprint); else every model. With `profile`,
+    append what each model cost to build (bench/views_profile.py)."""
     from warehouse.identity.round_table import sync_registry
     views = in_dependency_order(definitions())
+    ref = ref or default_reference()
+    fingerprint = build_fingerprint(views, ref)
     with db.transaction(con):
-        load_reference_tables(con, ref)
-        sync_registry(con)
-        drop_retired_models(con, views)
         existing = _existing_kinds(con)
+        partial = changed is not None and _last_fingerprint(con) == fingerprint and all(
+            v.name in existing for v in views)
+        if partial:
+            views = downstream_of(views, set(changed))
+        else:
+            load_reference_tables(con, ref)
+            sync_registry(con)
+            drop_retired_models(con, views)
+            existing = _existing_kinds(con)
         for view in views:
             started, cpu_started = time.perf_counter(), time.process_time()
             create(con, view, existing.get(view.name))
             if profile is not None:
                 profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
-        apply_comments(con)
+        apply_comments(con, {v.name for v in views} if partial else None)
+        if not partial:
+            _record_fingerprint(con, fingerprint)
     return [v.name for v in views]
 
 
-def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None):
-    """Under the writer lock (named `what`): `load(con)` first when given (a claims, decisions or
-    price file), then every view rebuilt, then the published copy replaced. -> (what `load`
+def downstream_of(views: list[ViewFile], tables: set[str]) -> list[ViewFile]:
+    """The models (in the order given) that read any of `tables`, or a model that does."""
+    reached, affected = set(tables), []
+    for view in views:
+        if view.relations & reached:
+            reached.add(view.name)
+            affected.append(view)
+    return affected
+
+
+def build_fingerprint(views: list[ViewFile], ref: Reference) -> str:
+    """What a full build depends on: every model's SQL and every reference table's rows."""
+    digest = hashlib.sha256()
+    for view in views:
+        digest.update(f"{view.name}\0{view.kind}\0{view.sql}\0".encode())
+    for name in sorted(vars(ref)):
+        digest.update(name.encode() + getattr(ref, name).write_csv().encode())
+    return digest.hexdigest()
+
+
+FINGERPRINT_TABLE = "_materialized"
+
+
+def _last_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
+    # Looked up rather than caught: a failed statement would abort the caller's transaction.
+    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema()",
+                       [FINGERPRINT_TABLE]).fetchall():
+        return None
+    found = con.execute(f"SELECT fingerprint FROM {FINGERPRINT_TABLE}").fetchall()
+    return found[0][0] if found else None
+
+
+def _record_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE {FINGERPRINT_TABLE} AS "
+                "SELECT ? AS fingerprint, current_timestamp AS built_at", [fingerprint])
+
+
+def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
+            changed: Iterable[str] | None = None):
+    """Under the writer lock (named `what`): `load(con)` first when given (a claims, decisions, price
+    or measurements file, writing the tables `changed`), then the views rebuilt (those reading
+    `changed` when given: see materialize), then the published copy replaced. -> (what `load`
     returned, the views built)."""
     from warehouse.store.publish import writing
     path = db.db_path(db_file)
     with writing(path, what), db.connect(path) as con:
         loaded = load(con) if load is not None else None
-        created = materialize(con)
+        created = materialize(con, changed=changed)
     return loaded, created
 
 

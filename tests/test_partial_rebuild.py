@@ -1,0 +1,71 @@
+"""After a ledger load only the models reading what it wrote are rebuilt (materialize(changed=...)),
+and they hold exactly what a full rebuild would; anything else (models or reference tables changed
+since the last full build, a model missing) falls back to the full build."""
+from __future__ import annotations
+
+import dataclasses
+
+from tests.conftest import ROOT
+from tests.test_measurements_read import CSV, VLLM_C64
+from warehouse.identity.reference import default_reference
+from warehouse.ledger.claims import load_claims, load_decisions
+from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
+from warehouse.store import db
+from warehouse.views import materialize
+from warehouse.views.catalog import definitions
+from warehouse.views.materialize import downstream_of, in_dependency_order
+
+LEDGER_TABLES = {"claims", "decisions", "prices", *MEASUREMENT_TABLES}
+
+
+def contents(con) -> dict[str, tuple[list[str], list[str]]]:
+    """Every model's columns and rows (each row as text, sorted: nested values compare too)."""
+    found = {}
+    for view in definitions():
+        frame = db.query_frame(con, f"SELECT * FROM {view.name}")
+        found[view.name] = (frame.columns, sorted(repr(row) for row in frame.rows()))
+    return found
+
+
+def test_a_ledger_load_rebuilds_only_what_reads_it_and_the_same_as_a_full_build(private_con):
+    load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+    built = materialize(private_con, changed={"claims"})
+    assert "int_claim_audit" in built and "claim_audit" in built and "int_decision_records" in built
+    assert "int_best_results" not in built and "int_token_economics" not in built
+    load_decisions(private_con, ROOT / "examples" / "decisions.example.toml")
+    materialize(private_con, changed={"decisions"})
+    load_measurements(private_con, VLLM_C64, None, RunOptions("H200", 8))
+    load_measurements(private_con, CSV, None, RunOptions())
+    built = materialize(private_con, changed=MEASUREMENT_TABLES)
+    assert {"base_accelerator_names", "stg_own_measurements", "own_vs_mlperf", "drift"} <= set(built)
+    partial = contents(private_con)
+    everything = materialize(private_con)
+    assert len(everything) == len(definitions())
+    full = contents(private_con)
+    assert partial.keys() == full.keys()
+    for name in full:
+        assert partial[name] == full[name], name
+
+
+def test_edited_reference_tables_or_a_missing_model_mean_a_full_build(private_con):
+    edited = dataclasses.replace(default_reference(), racks=default_reference().racks.head(1))
+    assert len(materialize(private_con, ref=edited, changed={"claims"})) == len(definitions())
+    private_con.execute("DROP VIEW own_vs_mlperf")
+    assert len(materialize(private_con, changed={"claims"})) == len(definitions())
+    assert len(materialize(private_con, changed={"claims"})) < len(definitions())
+
+
+def test_every_ledger_table_reaches_its_marts():
+    ordered = in_dependency_order(definitions())
+    reach = {table: {v.name for v in downstream_of(ordered, {table})} for table in LEDGER_TABLES}
+    assert {"claim_audit", "decision_records", "procurement_grade_claims"} <= reach["claims"]
+    assert {"decision_records", "decisions_due"} <= reach["decisions"]
+    assert {"token_economics", "rack_throughput"} <= reach["prices"]
+    assert {"own_runs", "own_vs_mlperf", "decision_records", "drift"} <= reach["own_measurements"]
+
+
+def test_a_first_ledger_load_into_a_new_warehouse_builds_everything(tmp_path):
+    with db.connect(str(tmp_path / "new.duckdb")) as con:
+        load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+        assert len(materialize(con, changed={"claims"})) == len(definitions())
+        assert len(materialize(con, changed={"claims"})) < len(definitions())
