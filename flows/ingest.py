@@ -8,7 +8,7 @@ from pathlib import Path
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.parameters import flow
+from flows.parameters import deployable_source, flow
 from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, materialize_views, run_rounds,
                               task_runner, these_rounds)
 from warehouse.export.run_report import RunReport
@@ -205,7 +205,7 @@ def deployment(cron: str | None, source: str | None = None, db_file: str | None 
     (cron None: `mlperf-wh serve`, beside the watcher)."""
     return scheduled_backfill.to_deployment(
         name="mlperf-backfill", cron=cron,
-        parameters={"source": source, "db_file": db_file},
+        parameters={"source": deployable_source(source), "db_file": db_file},
         description="Fetch, validate and load every MLPerf Inference round; new rounds appear "
                     "after MLCommons publishes them (add them to warehouse/identity/reference/rounds.toml).",
     )

@@ -10,9 +10,12 @@ goes to Prefect's own method.
 from __future__ import annotations
 
 import dataclasses
+import os
 import datetime as dt
 
 from prefect.flows import Flow
+
+from warehouse.ingest.source_urls import redact
 
 
 class _NotPlain(Exception):
@@ -34,12 +37,36 @@ def plain_json(value):
     raise _NotPlain(type(value).__name__)
 
 
+def without_secrets(value):
+    """Every URL in `value` (at any depth) without its credentials: what Prefect's database keeps."""
+    if isinstance(value, str):
+        return redact(value) if "://" in value else value
+    if isinstance(value, list):
+        return [without_secrets(v) for v in value]
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items()}
+    return value
+
+
+def deployable_source(source: str | None) -> str | None:
+    """The `source` a deployment stores in Prefect. One with credentials is not stored: it goes to
+    MLPERF_SOURCE of this process, where the runs this process serves read it."""
+    if source is None or redact(source) == source:
+        return source
+    os.environ["MLPERF_SOURCE"] = source
+    return None
+
+
 class PlainParameterFlow(Flow):
+    """Parameters go to the API as plain JSON with their URLs' credentials removed; the flow itself
+    still gets the values it was called with."""
+
     def serialize_parameters(self, parameters):
         try:
-            return {name: plain_json(value) for name, value in parameters.items()}
+            serialized = {name: plain_json(value) for name, value in parameters.items()}
         except _NotPlain:
-            return super().serialize_parameters(parameters)
+            serialized = super().serialize_parameters(parameters)
+        return without_secrets(serialized)
 
 
 def flow(**options):

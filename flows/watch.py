@@ -16,7 +16,7 @@ import duckdb
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
 from flows.local_runs import run_here
-from flows.parameters import flow
+from flows.parameters import deployable_source, flow
 from flows.run_rounds import run_rounds, task_runner
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import known_rounds, sync_registry
@@ -61,6 +61,7 @@ def watch_once(source: str, db_file: str) -> RunReport:
 
 def deployments(cron: str, source: str | None = None, db_file: str | None = None) -> list:
     """watch-rounds on `cron`; backfill on demand (run it from the UI or `prefect deployment run`)."""
+    source = deployable_source(source)
     watcher = watch_rounds.to_deployment(
         name="mlperf-watch-rounds", cron=cron, parameters={"source": source, "db_file": db_file},
         description="Look for new or changed MLPerf Inference rounds and load them; the run report is "

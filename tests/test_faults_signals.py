@@ -173,3 +173,34 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
         assert state in (before, after), f"attempt {attempt}: a state that is neither before nor after"
         outcomes.append("after" if state == after else "before")
     assert "before" in outcomes  # at least one signal landed before the commit
+
+
+def uvicorn_below(pid: int) -> set[int]:
+    found = set()
+    for child in descendants(pid):
+        try:
+            if b"uvicorn" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.add(child)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc")
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["trees"], ["watch"], ["ingest", "v6.0"]])
+def test_kill_9_of_any_flow_command_leaves_no_prefect_server_behind(tmp_path, prefect_home, command):
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
+        process = subprocess.Popen([str(COMMAND), *command, "--source", server.url, "--db", str(tmp_path / "w.duckdb")],
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        give_up = time.monotonic() + 120
+        while not uvicorn_below(process.pid):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < give_up, "no Prefect server started below " + " ".join(command)
+            time.sleep(0.05)
+        below = descendants(process.pid)
+        process.kill()
+        process.communicate(timeout=30)
+        assert wait_gone(below, timeout=5) == set()

@@ -65,6 +65,7 @@ def _die_with(parent_pid: int):
 
 
 _tied: list[subprocess.Popen] = []
+_tied_server_started = False
 
 
 class _TiedSubprocess:
@@ -138,9 +139,10 @@ def uses_ephemeral_server() -> bool:
 def start_prefect_server_tied_to_this_process() -> None:
     """Start Prefect's temporary API server now, from the main thread (the thread whose death
     kills it), so it can never outlive this process. No-op with PREFECT_API_URL set."""
+    global _tied_server_started
     if not sys.platform.startswith("linux") or not uses_ephemeral_server():
         return
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or _tied_server_started:
         return
     from prefect.server.api import server as server_module
     server_module.subprocess = _TiedSubprocess()
@@ -154,3 +156,4 @@ def start_prefect_server_tied_to_this_process() -> None:
                               f"(MLPERF_PREFECT_STARTUP_TIMEOUT; or set PREFECT_API_URL): "
                               f"{str(exc).splitlines()[0]}") from exc
     atexit.register(_kill_tied_processes_if_interrupted)
+    _tied_server_started = True

@@ -42,11 +42,10 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
                 interrupt.raise_if_signalled(exc)
                 raise
     except Interrupted as exc:
-        print(f"error: interrupted by {exc}: the load in flight was rolled back (rounds loaded "
-              "before it are kept); rerun to finish", file=sys.stderr)
+        print(f"error: interrupted by {exc}{_what_interruption_left()}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("error: interrupted: the load in flight was rolled back; rerun to finish", file=sys.stderr)
+        print(f"error: interrupted{_what_interruption_left()}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader closed the pipe (`| head`): not a failure. Point stdout at /dev/null so the
@@ -64,3 +63,11 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
               f"{'' if debug_requested(verbose) else ' (a bug: run with -v for the traceback)'}",
               file=sys.stderr)
         return EXIT_BUG
+
+
+def _what_interruption_left() -> str:
+    from warehouse.store.lock import WRITES_BEGUN
+    if WRITES_BEGUN:
+        return (": the load in flight was rolled back (what was loaded before it is kept); "
+                "rerun to finish")
+    return ": the warehouse was not written"

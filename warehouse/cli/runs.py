@@ -11,7 +11,7 @@ import typer
 from warehouse.cli.build import RunFormat, Source, Strict, print_run
 from warehouse.cli.console import Format, say
 from warehouse.cli.global_options import command, current
-from warehouse.errors import EXIT_OK, UsageError
+from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
 
 DEFAULT_CRON = "0 6 * * *"
 
@@ -53,6 +53,8 @@ def serve(
     if not os.environ.get("PREFECT_API_URL"):
         raise UsageError("serve needs a running Prefect server: start one (`prefect server start`) and "
                          "set PREFECT_API_URL, e.g. PREFECT_API_URL=http://127.0.0.1:4200/api")
+    check_cron(cron)
+    check_prefect_api(os.environ["PREFECT_API_URL"])
     from prefect import serve as prefect_serve
 
     from flows.watch import deployments
@@ -70,9 +72,35 @@ def schedule(
     source: Source = None,
 ) -> int:
     """Serve the backfill alone as a Prefect deployment on a cron schedule."""
+    check_cron(cron)
+    if os.environ.get("PREFECT_API_URL"):
+        check_prefect_api(os.environ["PREFECT_API_URL"])
     from prefect import serve as prefect_serve
+
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
+    start_prefect_server_tied_to_this_process()
 
     from flows.ingest import deployment
     say(f"serving the backfill on cron {cron!r}; stop with Ctrl-C")
     prefect_serve(deployment(cron, source, current().db))
     return EXIT_OK
+
+
+def check_cron(cron: str) -> None:
+    """A cron expression Prefect would refuse is a usage error now, not a traceback once serving."""
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+    try:
+        CronSchedule(cron=cron)
+    except ValidationError:
+        raise UsageError(f"--cron {cron!r}: not a cron expression (five fields, e.g. \"0 6 * * 1\")") from None
+
+
+def check_prefect_api(api_url: str, timeout: float = 5.0) -> None:
+    """The Prefect API answers its health check, or one line saying it does not."""
+    import httpx
+    try:
+        httpx.get(f"{api_url.rstrip('/')}/health", timeout=timeout).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise ExpectedFailure(f"the Prefect API at {api_url} (PREFECT_API_URL) does not answer: "
+                              f"{exc or type(exc).__name__}; start it with `prefect server start`") from None

@@ -51,8 +51,10 @@ class Round:
 
     def locations(self, source: str) -> list[tuple[str, str]]:
         """(file name, URL or local path) for every candidate file, in order of preference."""
-        base = source.rstrip("/")
-        return [(f, f"{base}/{self.repository}/{self.branch}/{f}") for f in self.files]
+        # A query (a private mirror's access token) stays at the end of every file's URL.
+        base, mark, query = source.partition("?") if "://" in source else (source, "", "")
+        base = base.rstrip("/")
+        return [(f, f"{base}/{self.repository}/{self.branch}/{f}{mark}{query}") for f in self.files]
 
 
 def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round]:

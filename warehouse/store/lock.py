@@ -57,6 +57,10 @@ def holder_of(db_file: str) -> str:
         return "another process"
 
 
+# What this process has held the writer lock for: an interrupted command that never wrote says so.
+WRITES_BEGUN: list[str] = []
+
+
 @contextmanager
 def writer(db_file: str, what: str, timeout: float | None = None,
            on_wait: Callable[[str], None] | None = None):
@@ -83,6 +87,7 @@ def writer(db_file: str, what: str, timeout: float | None = None,
                 time.sleep(POLL_SECONDS)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _describe_self(what).encode(), 0)
+        WRITES_BEGUN.append(what)
         try:
             yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
         finally:
