@@ -16,6 +16,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.parameters import flow
 from flows.run_rounds import materialize_views
+from warehouse.errors import needs_extra
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
@@ -43,7 +44,8 @@ class TreeRun:
 
     def task_runner(self):
         if self.dask_address:
-            from prefect_dask import DaskTaskRunner
+            with needs_extra("dask", "--dask"):
+                from prefect_dask import DaskTaskRunner
             return DaskTaskRunner(address=self.dask_address)
         return ThreadPoolTaskRunner(max_workers=self.concurrency)
 

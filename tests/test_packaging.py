@@ -26,10 +26,10 @@ def _normal(name: str) -> str:
 
 
 def declared_distributions() -> set[str]:
-    """The run-time requirements of our distribution (extras such as `test` left out)."""
+    """The run-time requirements of our distribution and its optional features (`test` left out)."""
     names = set()
     for requirement in metadata.requires(DISTRIBUTION) or []:
-        if "extra ==" not in requirement:
+        if 'extra == "test"' not in requirement:
             names.add(_normal(re.match(r"[A-Za-z0-9._-]+", requirement).group()))
     return names
 
@@ -145,3 +145,30 @@ def test_the_wheel_installed_in_a_fresh_venv_backfills_from_another_directory(tm
     shipped = {p.stem for p in (ROOT / "sql").rglob("*.sql")}
     assert shipped <= views, f"models missing from the installed warehouse: {sorted(shipped - views)}"
     assert verified > 0
+
+
+OPTIONAL_MODULES = ("altair", "vl_convert", "sqlalchemy", "duckdb_engine", "prefect_dask", "distributed")
+HIDE_OPTIONAL = ("import sys\n"
+                 "class Hide:\n"
+                 "    def find_spec(self, name, path=None, target=None):\n"
+                 f"        if name.split('.')[0] in {OPTIONAL_MODULES!r}:\n"
+                 "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+                 "sys.meta_path.insert(0, Hide())\n")
+
+
+def without_optional_installs(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """`mlperf-wh ARGS` in a process where no optional feature's packages can be imported."""
+    probe = HIDE_OPTIONAL + f"sys.argv = ['mlperf-wh', *{list(args)!r}]\nfrom warehouse.startup import entry\nentry()"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+def test_the_core_runs_without_optional_installs_and_each_feature_names_its_install(tmp_path):
+    db = str(tmp_path / "w.duckdb")
+    claims = ROOT / "examples" / "claims_v6.1_nvidia.example.toml"
+    loaded = without_optional_installs(tmp_path, "claims", "load", str(claims), "--db", db)
+    assert loaded.returncode == 0, loaded.stderr
+    report = without_optional_installs(tmp_path, "report", "--out", str(tmp_path / "r"), "--db", db)
+    assert report.returncode == 1
+    assert report.stderr.strip().splitlines()[-1] == (
+        "error: the report needs altair, an optional install: pip install 'mlperf-warehouse[report]' "
+        "(or make install)")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import re
 import signal
+from contextlib import contextmanager
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -33,6 +34,20 @@ class ExpectedFailure(Exception):
 
 class UsageError(ExpectedFailure):
     exit_code = EXIT_USAGE
+
+
+class MissingExtra(ExpectedFailure):
+    """An optional feature whose packages are not installed (pyproject.toml's optional dependencies)."""
+
+
+@contextmanager
+def needs_extra(extra: str, feature: str):
+    """Inside the block, a missing module is one line naming the optional install that brings it."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        raise MissingExtra(f"{feature} needs {exc.name}, an optional install: "
+                           f"pip install 'mlperf-warehouse[{extra}]' (or make install)") from exc
 
 
 class WarehouseUnavailable(ExpectedFailure):

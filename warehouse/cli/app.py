@@ -2,8 +2,9 @@
 codes of warehouse/errors.py (Click's own usage errors included: one line, exit 2)."""
 from __future__ import annotations
 
+import sys
+
 import typer
-from typer._click import exceptions as click_errors
 
 from warehouse import collector
 from warehouse.cli import build, ledger, measurements, outputs, query, runs
@@ -11,6 +12,11 @@ from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
 from warehouse.cli.failures import expected_failure, run_reporting_failures
 from warehouse.errors import EXIT_OK, EXIT_USAGE, ExpectedFailure, UsageError
+
+# Click's exceptions as the Click that Typer uses raises them: Typer 0.29 vendors a copy of its own,
+# earlier and later versions may use the installed click. Found through public Typer API (BadParameter
+# is one of them), so any Typer version works.
+click_errors = sys.modules[typer.BadParameter.__module__]
 
 HELP = ("MLPerf Inference results as a validated, lineage-tracked DuckDB warehouse: build it "
         "(backfill, ingest, trees), ask it (sql, views, status, drift, history), hand it on "

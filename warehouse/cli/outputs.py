@@ -55,7 +55,9 @@ def export(
 
 def report(out: Annotated[Path, typer.Option("--out", help="directory, replaced whole")] = Path("report")) -> int:
     """A static HTML report (no network needed to view it), each chart also as PNG and SVG."""
-    from warehouse.export.report import render_report
+    from warehouse.errors import needs_extra
+    with needs_extra("report", "the report"):
+        from warehouse.export.report import render_report
     from warehouse.store import db
     with db.connect(current().db, read_only=True) as con:
         try:

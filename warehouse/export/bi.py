@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlalchemy.engine import Engine
+from warehouse.errors import needs_extra
+
+with needs_extra("bi", "the BI connection helper"):
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import Engine
 
 
 def connection_url(warehouse_file: str | Path) -> str:

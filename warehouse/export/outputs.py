@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from warehouse.errors import needs_extra
 from warehouse import settings
 from warehouse.store import db
 
@@ -29,7 +30,8 @@ def publish_for_people(db_file: str, export_dir: str | Path | None = None,
     each swapped in whole. Either directory may be None to skip it."""
     # Imported here: a run that publishes nothing never pays for the report stack (altair, jinja2).
     from warehouse.export import export_views
-    from warehouse.export.report import render_report
+    with needs_extra("report", "the report"):
+        from warehouse.export.report import render_report
     with db.connect(db_file, read_only=True) as con:
         if export_dir is not None:
             export_views(con, Path(export_dir), fmt, warehouse_file=db_file)

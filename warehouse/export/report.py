@@ -15,6 +15,7 @@ import altair as alt
 import duckdb
 import polars as pl
 
+from warehouse.errors import needs_extra
 from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials, swap_in
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
@@ -343,7 +344,8 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
 
 def _write_charts(charts: list[Chart], directory: Path) -> dict[str, str]:
     """Each chart that has rows as NAME.svg and NAME.png (rendered offline); returns the SVGs."""
-    import vl_convert as vlc
+    with needs_extra("report", "the report's PNG and SVG charts"):
+        import vl_convert as vlc
     directory.mkdir()
     svgs = {}
     for chart in (c for c in charts if c.chart is not None):
