@@ -16,7 +16,8 @@ from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
 from warehouse.ingest.guards import GuardRefused
-from warehouse.ingest.history import Run, load_with_history
+from warehouse.errors import WarehouseUnavailable
+from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
 from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
@@ -109,9 +110,10 @@ def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: b
                                    allow)
     except EXPECTED_FAILURES as exc:
         get_run_logger().error("%s failed: %s", round_name, exc)
-        return _failed(round_name, path, exc)
+        return _recorded(db_file, _failed(round_name, path, origin, exc), exc)
     if outcome is None:
-        return RoundOutcome(round_name, "failed", location=path, message=f"{path}: no such file")
+        return _recorded(db_file, RoundOutcome(round_name, "failed", source_id=_source_id(round_name, origin, path),
+                                               location=path, message=f"{path}: no such file"))
     if outcome.status == "loaded" and origin == "official":
         date_the_round(db_file, round_name, Path(path).name)
     _refresh_views(db_file, due_before)
@@ -126,10 +128,23 @@ def date_the_round(db_file: str, round_name: str, file_name: str) -> None:
         record_loaded(con, round_name, file_name, dt.date.today())
 
 
-def _failed(round_name: str, location: str, exc: Exception) -> RoundOutcome:
+def _failed(round_name: str, location: str, origin: str, exc: Exception) -> RoundOutcome:
     status = "refused" if isinstance(exc, GuardRefused) else "failed"
-    return RoundOutcome(round_name, status, location=redact(location), message=str(exc),
-                        unreachable=cannot_connect(exc))
+    return RoundOutcome(round_name, status, source_id=_source_id(round_name, origin, location),
+                        location=redact(location), message=str(exc), unreachable=cannot_connect(exc))
+
+
+def _source_id(round_name: str, origin: str, path: str) -> str:
+    return source_id_for(round_name, origin, Path(path).name)
+
+
+def _recorded(db_file: str, outcome: RoundOutcome, exc: Exception | None = None) -> RoundOutcome:
+    """A refused or failed file ingest goes into load_events as a backfill's failed rounds do; not when
+    the warehouse file itself is what failed (writing the event would fail the same way)."""
+    if not isinstance(exc, WarehouseUnavailable):
+        with file_errors(), db.connect(db_file) as con:
+            record_failure(con, outcome, Run("ingest", current_flow_run_id()))
+    return outcome
 
 
 def _refresh_views(db_file: str, due_before: set[str]) -> None:

@@ -14,7 +14,7 @@ from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
-GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line")
+GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line", "short-of-round")
 Source = Annotated[Optional[str], typer.Option("--source", metavar="URL_OR_DIR", help=SOURCE_HELP)]
 Rounds = Annotated[str, typer.Option("--rounds", help="comma-separated, e.g. v5.1,v6.0 (default: all)")]
 Force = Annotated[bool, typer.Option("--force", help="reload even unchanged files")]
@@ -169,11 +169,13 @@ def trees(
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
+    from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    source = check_source(resolve_source(source))  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
-    outcome = run_here(run_trees, chosen, resolve_source(source), db.db_path(current().db), run)
+    outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:

@@ -13,6 +13,8 @@ from warehouse.errors import EXIT_OK, ExpectedFailure, escape_control
 
 File = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help="the file to load")]
 Fmt = Annotated[Format, typer.Option("--format", help="table, csv or json")]
+AllowEmpty = Annotated[bool, typer.Option(
+    "--allow-empty", help="load a file with no entries (it removes every entry it loaded before)")]
 
 claims = group("claims", "The vendor claims ledger: load claims, audit them against verified results.",
                "mlperf-wh claims load examples/claims_v6.1_nvidia.example.toml", "mlperf-wh claims audit --format csv")
@@ -46,10 +48,11 @@ def _load(loader, file: Path, noun: str, writes: str, **options) -> int:
 @command(claims, "load", "mlperf-wh claims load examples/claims_v6.1_nvidia.example.toml",
          "mlperf-wh claims load my-claims.toml --replace")
 def claims_load(file: File, replace: Annotated[bool, typer.Option(
-        "--replace", help="take over claim ids another claims file owns")] = False) -> int:
+        "--replace", help="take over claim ids another claims file owns")] = False,
+        allow_empty: AllowEmpty = False) -> int:
     """Load (or reload) a TOML claims file."""
     from warehouse.ledger.claims import load_claims
-    return _load(load_claims, file, "claims ledger", "claims", replace=replace)
+    return _load(load_claims, file, "claims ledger", "claims", replace=replace, allow_empty=allow_empty)
 
 
 @command(claims, "audit", "mlperf-wh claims audit", "mlperf-wh claims audit --format json")
@@ -74,10 +77,12 @@ def claims_audit(fmt: Fmt = Format.table) -> int:
 
 
 @command(decisions, "load", "mlperf-wh decisions load examples/decisions.example.toml")
-def decisions_load(file: File) -> int:
+def decisions_load(file: File, replace: Annotated[bool, typer.Option(
+        "--replace", help="take over decision ids another decisions file owns")] = False,
+        allow_empty: AllowEmpty = False) -> int:
     """Load (or reload) a TOML decisions file."""
     from warehouse.ledger.claims import load_decisions
-    return _load(load_decisions, file, "decision records", "decisions")
+    return _load(load_decisions, file, "decision records", "decisions", replace=replace, allow_empty=allow_empty)
 
 
 @command(decisions, "show", "mlperf-wh decisions show agent-inference-capacity-2026h2",
@@ -104,7 +109,7 @@ def decisions_show(decision_id: Annotated[str, typer.Argument(metavar="ID", show
 
 @command(prices, "load", "mlperf-wh prices load my-prices.csv")
 def prices_load(file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=(
-        "a CSV: accelerator,dollars_per_accelerator_hour[,note]"))]) -> int:
+        "a CSV: accelerator,dollars_per_accelerator_hour[,note]"))], allow_empty: AllowEmpty = False) -> int:
     """Load your accelerator prices (a CSV), replacing the previous ones."""
     from warehouse.ledger.prices import load_prices
-    return _load(load_prices, file, "price table", "prices", warn=warn)
+    return _load(load_prices, file, "price table", "prices", warn=warn, allow_empty=allow_empty)

@@ -64,6 +64,8 @@ def measurements_load(
         system: Annotated[Optional[str], typer.Option("--system", metavar="TEXT", help="the system, in your words")] = None,
         label: Annotated[Optional[str], typer.Option(
             "--label", metavar="TEXT", help="your name for the runs (decisions cite it in measured_by)")] = None,
+        allow_empty: Annotated[bool, typer.Option(
+            "--allow-empty", help="load a file with no run (it removes the runs it loaded before)")] = False,
 ) -> int:
     """Load a file of your own benchmark runs: each run validated, a bad run quarantined with its
     reasons, the same file twice a no-op. The options fill what the file does not say; a file that
@@ -74,13 +76,16 @@ def measurements_load(
     options = RunOptions(accelerator, accelerators, system, label)
     fmt = file_format.value if file_format else None
     outcome, _ = rebuild(current().db, "mlperf-wh measurements load",
-                         lambda con: load_measurements(con, file, fmt, options), changed=MEASUREMENT_TABLES)
+                         lambda con: load_measurements(con, file, fmt, options, allow_empty), changed=MEASUREMENT_TABLES)
     _report(outcome)
     return EXIT_OK
 
 
 def _report(outcome) -> None:
     runs = "run" if outcome.runs_loaded == 1 else "runs"
+    if outcome.status == "emptied":
+        say(f"{outcome.path}: no run; the runs loaded from this path before (if any) are removed")
+        return
     if outcome.status == "unchanged":
         say(f"{outcome.path}: unchanged (loaded before, with the same options); nothing to do")
         return

@@ -48,6 +48,7 @@ class Round:
     branch: str
     files: tuple[str, ...]
     published: dt.date | None = None   # the day MLCommons published the round's results
+    records: int | None = None         # records in the published final table (summary_results.json)
 
     def locations(self, source: str) -> list[tuple[str, str]]:
         """(file name, URL or local path) for every candidate file, in order of preference."""
@@ -63,8 +64,14 @@ def load_registry(path: Path = REFERENCE_DIR / "rounds.toml") -> dict[str, Round
     for entry in entries:
         name = validate_round_name(entry["name"])
         registry[name] = Round(name, entry["repository"], entry["branch"], tuple(entry["files"]),
-                               entry.get("published"))
+                               entry.get("published"), entry.get("records"))
     return registry
+
+
+def published_records(round_name: str) -> int | None:
+    """How many records the round's final table was published with, when rounds.toml says."""
+    found = load_registry().get(round_name)
+    return found.records if found else None
 
 
 def resolve_source(explicit: str | None = None) -> str:

@@ -1,6 +1,28 @@
 """Load guards: a file that would lose or replace good data is refused, and the round stays as it
 was. Each guard can be overridden by name (`--allow GUARD`); an override is recorded in
-`sources.overrides`, so the lineage says which loads went through a guard."""
+`sources.overrides`, so the lineage says which loads went through a guard.
+
+Is a file whole? The evidence each format carries, as the real files show it (../shared/mlcommons):
+- over HTTP, the body against its Content-Length (warehouse/ingest/fetch.py: fewer bytes is a failed
+  fetch, retried, never loaded);
+- the JSON formats (summary_results.json, summary.json) have a closing record, the final `]` or `}`:
+  a file cut anywhere is not JSON (MalformedFile);
+- the checker's summary.csv has none: no result IDs (the final-report tool numbers entries from the
+  rows it gets), no count, no footer, rows in the order the checker walked the tree (the v5.0 CSV:
+  open before closed, not sorted). What a complete one does have: every line ends with a line
+  break, the last one too, and has the header's fields (`incomplete-last-line`). A CSV cut at a line
+  break is whole by both, so its count is checked against what is known of the round:
+- `short-of-round`: a round whose published final table rounds.toml states (`records`, counted from
+  the published files) is refused from a file with fewer records. Every format has at least that
+  many: the final table has one record per (entry, model, scenario), the checker's files one per
+  result and a power result its own (the v5.0 files: 1285 records in each of the three formats);
+- `shrink`: a reload against the rows of the load it replaces.
+A first load of a round rounds.toml gives no count for, from a CSV without Content-Length, has no
+evidence left: it loads (its rows are in `sources.rows_read` and load_events).
+
+The result IDs in a final table are `{MAJOR.MINOR}-{NNNN}` (`v4.1-0001` in v4.1): their prefix
+names the round. The Details and Code URLs are no marker: the unofficial v5.0 final table links to
+`submissions_inference_4.1` in every row."""
 from __future__ import annotations
 
 import csv
@@ -17,6 +39,7 @@ GUARDS = {
     "all-quarantined": "every row of a non-empty file failed validation",
     "shrink": "the reload would shrink the loaded rows by more than MLPERF_SHRINK_LIMIT (0.10)",
     "incomplete-last-line": "the CSV's last line is cut short (a truncated download)",
+    "short-of-round": "the file has fewer records than the round was published with (rounds.toml records)",
 }
 
 
@@ -43,12 +66,12 @@ def _round_version(round_name: str) -> str:
 
 
 def round_markers(raw: pl.DataFrame, fmt: str, round_name: str, label: str) -> Finding | None:
-    """The file's own round markers (a `version` column; result IDs in the final format) must
-    name the round it is loaded as."""
+    """The file's own round markers (a `version` column; result IDs, in whichever format carries
+    them) must name the round it is loaded as."""
     markers = []
     if "version" in raw.columns:
         markers.append(("version column", pl.col("version").str.strip_chars().str.strip_prefix("v")))
-    if fmt == "final" and "ID" in raw.columns:
+    if "ID" in raw.columns:
         markers.append(("result IDs", pl.col("ID").str.strip_chars().str.extract(r"^v?(.+)-[^-]*$", 1)))
     expected = _round_version(round_name)
     contradictions = []
@@ -74,9 +97,13 @@ def all_quarantined(rows_read: int, rows_loaded: int, label: str) -> Finding | N
 
 
 def incomplete_last_line(content: bytes, fmt: str, label: str) -> Finding | None:
-    """A CSV cut mid-line: its last record has fewer fields than the header."""
+    """A CSV cut mid-line: its last record has fewer fields than the header, or no line break (the
+    checker ends every line with one; a cut inside the last field leaves all the fields)."""
     if fmt != "checker_csv":
         return None
+    if content.strip() and not content.endswith(b"\n"):
+        return Finding("incomplete-last-line", f"{label}: the last line has no line break: the file "
+                                               "was cut short")
     try:
         rows = [r for r in csv.reader(io.StringIO(content.decode("utf-8-sig"), newline="")) if r]
     except (csv.Error, UnicodeDecodeError):
@@ -85,6 +112,15 @@ def incomplete_last_line(content: bytes, fmt: str, label: str) -> Finding | None
         return Finding("incomplete-last-line", f"{label}: the last line has {len(rows[-1])} of "
                                                f"{len(rows[0])} fields: the file was cut short")
     return None
+
+
+def short_of_round(rows_read: int, published: int | None, round_name: str, label: str) -> Finding | None:
+    """Fewer records than the round's published final table had (None: no count known)."""
+    if published is None or rows_read >= published:
+        return None
+    return Finding("short-of-round", f"{label}: {rows_read} records, but {round_name} was published with "
+                                     f"{published} (warehouse/identity/reference/rounds.toml): the file "
+                                     "is incomplete")
 
 
 def shrinks(previous_loaded: int | None, rows_loaded: int, label: str,

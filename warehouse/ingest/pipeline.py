@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from warehouse.identity.rounds import published_records
 from warehouse.ingest import guards
 from warehouse.ingest.fetch import Fetched, FetchSettings, Previous, fetch
 from warehouse.ingest.parse import RECORD_NO, detect_format, parse
@@ -55,7 +56,9 @@ def prepare(content: bytes, file_name: str, round_name: str, origin: str, label:
     validated.good = validated.good.rename({RECORD_NO: "record_no"})
     findings = [guards.incomplete_last_line(content, fmt, label),
                 guards.round_markers(raw, fmt, round_name, label),
-                guards.all_quarantined(validated.rows_read, validated.rows_loaded, label)]
+                guards.all_quarantined(validated.rows_read, validated.rows_loaded, label),
+                guards.short_of_round(validated.rows_read, published_records(round_name) if origin == "official"
+                                      else None, round_name, label)]
     return Prepared(fmt, validated, unknown, [f for f in findings if f is not None])
 
 

@@ -28,9 +28,15 @@ def _text(value) -> str:
     return value
 
 
+# TOML integers are 64-bit; Python's tomllib reads any size, which DuckDB's BIGINT cannot hold.
+INT64 = range(-2**63, 2**63)
+
+
 def _number(value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number, got {value!r}")
+    if isinstance(value, int) and value not in INT64:
+        raise ValueError(f"expected a number, got {_shown(value)} (out of range)")
     if not math.isfinite(value):
         raise ValueError(f"expected a finite number, got {value!r}")
     return float(value)
@@ -39,7 +45,17 @@ def _number(value) -> float:
 def _integer(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"expected a whole number, got {value!r}")
+    if value not in INT64:
+        raise ValueError(f"expected a whole number, got {_shown(value)} (out of range)")
     return value
+
+
+def _shown(value: int) -> str:
+    """An integer as it is written, shortened when long (a 5,000-digit number is still one line)."""
+    if value.bit_length() > 1000:  # str() of a very long integer is refused by Python itself
+        return f"an integer of {value.bit_length()} bits"
+    digits = str(value)
+    return digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits)} digits)"
 
 
 def _date(value) -> dt.date:
@@ -88,18 +104,25 @@ DECISION_FIELDS = {
 }
 
 
-def read_entries(path: Path, table: str) -> list[dict]:
+def read_entries(path: Path, table: str, allow_empty: bool = False) -> list[dict]:
+    """The file's [[table]] entries. A file with none would remove every entry it loaded before:
+    refused unless `allow_empty`."""
     try:
         document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LedgerError(f"{path}: no such file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from exc
+    except ValueError as exc:  # an integer too long for Python to read (over 4300 digits)
+        raise LedgerError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:
         raise LedgerError(f"{path}: not valid TOML (nested too deeply)") from None
-    entries = document.get(table)
-    if not isinstance(entries, list) or not entries:
-        raise LedgerError(f"{path}: no [[{table}]] tables found")
+    entries = document.get(table, [])
+    if not isinstance(entries, list):
+        raise LedgerError(f"{path}: no [[{table}]] tables found ({table!r} is not a list of tables)")
+    if not entries and not allow_empty:
+        raise LedgerError(f"{path}: no [[{table}]] tables found (an empty file would remove every "
+                          f"{table} it loaded before: --allow-empty to load it anyway)")
     return entries
 
 
@@ -143,10 +166,10 @@ def validate(frame: pl.DataFrame, model, path: Path, table: str) -> pl.DataFrame
     raise LedgerError(f"{path}: " + "; ".join(dict.fromkeys(problems)))
 
 
-def claims_frame(path: Path, ref: Reference | None = None) -> pl.DataFrame:
+def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = False) -> pl.DataFrame:
     """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
     ref = ref or default_reference()
-    rows = coerce(read_entries(path, "claim"), CLAIM_FIELDS, path, "claim")
+    rows = coerce(read_entries(path, "claim", allow_empty), CLAIM_FIELDS, path, "claim")
     canonical = canonical_accelerators(
         [row[f] for row in rows for f in ("accelerator", "baseline_accelerator") if row[f] is not None], ref)
     benchmarks = dict(ref.benchmarks.filter(pl.col("kind") == "benchmark")
@@ -172,11 +195,13 @@ def _polars_type(dtype):
     return dtype.type if hasattr(dtype, "type") else dtype
 
 
-def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False) -> int:
+def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False,
+                allow_empty: bool = False) -> int:
     """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`."""
-    frame = claims_frame(path).with_columns(pl.lit(str(Path(path).resolve())).alias("claim_file"))
+    frame = claims_frame(path, allow_empty=allow_empty).with_columns(
+        pl.lit(str(Path(path).resolve())).alias("claim_file"))
     if not replace:
-        _refuse_ids_owned_elsewhere(con, frame, path)
+        _refuse_ids_owned_elsewhere(con, frame, path, "claim")
     with db.registered(con, _claims=frame), db.transaction(con):
         con.execute("DELETE FROM claims WHERE claim_file = ? OR id IN (SELECT id FROM _claims)",
                     [str(Path(path).resolve())])
@@ -184,12 +209,14 @@ def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = Fals
     return frame.height
 
 
-def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, path: Path) -> None:
-    with db.registered(con, _claims=frame):
-        owned = con.execute("SELECT c.id, c.claim_file FROM claims c JOIN _claims n USING (id) "
-                            "WHERE c.claim_file <> n.claim_file ORDER BY c.id").fetchall()
+def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, path: Path,
+                                table: str) -> None:
+    """An id another file loaded stays that file's unless --replace moves it (table: claim | decision)."""
+    with db.registered(con, _incoming=frame):
+        owned = con.execute(f"SELECT c.id, c.{table}_file FROM {table}s c JOIN _incoming n USING (id) "
+                            f"WHERE c.{table}_file <> n.{table}_file ORDER BY c.id").fetchall()
     if owned:
-        named = "; ".join(f"claim {cid!r} is owned by {owner}" for cid, owner in owned[:5])
+        named = "; ".join(f"{table} {cid!r} is owned by {owner}" for cid, owner in owned[:5])
         raise LedgerError(f"{path}: {named} (load with --replace to move it to this file)")
 
 
@@ -197,8 +224,8 @@ def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFr
 # decisions
 
 
-def decisions_frame(path: Path, known_claims: set[str]) -> pl.DataFrame:
-    rows = coerce(read_entries(path, "decision"), DECISION_FIELDS, path, "decision")
+def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = False) -> pl.DataFrame:
+    rows = coerce(read_entries(path, "decision", allow_empty), DECISION_FIELDS, path, "decision")
     problems = []
     for row in rows:
         row["measured_by_items"] = row["measured_by"]
@@ -226,10 +253,14 @@ def decisions_frame(path: Path, known_claims: set[str]) -> pl.DataFrame:
     return validate(pl.DataFrame(rows, schema=schema), Decision, path, "decision")
 
 
-def load_decisions(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+def load_decisions(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False,
+                   allow_empty: bool = False) -> int:
+    """Load (or reload) one decisions file; a decision id another file owns is an error unless `replace`."""
     known = {cid for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
-    frame = decisions_frame(path, known).with_columns(
+    frame = decisions_frame(path, known, allow_empty).with_columns(
         pl.lit(str(Path(path).resolve())).alias("decision_file"))
+    if not replace:
+        _refuse_ids_owned_elsewhere(con, frame, path, "decision")
     with db.registered(con, _decisions=frame), db.transaction(con):
         con.execute("DELETE FROM decisions WHERE decision_file = ? OR id IN (SELECT id FROM _decisions)",
                     [str(Path(path).resolve())])

@@ -34,6 +34,10 @@ class MeasurementFileError(ExpectedFailure, ValueError):
     """The file as a whole cannot be read: nothing of it is loaded."""
 
 
+class NoRuns(MeasurementFileError):
+    """The file holds no run at all (empty, or a CSV header alone)."""
+
+
 @dataclass
 class RawRun:
     """One run as read: its fields (not yet validated), the problems found reading them, its
@@ -269,7 +273,7 @@ def read_csv(name: str, content: bytes) -> ReadFile:
         run.fields["extra"] = _extra({k: v for k, v in row.items() if k not in CSV_COLUMNS and v})
         runs.append(run)
     if not runs:
-        raise MeasurementFileError(f"{name}: a header and no run")
+        raise NoRuns(f"{name}: a header and no run")
     return ReadFile("csv", runs)
 
 

@@ -19,7 +19,7 @@ from schemas import polars_types
 from schemas.failures import Failure, failures_of
 from schemas.measurements import VERIFICATION, OwnRequest, OwnRun
 from warehouse.errors import ExpectedFailure
-from warehouse.ledger.measurement_formats import RawRun, detect_format, read_file
+from warehouse.ledger.measurement_formats import NoRuns, RawRun, detect_format, read_file
 from warehouse.store import db
 
 
@@ -51,7 +51,7 @@ class Prepared:
 @dataclass
 class MeasurementLoad:
     path: str
-    status: str               # loaded | replaced | unchanged
+    status: str               # loaded | replaced | unchanged | emptied
     fmt: str
     tool: str
     runs_read: int
@@ -105,14 +105,23 @@ def prepare(name: str, content: bytes, fmt: str | None = None, options: RunOptio
 
 
 def load_measurements(con: duckdb.DuckDBPyConnection, path: Path, fmt: str | None = None,
-                      options: RunOptions = RunOptions()) -> MeasurementLoad:
-    """Load one file in one transaction, or raise MeasurementError and change nothing."""
+                      options: RunOptions = RunOptions(), allow_empty: bool = False) -> MeasurementLoad:
+    """Load one file in one transaction, or raise MeasurementError and change nothing. A file with no
+    run would remove the runs its path loaded before: refused unless `allow_empty`."""
     path = Path(path)
     try:
         content = path.read_bytes()
     except OSError as exc:
         raise MeasurementError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    prepared = prepare(path.name, content, fmt, options)
+    try:
+        if not content.strip():
+            raise NoRuns(f"{path.name}: an empty file")
+        prepared = prepare(path.name, content, fmt, options)
+    except NoRuns as exc:
+        if not allow_empty:
+            raise MeasurementError(f"{path}: {exc} (an empty file would remove every run it loaded "
+                                   "before: --allow-empty to load it anyway)") from None
+        return _empty_file(con, path)
     outcome = MeasurementLoad(str(path), "loaded", prepared.fmt, prepared.tool, prepared.runs_read,
                               prepared.runs.height, prepared.quarantine.height,
                               prepared.runs["run_id"].to_list(), _quarantine_lines(prepared.quarantine))
@@ -132,6 +141,15 @@ def load_measurements(con: duckdb.DuckDBPyConnection, path: Path, fmt: str | Non
         _insert(con, prepared, where, path.name, len(content), given)
     outcome.status = "replaced" if earlier else "loaded"
     return outcome
+
+
+def _empty_file(con: duckdb.DuckDBPyConnection, path: Path) -> MeasurementLoad:
+    """--allow-empty: the runs this path loaded before are removed, nothing is added."""
+    earlier = con.execute("SELECT sha256 FROM measurement_files WHERE path = ?", [str(path.absolute())]).fetchall()
+    with db.transaction(con):
+        for (sha,) in earlier:
+            _forget(con, sha)
+    return MeasurementLoad(str(path), "emptied", "empty", "none", 0, 0, 0)
 
 
 def _run_row(run: RawRun, tool: str, sha: str, options: RunOptions) -> dict:

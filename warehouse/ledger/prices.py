@@ -16,7 +16,7 @@ class PriceError(ExpectedFailure, ValueError):
     pass
 
 
-def prices_frame(path: Path) -> pl.DataFrame:
+def prices_frame(path: Path, allow_empty: bool = False) -> pl.DataFrame:
     try:
         raw = pl.read_csv(path, infer_schema_length=0)
     except (OSError, pl.exceptions.PolarsError) as exc:
@@ -24,6 +24,9 @@ def prices_frame(path: Path) -> pl.DataFrame:
     missing = {"accelerator", "dollars_per_accelerator_hour"} - set(raw.columns)
     if missing:
         raise PriceError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+    if raw.height == 0 and not allow_empty:
+        raise PriceError(f"{path}: a header and no price (an empty file would remove every price "
+                         "loaded before: --allow-empty to load it anyway)")
     frame = raw.select(
         pl.col("accelerator").str.strip_chars(),
         pl.col("dollars_per_accelerator_hour").str.strip_chars().cast(pl.Float64, strict=False),
@@ -49,9 +52,9 @@ def unknown_accelerators(frame: pl.DataFrame) -> list[str]:
     return [name for name in frame["accelerator"].to_list() if name not in known]
 
 
-def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None) -> int:
+def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None, allow_empty: bool = False) -> int:
     """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
-    frame = prices_frame(path)
+    frame = prices_frame(path, allow_empty)
     unknown = unknown_accelerators(frame)
     if unknown and warn is not None:
         warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named "
