@@ -17,6 +17,7 @@ import pytest
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
 from warehouse.export import ExportError, default_views, export_views, sha256_of
+from warehouse.export.output_dirs import MARKER, OutputDirRefused
 from warehouse.store import db
 
 
@@ -115,7 +116,7 @@ def test_manifest_checksums_match_the_files(exports):
             assert path.stat().st_size == entry["bytes"], entry["path"]
             assert sha256_of(path) == entry["sha256"], entry["path"]
         on_disk = {p.relative_to(directory).as_posix() for p in directory.rglob("*") if p.is_file()}
-        assert on_disk == {e["path"] for e in entries} | {"manifest.json"}, fmt
+        assert on_disk == {e["path"] for e in entries} | {"manifest.json", MARKER}, fmt
 
 
 def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
@@ -162,7 +163,7 @@ def test_a_directory_that_is_not_an_export_is_refused_and_left_alone(wcon, tmp_p
     precious = tmp_path / "reports"
     precious.mkdir()
     (precious / "q3.txt").write_text("mine")
-    with pytest.raises(ExportError, match="not an mlperf-wh export"):
+    with pytest.raises(OutputDirRefused, match="holds no export written by mlperf-wh"):
         export_views(wcon, precious, "csv", ["dim_rounds"])
     assert [p.name for p in precious.iterdir()] == ["q3.txt"]
     with pytest.raises(ExportError, match="unknown view"):
@@ -175,7 +176,7 @@ def test_a_new_export_replaces_the_previous_one_whole(wcon, tmp_path):
     target = tmp_path / "bi"
     export_views(wcon, target, "csv", ["dim_rounds", "claim_audit"])
     export_views(wcon, target, "parquet", ["dim_rack_capacity"])
-    assert sorted(p.name for p in target.iterdir()) == ["dim_rack_capacity.parquet", "manifest.json"]
+    assert sorted(p.name for p in target.iterdir()) == [MARKER, "dim_rack_capacity.parquet", "manifest.json"]
     assert [p.name for p in tmp_path.iterdir()] == ["bi"]
 
 
@@ -212,12 +213,12 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
                          "--db", claims_warehouse)
     assert code == 0, err
     assert out.startswith("exported 2 views") and "manifest.json" in out
-    assert sorted(p.name for p in (tmp_path / "bi").iterdir()) == ["claim_audit.csv", "dim_rounds.csv",
+    assert sorted(p.name for p in (tmp_path / "bi").iterdir()) == [MARKER, "claim_audit.csv", "dim_rounds.csv",
                                                                    "manifest.json"]
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
     code, out, err = cli("export", tmp_path / "mine", "--db", claims_warehouse)
-    assert code == 1 and "not an mlperf-wh export" in err and "Traceback" not in err
+    assert code == 1 and "holds no export written by mlperf-wh" in err and "Traceback" not in err
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
     code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
     assert code == 1 and "unknown view(s) nope" in err

@@ -8,6 +8,7 @@ import pytest
 from PIL import Image
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
+from warehouse.export.output_dirs import OutputDirRefused
 from warehouse.export.outputs import publish_after_load
 from warehouse.export.report import VERDICT_COLOURS, render_report
 from warehouse.ingest.pipeline import RoundOutcome
@@ -135,7 +136,7 @@ def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
     # a directory that is not a report is never replaced
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
-    with db.connect(str(tmp_path / "empty.duckdb"), read_only=True) as con, pytest.raises(FileExistsError):
+    with db.connect(str(tmp_path / "empty.duckdb"), read_only=True) as con, pytest.raises(OutputDirRefused):
         render_report(con, tmp_path / "mine")
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
 

@@ -70,11 +70,13 @@ class Interrupted(BaseException):
         return 128 + self.signum
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters, and the bidi embeddings, overrides and isolates that make text read reversed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def escape_control(text: str) -> str:
-    """Terminal escape codes and other control characters as visible escapes (newline and tab kept)."""
+    """Terminal escape codes, other control characters and bidi overrides as visible escapes
+    (newline and tab kept)."""
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 

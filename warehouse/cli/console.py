@@ -1,6 +1,7 @@
 """What the commands print: rows as a Rich table sized to the terminal (or as CSV / JSON for
 machines), informational lines that `-q` silences, warnings and errors on stderr. Text read from the
-warehouse is printed with control characters escaped, never as Rich markup."""
+warehouse is printed with control characters escaped, never as Rich markup; CSV cells are made safe for
+spreadsheets (warehouse/export/cells.py: no formula, no raw control or bidi character)."""
 from __future__ import annotations
 
 import json
@@ -47,24 +48,12 @@ def print_rows(frame, fmt: Format | str = Format.table) -> None:
     """A polars frame as a table, CSV (header row) or JSON (a list of objects)."""
     fmt = Format(fmt)
     if fmt is Format.csv:
-        import polars as pl
-        escaped = nested_as_json(frame).with_columns(
-            pl.col(pl.String).map_elements(escape_control, return_dtype=pl.String))
-        sys.stdout.write(escaped.write_csv())
+        from warehouse.export.cells import safe_frame
+        sys.stdout.write(safe_frame(frame).write_csv())
     elif fmt is Format.json:
         print(frame.write_json())
     else:
         print_table(frame)
-
-
-def nested_as_json(frame):
-    """Lists and structs as JSON text (CSV has no nested values), as the CSV export writes them."""
-    import polars as pl
-    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
-    return frame.with_columns(
-        pl.Series(name, [None if v is None else json.dumps(v, default=str, ensure_ascii=False)
-                         for v in frame.get_column(name).to_list()], dtype=pl.String)
-        for name in nested)
 
 
 def print_wrapped(text: str) -> None:

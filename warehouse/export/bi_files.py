@@ -1,9 +1,9 @@
 """The BI export: the marts and dimension tables as files a BI tool can trust, Parquet (partitioned
-by round), CSV (nested values as JSON text) or one Excel workbook, with a manifest.json describing every
+by round), CSV (nested values as JSON text) or one Excel workbook (text cells made safe for
+spreadsheets in both: cells.py), with a manifest.json describing every
 file; written beside the target and swapped in whole (output_dirs)."""
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -14,13 +14,17 @@ import duckdb
 import polars as pl
 
 from schemas.exports import ManifestFile
-from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials, swap_in
+from warehouse.errors import ExpectedFailure
+from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame
+from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
+                                          resolved_target, sha256_of, swap_in, write_listing)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 from warehouse.views import LAYERS, definitions
 from warehouse.views.column_docs import relation_documentation
 
 EXPORT_FORMATS = ("parquet", "csv", "xlsx")
+KIND = "export"
 MANIFEST = "manifest.json"
 WORKBOOK = "mlperf.xlsx"
 RAW_TABLES = ("results", "sources", "quarantine")
@@ -30,7 +34,7 @@ EXCEL_MAX_ROWS = 1_048_575  # one row of the sheet is the header
 EXCEL_MAX_SHEET_NAME = 31
 
 
-class ExportError(Exception):
+class ExportError(ExpectedFailure):
     """The export cannot be made as asked; the target directory is left as it was."""
 
 
@@ -75,29 +79,30 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _check_target(target: Path) -> None:
-    if target.exists() and not target.is_dir():
-        raise ExportError(f"{target} exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / MANIFEST).exists():
-        raise ExportError(f"{target} is not empty and holds no {MANIFEST}: it is not an mlperf-wh "
-                          "export, and an export replaces its directory whole. Choose a new or empty one")
-    if target.parent.exists() and not target.parent.is_dir():
-        raise ExportError(f"{target.parent} is not a directory")
+def _check_target(con, directory: Path, warehouse_file: str | None) -> Path:
+    target = resolved_target(directory)
+    check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def warehouse_files(con) -> list[str]:
+    """The database files the connection has open (never inside an output directory)."""
+    return [path for (path,) in con.execute(
+        "SELECT path FROM duckdb_databases() WHERE path IS NOT NULL AND NOT internal").fetchall()]
 
 
 def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "parquet",
                  views: list[str] | None = None, warehouse_file: str | None = None) -> dict:
     """Write the chosen views (default: every mart) into `directory`, replacing a previous export
-    whole. Returns the manifest."""
+    whole (output_dirs says which directories it may replace). Returns the manifest."""
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     chosen = list(dict.fromkeys(views or default_views()))
     unknown = [v for v in chosen if v not in known_views()]
     if unknown:
         raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
-    target = Path(directory).absolute()
-    _check_target(target)
+    target = _check_target(con, directory, warehouse_file)
     remove_abandoned_partials(target)
     relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
     staging = make_staging_dir(target)
@@ -106,7 +111,8 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
         files = writer(con, staging, relations)
         manifest = _manifest(con, fmt, relations, files, staging, warehouse_file)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
-        swap_in(staging, target)
+        write_listing(staging, KIND)
+        swap_in(staging, target, KIND)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -154,11 +160,23 @@ def _flat_select(rel: Relation) -> str:
     return f"SELECT {', '.join(columns)} FROM {_ident(rel.name)}"
 
 
+def _safe_select(rel: Relation) -> str:
+    """_flat_select with every text cell made safe for spreadsheets (cells.py), in SQL so COPY
+    streams the view without loading it into Python."""
+    text = {c["name"] for c in rel.columns if c["name"] in rel.nested or c["type"] == "VARCHAR"}
+    names = [_ident(c["name"]) for c in rel.columns]
+    escaped = [f"{escaped_sql(name)} AS {name}" if c["name"] in text else name
+               for c, name in zip(rel.columns, names)]
+    quoted = [f"{quoted_sql(name)} AS {name}" if c["name"] in text else name
+              for c, name in zip(rel.columns, names)]
+    return f"SELECT {', '.join(quoted)} FROM (SELECT {', '.join(escaped)} FROM ({_flat_select(rel)}))"
+
+
 def _write_csv(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
     written = []
     for rel in relations:
         path = staging / f"{rel.name}.csv"
-        con.execute(f"COPY ({_flat_select(rel)}) TO {_literal(str(path))} (FORMAT csv, HEADER true)")
+        con.execute(f"COPY ({_safe_select(rel)}) TO {_literal(str(path))} (FORMAT csv, HEADER true)")
         written.append(WrittenFile(rel, path))
     return written
 
@@ -175,11 +193,13 @@ def _write_xlsx(con, staging: Path, relations: list[Relation]) -> list[WrittenFi
         if frame.height > EXCEL_MAX_ROWS:
             raise ExportError(f"{rel.name} has {frame.height} rows, more than an Excel sheet holds "
                               f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
-        frames[rel.name] = _excel_safe(frame)
-    with xlsxwriter.Workbook(str(path)) as workbook:
+        frames[rel.name] = safe_frame(_excel_safe(frame))
+    # Text stays text: never a formula, a number or a link, whatever it begins with.
+    with xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False,
+                                         "strings_to_urls": False}) as workbook:
         for name, frame in frames.items():
             frame.write_excel(workbook=workbook, worksheet=name, autofit=True, freeze_panes=(1, 0))
-        _column_sheet(relations).write_excel(workbook=workbook, worksheet="columns", autofit=True)
+        safe_frame(_column_sheet(relations)).write_excel(workbook=workbook, worksheet="columns", autofit=True)
     return [WrittenFile(rel, path, sheet=rel.name) for rel in relations]
 
 
@@ -273,11 +293,3 @@ def _view_entry(rel: Relation, entries: list[dict]) -> dict:
         "files": [e["path"] + (f"#{e['sheet']}" if "sheet" in e else "") for e in entries],
         "columns": rel.columns,
     }
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -1,16 +1,128 @@
-"""Output directories replaced whole: an export or a report is written into a temporary directory
-beside its target and swapped in with one atomic rename, so a reader of the target sees the previous
-output or the new one, never half of one; what a killed writer left behind is removed next time."""
+"""Output directories replaced whole, and only when that loses nothing.
+
+An export or a report is written into a temporary directory beside its target and swapped in with
+one atomic rename, so a reader of the target sees the previous output or the new one, never half of
+one; what a killed writer left behind is removed next time.
+
+What may be replaced: a directory that does not exist yet, an empty one, or one holding only a
+previous output of the same kind that mlperf-wh can prove it wrote. The proof is the marker file
+MARKER, written last into every output: JSON naming the kind ("export" or "report") and every file
+written, each with its size and sha256. A directory holding anything else (a file not listed, a
+listed file since changed, the warehouse file, a symlink) is refused with one line and left as it
+was; the previous output is then removed file by file as listed, never as a tree, so a file that
+appeared in the meantime is kept. An export from before the marker proves itself the same way with
+its manifest.json (every file with size and sha256).
+
+Symlinks are followed: the target (or a parent) that is a symlink is resolved, the output is written
+at the directory it points to and the link is left as it is.
+"""
 from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
+import json
 import os
 import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+from warehouse.errors import ExpectedFailure
+
+MARKER = ".mlperf-wh-output.json"
+LEGACY_EXPORT_MANIFEST = "manifest.json"
+SHOWN = 3  # foreign files named in the error line
+
+
+class OutputDirRefused(ExpectedFailure):
+    """The output directory holds something mlperf-wh did not write: nothing was written or removed."""
+
+
+def resolved_target(directory: str | Path) -> Path:
+    """The directory an output goes to: absolute, every symlink followed."""
+    return Path(os.path.realpath(Path(directory).absolute()))
+
+
+def check_replaceable(target: Path, kind: str, protected: tuple[str | Path, ...] = ()) -> None:
+    """Refuse (OutputDirRefused) unless `target` (resolved) is new, empty or a previous `kind`
+    output this tool can prove it wrote; `protected` files (the warehouse) may never be inside it."""
+    if target.exists() and not target.is_dir():
+        raise _refused(target, "exists and is not a directory")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise _refused(target.parent, "is not a directory")
+    for path in (resolved_target(p) for p in protected if p):
+        if path == target or path.is_relative_to(target):
+            raise _refused(target, f"holds the warehouse file {path}: an output never replaces its directory")
+    if not target.is_dir() or not any(target.iterdir()):
+        return
+    listing = read_listing(target, kind)
+    foreign = sorted(path for path, file in _files_below(target).items()
+                     if path != MARKER and not _as_listed(file, listing.get(path)))
+    if foreign:
+        named = ", ".join(foreign[:SHOWN]) + (f" and {len(foreign) - SHOWN} more" if len(foreign) > SHOWN else "")
+        raise _refused(target, f"holds files the previous {kind} did not write or that changed since: {named}; "
+                               "they are never deleted. Move them, or choose a new or empty directory")
+
+
+def _refused(path: Path, why: str) -> OutputDirRefused:
+    return OutputDirRefused(f"{path} {why}; nothing was written")
+
+
+def read_listing(directory: Path, kind: str) -> dict[str, dict]:
+    """The files a previous output of `kind` says it wrote: path -> {bytes, sha256}; refused when
+    there is no readable proof."""
+    try:
+        marker = json.loads((directory / MARKER).read_text(encoding="utf-8"))
+        if marker["kind"] != kind:
+            raise _refused(directory, f"holds an mlperf-wh {marker['kind']}, not a {kind}: choose another directory")
+        return {f["path"]: f for f in marker["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if kind == "export" and (legacy := _legacy_export_listing(directory)) is not None:
+        return legacy
+    raise _refused(directory, f"is not empty and holds no {kind} written by mlperf-wh (no readable {MARKER}): "
+                              "choose a new or empty directory")
+
+
+def _legacy_export_listing(directory: Path) -> dict[str, dict] | None:
+    try:
+        manifest = json.loads((directory / LEGACY_EXPORT_MANIFEST).read_text(encoding="utf-8"))
+        listing = {f["path"]: {"bytes": f["bytes"], "sha256": f["sha256"]} for f in manifest["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    manifest_file = directory / LEGACY_EXPORT_MANIFEST
+    listing[LEGACY_EXPORT_MANIFEST] = {"bytes": manifest_file.stat().st_size, "sha256": sha256_of(manifest_file)}
+    return listing
+
+
+def _files_below(directory: Path) -> dict[str, Path]:
+    """Everything below `directory` but its subdirectories (symlinks and special files included)."""
+    return {path.relative_to(directory).as_posix(): path for path in directory.rglob("*")
+            if path.is_symlink() or not path.is_dir()}
+
+
+def _as_listed(file: Path, entry: dict | None) -> bool:
+    return (entry is not None and not file.is_symlink() and file.is_file()
+            and file.stat().st_size == entry.get("bytes") and sha256_of(file) == entry.get("sha256"))
+
+
+def write_listing(staging: Path, kind: str) -> None:
+    """The marker, written last: every file of the finished output with its size and sha256."""
+    files = [{"path": name, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
+             for name, path in sorted(_files_below(staging).items())]
+    marker = {"written_by": "mlperf-wh", "kind": kind, "files": files}
+    (staging / MARKER).write_text(json.dumps(marker, indent=2), encoding="utf-8")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
 
 def make_staging_dir(target: Path) -> Path:
     """An empty directory beside `target` (same file system, so it can be renamed into place),
@@ -25,11 +137,12 @@ def _partial_prefix(target: Path) -> str:
 
 
 def remove_abandoned_partials(target: Path) -> None:
-    """Temporary directories left by an export that was killed (its process is gone)."""
+    """Temporary directories left by an export that was killed (its process is gone): each was made
+    by mkdtemp for this tool and holds only what it wrote."""
     pattern = re.compile(re.escape(_partial_prefix(target)) + r"(\d+)-")
     for path in target.parent.glob(_partial_prefix(target) + "*"):
         found = pattern.match(path.name)
-        if found and not _process_alive(int(found.group(1))):
+        if found and not path.is_symlink() and path.is_dir() and not _process_alive(int(found.group(1))):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -43,20 +156,43 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def swap_in(staging: Path, target: Path) -> None:
-    """Put a finished directory at `target` in one step; what was there before is removed after."""
+def swap_in(staging: Path, target: Path, kind: str) -> None:
+    """Put a finished directory at `target` in one step; the previous output is removed after, file
+    by file as its listing names them (check_replaceable has proved them ours)."""
     if not target.exists():
         os.rename(staging, target)
         return
     if _exchange(staging, target):
-        shutil.rmtree(staging)  # it now holds the previous export
+        remove_previous(staging, target, kind)  # staging now holds the previous output
         return
     # No atomic exchange on this system: two renames. A crash between them leaves the previous
-    # export whole under `previous` and nothing half-written at `target`.
+    # output whole under `previous` and nothing half-written at `target`.
     previous = target.with_name(f"{_partial_prefix(target)}{os.getpid()}-previous")
     os.rename(target, previous)
     os.rename(staging, target)
-    shutil.rmtree(previous)
+    remove_previous(previous, target, kind)
+
+
+def remove_previous(previous: Path, target: Path, kind: str) -> None:
+    """Remove a replaced output: each listed file still as listed, then the directories left empty.
+    Anything else (a file that arrived after the check) is kept, in a directory beside the target."""
+    listing = read_listing(previous, kind) if any(previous.iterdir()) else {}
+    for name, file in _files_below(previous).items():
+        if name == MARKER or _as_listed(file, listing.get(name)):
+            file.unlink()
+    for directory in sorted((p for p in previous.rglob("*") if p.is_dir() and not p.is_symlink()),
+                            key=lambda p: len(p.parts), reverse=True):
+        _remove_if_empty(directory)
+    if not _remove_if_empty(previous):
+        previous.rename(target.with_name(f"{target.name}.kept-{os.getpid()}"))
+
+
+def _remove_if_empty(directory: Path) -> bool:
+    try:
+        directory.rmdir()
+        return True
+    except OSError:
+        return False
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -78,5 +214,3 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     raise OSError(err, os.strerror(err), str(b))
 
-
-# --- writers: each returns one entry per file (per sheet for the workbook) -----------------------

@@ -16,7 +16,9 @@ import duckdb
 import polars as pl
 
 from warehouse.errors import needs_extra
-from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials, swap_in
+from warehouse.export.bi_files import warehouse_files
+from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
+                                          resolved_target, swap_in, write_listing)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -27,6 +29,7 @@ VERDICT_COLOURS = {
     "unclassified": "#757575",
 }
 VERIFICATION_SHAPES = {"verified": "circle", "preview": "triangle-up"}
+KIND = "report"
 TOP_SYSTEMS = 8
 WIDTH = 640
 
@@ -317,13 +320,12 @@ def build(con: duckdb.DuckDBPyConnection) -> tuple[list[Chart], list[Table]]:
 # --- rendering ----------------------------------------------------------------------------------
 
 def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file: str | None = None) -> Path:
-    """Write index.html and charts/<name>.png|.svg into `out_dir` (replaced whole); returns the page."""
+    """Write index.html and charts/<name>.png|.svg into `out_dir` (replaced whole, when output_dirs
+    says it may be); returns the page."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    target = Path(out_dir).absolute()
-    if target.is_dir() and any(target.iterdir()) and not (target / "index.html").exists():
-        raise FileExistsError(f"{target} is not empty and holds no index.html: not a report "
-                              "directory, and a report replaces its directory whole")
+    target = resolved_target(out_dir)
+    check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_abandoned_partials(target)
     charts, tables = build(con)
@@ -335,7 +337,8 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
             charts=charts, tables=tables, svgs=svgs, generated_at=datetime.now(timezone.utc),
             warehouse=warehouse_file, rounds=_loaded_rounds(con))
         (staging / "index.html").write_text(page, encoding="utf-8")
-        swap_in(staging, target)
+        write_listing(staging, KIND)
+        swap_in(staging, target, KIND)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

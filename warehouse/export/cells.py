@@ -1,0 +1,89 @@
+"""Text cells that a spreadsheet cannot turn against its reader. Claims, decisions and upstream rows
+are text other people wrote; a CSV or workbook cell is made safe by one rule, the same for the export
+(CSV and XLSX) and the CLI's `--format csv`:
+
+- control characters (all but tab and newline), U+FFFE/U+FFFF and the bidi embeddings, overrides and
+  isolates (U+202A-202E, U+2066-2069) are written as the six characters `\\uXXXX`: no raw NUL in a
+  CSV, every workbook sheet well-formed XML, no text that reads reversed. In a JSON cell this is
+  JSON's own escape, so the cell still parses to the same value;
+- a text cell that then begins with `=`, `+`, `-`, `@`, tab or carriage return gets a leading single
+  quote (the OWASP CSV-injection rule), unless the whole cell is a plain decimal number such as
+  `-1.5` or `+2e3`, which a spreadsheet reads as that number and nothing else.
+
+Only text cells are touched: numeric, temporal and boolean columns are written as they are.
+Lists and structs are JSON text (CSV has no nesting), then treated as text.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import polars as pl
+
+_ESCAPED_RANGES = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x202A, 0x202E), (0x2066, 0x2069),
+                   (0xFFFE, 0xFFFF)]
+# The same character class written for Python's re and for Rust's regex (polars) and RE2 (DuckDB).
+ESCAPED = re.compile("[" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in _ESCAPED_RANGES) + "]")
+ESCAPED_RE2 = "[" + "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in _ESCAPED_RANGES) + "]"
+FORMULA_START = "=+-@\t\r"
+FORMULA_START_RE = r"^[=+\-@\t\r]"  # the same, for every regex engine here
+PLAIN_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+_PLAIN_NUMBER = re.compile(PLAIN_NUMBER)
+QUOTE = "'"
+
+
+def _escape(found: re.Match) -> str:
+    return f"\\u{ord(found.group()):04x}"
+
+
+def safe_text(text: str) -> str:
+    """One text cell made safe (the module's rule)."""
+    escaped = ESCAPED.sub(_escape, text)
+    if escaped[:1] and escaped[0] in FORMULA_START and not _PLAIN_NUMBER.match(escaped):
+        return QUOTE + escaped
+    return escaped
+
+
+# --- polars frames (the CLI's csv, the workbook) --------------------------------------------------
+
+def safe_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """Every column as a CSV or workbook cell can hold it: nested values as JSON text, bytes as hex,
+    then every text cell made safe."""
+    flat = frame.with_columns(
+        *(_as_json(frame.get_column(name)) for name, dtype in frame.schema.items() if dtype.is_nested()),
+        *(pl.col(name).bin.encode("hex") for name, dtype in frame.schema.items() if dtype == pl.Binary),
+        *(pl.col(name).cast(pl.String) for name, dtype in frame.schema.items() if dtype == pl.Object))
+    return flat.with_columns(_safe_column(flat.get_column(name))
+                             for name, dtype in flat.schema.items() if dtype == pl.String)
+
+
+def _as_json(column: pl.Series) -> pl.Series:
+    return pl.Series(column.name, [None if v is None else json.dumps(v, default=str, ensure_ascii=False)
+                                   for v in column.to_list()], dtype=pl.String)
+
+
+def _safe_column(column: pl.Series) -> pl.Series:
+    """Only the distinct values that need it go through Python: a column of a million clean cells
+    costs two vectorised scans."""
+    needs = column.str.contains(ESCAPED_RE2) | (
+        column.str.contains(FORMULA_START_RE) & ~column.str.contains(PLAIN_NUMBER))
+    unsafe = column.filter(needs.fill_null(False)).unique().to_list()
+    if not unsafe:
+        return column
+    return column.replace({value: safe_text(value) for value in unsafe})
+
+
+# --- DuckDB SQL (the CSV export, written by COPY without leaving the database) ---------------------
+
+def escaped_sql(expression: str) -> str:
+    """SQL: the first half of the rule, characters escaped, for a VARCHAR `expression`."""
+    per_character = (f"list_transform(string_split({expression}, ''), lambda c: CASE WHEN "
+                     f"regexp_matches(c, '{ESCAPED_RE2}') THEN printf('\\u%04x', unicode(c)) ELSE c END)")
+    return (f"CASE WHEN regexp_matches({expression}, '{ESCAPED_RE2}') "
+            f"THEN array_to_string({per_character}, '') ELSE {expression} END")
+
+
+def quoted_sql(expression: str) -> str:
+    """SQL: the second half of the rule, the leading quote, for an already escaped `expression`."""
+    return (f"CASE WHEN regexp_matches({expression}, '{FORMULA_START_RE}') AND NOT regexp_matches({expression}, "
+            f"'{PLAIN_NUMBER}') THEN '{QUOTE * 2}' || {expression} ELSE {expression} END")
