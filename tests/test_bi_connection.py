@@ -70,4 +70,28 @@ def test_rows_read_and_writes_fail(engine, bi_copy, shared_con):
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM software_gains")).scalar_one() == expected
         assert "intruder" not in sa.inspect(conn).get_table_names()
-    assert connection_url(bi_copy) == f"duckdb:///{bi_copy}?access_mode=read_only"
+    assert connection_url(bi_copy) == f"duckdb:///{bi_copy[:-len('.duckdb')]}.read.duckdb?access_mode=read_only"
+
+
+def test_an_open_bi_session_never_blocks_a_load_and_sees_it_after_reconnecting(cli, mirror_server, db_file):
+    """The engine opens the published copy: a backfill writes the warehouse while a BI connection
+    holds a transaction open, both end well, and a new connection sees the new round."""
+    assert cli("backfill", "--source", mirror_server.url, "--db", db_file, "--rounds", "v6.0")[0] == 0
+    rounds = "SELECT list(DISTINCT round ORDER BY round) FROM results"
+    engine = read_only_engine(db_file)
+    with engine.connect() as session:
+        assert session.execute(sa.text(rounds)).scalar() == ["v6.0"]
+        code, out, err = cli("backfill", "--source", mirror_server.url, "--db", db_file, "--rounds", "v4.1")
+        assert code == 0, (out, err)
+        assert session.execute(sa.text(rounds)).scalar() == ["v6.0"]  # its own snapshot, still readable
+    engine.dispose()
+    engine = read_only_engine(db_file)
+    with engine.connect() as session:
+        assert session.execute(sa.text(rounds)).scalar() == ["v4.1", "v6.0"]
+    engine.dispose()
+
+
+def test_the_url_names_the_published_copy_unless_the_writer_file_is_asked_for(tmp_path):
+    db_file = tmp_path / "w.duckdb"
+    assert connection_url(db_file) == f"duckdb:///{tmp_path.as_posix()}/w.read.duckdb?access_mode=read_only"
+    assert connection_url(db_file, writer_file=True) == f"duckdb:///{tmp_path.as_posix()}/w.duckdb?access_mode=read_only"

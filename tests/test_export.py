@@ -59,28 +59,62 @@ def test_every_mart_and_dimension_is_exported(exports):
             "software_gains", "claim_audit", "token_economics"} <= views
 
 
+def dataset_of(directory: Path, view: str) -> str:
+    """What a reader opens for a view: its file, or its folder of round partitions."""
+    single = directory / f"{view}.parquet"
+    return str(single) if single.exists() else str(directory / view)
+
+
+def partition_of(directory: Path, view: str) -> set[str]:
+    return {name for f in manifest(directory)["files"] if f["view"] == view for name in f.get("partition", {})}
+
+
 def test_parquet_reads_back_with_duckdb_and_polars_as_in_the_warehouse(exports, wcon):
     directory = exports["parquet"]
     for view in manifest(directory)["views"]:
-        files = files_of(directory, view)
         expected_rows = wcon.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
-        expected_types = wcon.execute(f"DESCRIBE {view}").fetchall()
-        relation = wcon.sql(f"SELECT * FROM read_parquet({files!r}, hive_partitioning = false)")
+        expected_types = {c[0]: c[1] for c in wcon.execute(f"DESCRIBE {view}").fetchall()}
+        dataset = dataset_of(directory, view)
+        pattern = dataset if dataset.endswith(".parquet") else f"{dataset}/**/*.parquet"
+        relation = wcon.sql(f"SELECT * FROM read_parquet('{pattern}', hive_partitioning = true)")
         assert relation.aggregate("count(*)").fetchall()[0][0] == expected_rows, view
-        assert [(c[0], c[1]) for c in wcon.sql(f"DESCRIBE {relation.sql_query()}").fetchall()] == \
-            [(c[0], c[1]) for c in expected_types], view
-        frame = pl.read_parquet(files, hive_partitioning=False)
+        assert {c[0]: c[1] for c in wcon.sql(f"DESCRIBE {relation.sql_query()}").fetchall()} == expected_types, view
+        frame = pl.read_parquet(pattern, hive_partitioning=True)
         assert frame.height == expected_rows, view
+        folder_columns = partition_of(directory, view)
         for entry in (f for f in manifest(directory)["files"] if f["view"] == view):
             one_file = str(directory / entry["path"])
             assert wcon.execute(f"SELECT count(*) FROM read_parquet('{one_file}', hive_partitioning = false)"
                                 ).fetchall()[0][0] == entry["rows"], entry["path"]
             assert pl.read_parquet(one_file, hive_partitioning=False).height == entry["rows"], entry["path"]
-            assert [(c[0], c[1]) for c in wcon.execute(
-                f"DESCRIBE SELECT * FROM read_parquet('{one_file}', hive_partitioning = false)").fetchall()] == \
-                [(c[0], c[1]) for c in expected_types], entry["path"]
-        assert utc_named(frame.schema) == utc_named(
-            db.query_frame(wcon, f"SELECT * FROM {view} LIMIT 0").schema), view
+            in_file = [c[0] for c in wcon.execute(
+                f"DESCRIBE SELECT * FROM read_parquet('{one_file}', hive_partitioning = false)").fetchall()]
+            assert in_file == [c for c in expected_types if c not in folder_columns], entry["path"]
+        assert utc_named(frame.select(sorted(frame.columns)).schema) == utc_named(db.query_frame(
+            wcon, f"SELECT * FROM {view} LIMIT 0").select(sorted(expected_types)).schema), view
+
+
+def test_every_partitioned_view_reads_as_one_dataset_with_pandas_and_pyarrow(exports, wcon):
+    import pandas
+    import pyarrow.dataset
+    directory = exports["parquet"]
+    partitioned = [v for v in manifest(directory)["views"] if partition_of(directory, v)]
+    assert "verified_results" in partitioned and "token_economics" in partitioned
+    for view in partitioned:
+        rows = wcon.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
+        (column,) = partition_of(directory, view)
+        frame = pandas.read_parquet(directory / view)
+        assert len(frame) == rows and list(frame.columns).count(column) == 1, view
+        table = pyarrow.dataset.dataset(directory / view, format="parquet", partitioning="hive").to_table()
+        assert table.num_rows == rows and table.column_names.count(column) == 1, view
+        expected = sorted(r for (r,) in wcon.execute(f"SELECT DISTINCT {column} FROM {view}").fetchall())
+        assert sorted(set(frame[column].astype(str))) == expected, view
+
+
+def test_dimensions_are_one_file_each(exports):
+    directory = exports["parquet"]
+    for view in (v for v in manifest(directory)["views"] if v.startswith("dim_")):
+        assert (directory / f"{view}.parquet").is_file(), view
 
 
 def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_holds(exports, wcon):
@@ -93,7 +127,8 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
         rows = wcon.execute("SELECT count(*) FROM verified_results WHERE round = ?", [round_name]).fetchall()[0][0]
         assert (entry["rows"], entry["rounds"], entry["partition"]) == (rows, [round_name], {"round": round_name})
         assert entry["loads"] == [f"official/{round_name}"]
-        assert pl.read_parquet(directory / entry["path"])["round"].unique().to_list() == [round_name]
+        assert pl.read_parquet(directory / "verified_results", hive_partitioning=True).filter(
+            pl.col("round") == round_name).height == rows
     # software_gains has no `round`: it is partitioned by round_to and covers round_from too
     gains = [f for f in by_path.values() if f["view"] == "software_gains"]
     assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0"}
@@ -157,6 +192,9 @@ def test_workbook_opens_with_openpyxl_with_a_sheet_per_view(exports, wcon):
     assert all(isinstance(json.loads(row[used]), list) for row in audit[1:])
     assert {type(json.loads(row[cited])) for row in audit[1:]} == {list, type(None)}
     workbook.close()
+    # each sheet's rows are an Excel table named after its view (openpyxl reads tables in full mode)
+    tables = {name for sheet in load_workbook(exports["xlsx"] / "mlperf.xlsx").worksheets for name in sheet.tables}
+    assert set(views) <= tables
 
 
 def test_a_directory_that_is_not_an_export_is_refused_and_left_alone(wcon, tmp_path):

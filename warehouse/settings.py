@@ -59,6 +59,9 @@ class Settings(BaseSettings):
         "where a run that loaded something regenerates the BI export; unset: not regenerated"))
     report_dir: Path | None = Field(None, description=(
         "where a run that loaded something regenerates the report; unset: not regenerated"))
+    published_storage: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$", description=(
+        "DuckDB storage version of the published read-only copy, e.g. v1.0.0 so DuckDB 1.x readers "
+        "(Metabase's driver, older DBeaver) open it; unset: the writer's own (a plain file copy, fastest)"))
 
     @field_validator("redirect_hosts", mode="before")
     @classmethod

@@ -23,6 +23,7 @@ class GlobalOptions:
     db: str | None = None
     verbose: bool = False
     quiet: bool = False
+    writer_file: bool = False
 
 
 def verbose_requested(words: list[str]) -> bool:
@@ -43,6 +44,17 @@ def reset() -> None:
 def current() -> GlobalOptions:
     """The global options of the command being run."""
     return _current
+
+
+def reading_file() -> str:
+    """The file a reading command opens: the published copy (warehouse.store.publish.reader_path),
+    or with --writer-file the warehouse itself."""
+    from warehouse.store import db
+    path = db.db_path(_current.db)
+    if _current.writer_file:
+        return path
+    from warehouse.store.publish import reader_path
+    return str(reader_path(path))
 
 
 def package_version() -> str:
@@ -80,6 +92,9 @@ def _probe(
     quiet: Annotated[bool, typer.Option(
         "-q", "--quiet", rich_help_panel=PANEL,
         help="print only the rows asked for, warnings and errors: no run report, notes or progress")] = False,
+    writer_file: Annotated[bool, typer.Option(
+        "--writer-file", rich_help_panel=PANEL,
+        help="read the warehouse file itself, not its published copy (a load cannot start while you read)")] = False,
     version: Annotated[bool, typer.Option(
         "--version", rich_help_panel=PANEL, help="print the version and exit")] = False,
 ) -> None:
@@ -96,7 +111,7 @@ def _global_params() -> list:
         if param.name == "version":
             param.is_eager = True
             param.callback = _print_version
-    return [p for p in params if p.name in ("db", "verbose", "quiet", "version")]
+    return [p for p in params if p.name in ("db", "verbose", "quiet", "writer_file", "version")]
 
 
 GLOBAL_PARAMS = _global_params()

@@ -8,7 +8,7 @@ import typer
 
 from warehouse.cli.build import existing_file
 from warehouse.cli.console import Format, print_json, print_rows, print_wrapped, say, warn
-from warehouse.cli.global_options import command, current, group
+from warehouse.cli.global_options import command, current, group, reading_file
 from warehouse.errors import EXIT_OK, ExpectedFailure, escape_control
 
 File = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help="the file to load")]
@@ -63,7 +63,7 @@ def claims_audit(fmt: Fmt = Format.table) -> int:
     as JSON text; json: every column as it is."""
     from warehouse.ledger import audit
     from warehouse.store import db
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         frame = audit.audit(con)
     if fmt is Format.table:
         print_rows(audit.for_screen(frame))
@@ -93,7 +93,7 @@ def decisions_show(decision_id: Annotated[str, typer.Argument(metavar="ID", show
     """One decision record, its claims expanded to their verdicts."""
     from warehouse.ledger.decisions import decision_record, record_fields, record_lines
     from warehouse.store import db
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         record = decision_record(con, decision_id)
     if record is None:
         raise ExpectedFailure(f"no decision {decision_id!r} (see: mlperf-wh sql \"SELECT id, title FROM decisions\")")

@@ -9,7 +9,7 @@ import typer
 
 from warehouse.cli.build import existing_file
 from warehouse.cli.console import Format, print_rows, say, warn
-from warehouse.cli.global_options import command, current, group
+from warehouse.cli.global_options import command, current, group, reading_file
 from warehouse.errors import EXIT_OK, ExpectedFailure, escape_control
 
 measurements = group(
@@ -101,7 +101,7 @@ def _report(outcome) -> None:
 def _drift_lines(run_ids: list[str]) -> list[str]:
     from warehouse.store import db
     prefixes = sorted({f"own/{run_id.rsplit('-', 1)[0]}" for run_id in run_ids})
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         rows = db.query_frame(con, "SELECT kind, term FROM drift WHERE list_contains(?, source_id) ORDER BY kind, term",
                               [prefixes])
     what = {"accelerator": "accelerators.csv", "model": "model_ids.csv"}
@@ -113,7 +113,7 @@ def _print_runs(fmt: Format) -> int:
     import duckdb
 
     from warehouse.store import db
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         try:
             frame = db.query_frame(con, "SELECT * FROM own_runs ORDER BY measured_at NULLS LAST, run_id")
         except duckdb.CatalogException:  # a warehouse whose views predate own measurements

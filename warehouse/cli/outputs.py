@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from warehouse.cli.console import say
-from warehouse.cli.global_options import command, current
+from warehouse.cli.global_options import command, current, reading_file
 from warehouse.errors import EXIT_OK, ExpectedFailure
 
 
@@ -41,7 +41,7 @@ def export(
     from warehouse.export import ExportError, export_views
     from warehouse.store import db
     chosen = [v.strip() for v in views.split(",") if v.strip()] if views else None
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         try:
             manifest = export_views(con, directory, fmt.value, chosen, warehouse_file=db.db_path(current().db))
         except ExportError as exc:
@@ -60,7 +60,7 @@ def report(out: Annotated[Path, typer.Option("--out", help=(
     with needs_extra("report", "the report"):
         from warehouse.export.report import render_report
     from warehouse.store import db
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         page = render_report(con, out, db.db_path(current().db))
     say(f"report: {page} (charts as PNG and SVG in {page.parent / 'charts'})")
     return EXIT_OK

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from warehouse.cli.console import Format, note, print_json, print_rows, print_wrapped, say
-from warehouse.cli.global_options import command, current
+from warehouse.cli.global_options import command, current, reading_file
 from warehouse.errors import EXIT_OK, UsageError
 
 TABLE_LIMIT = 100
@@ -69,7 +69,7 @@ def status(
     if fmt is Format.csv and len(section or []) != 1:
         raise UsageError("--format csv prints one section: add --section NAME "
                          f"(one of {', '.join(SECTION_KEYS)})")
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         found = sections(con, section)
     if fmt is Format.json:
         print_json({s.key: frame.to_dicts() for s, frame in found})
@@ -91,7 +91,7 @@ def drift(fmt: Fmt = Format.table) -> int:
     """What the loaded files say that the warehouse does not know yet, per round and file."""
     from warehouse.store import db
     from warehouse.views.drift import drift_rows
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         frame = drift_rows(con)
     if fmt is Format.table and frame.height == 0:
         print("no drift: every loaded word and name is known")
@@ -107,7 +107,7 @@ def history(
     """Every load and failed attempt: run, round, checksum, counts, changes (the load_events table)."""
     from warehouse.ingest.history import events, for_screen
     from warehouse.store import db
-    with db.connect(current().db, read_only=True) as con:
+    with db.connect(reading_file(), read_only=True) as con:
         frame = events(con, round_name=round)
     if fmt is Format.table:
         if frame.height == 0:

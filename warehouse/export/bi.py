@@ -18,13 +18,21 @@ with needs_extra("bi", "the BI connection helper"):
     from sqlalchemy.engine import Engine
 
 
-def connection_url(warehouse_file: str | Path) -> str:
-    """The SQLAlchemy URL that opens the warehouse file read-only (paste it into Superset)."""
-    return f"duckdb:///{Path(warehouse_file).absolute().as_posix()}?access_mode=read_only"
+def connection_url(warehouse_file: str | Path, writer_file: bool = False) -> str:
+    """The SQLAlchemy URL that opens, read-only, the warehouse's published copy (paste it into
+    Superset): a BI session open for hours never blocks a load, and each load replaces the copy
+    atomically (a session reconnecting sees the new rows). With `writer_file`, the warehouse itself."""
+    from warehouse.store.publish import published_path
+    path = Path(warehouse_file) if writer_file else published_path(str(warehouse_file))
+    return f"duckdb:///{path.absolute().as_posix()}?access_mode=read_only"
 
 
-def read_only_engine(warehouse_file: str | Path) -> Engine:
-    """A SQLAlchemy engine on the warehouse file; any statement that writes fails."""
+def read_only_engine(warehouse_file: str | Path, writer_file: bool = False) -> Engine:
+    """A SQLAlchemy engine on the published copy (made first when missing or stale and no load is
+    running: warehouse.store.publish.reader_path); any statement that writes fails."""
     if not Path(warehouse_file).exists():
         raise FileNotFoundError(f"no warehouse at {warehouse_file}: run `mlperf-wh backfill` first")
-    return create_engine(connection_url(warehouse_file))
+    if not writer_file:
+        from warehouse.store.publish import reader_path
+        reader_path(str(warehouse_file))
+    return create_engine(connection_url(warehouse_file, writer_file))

@@ -133,22 +133,32 @@ class WrittenFile:
 def _write_parquet(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
     written = []
     for rel in relations:
-        partition_by = rel.round_columns[0] if rel.round_columns else None
-        rows = _scalar(con, f"SELECT count(*) FROM {_ident(rel.name)}")
-        if partition_by is None or rows == 0:
+        partition_by = _partition_column(con, rel)
+        if partition_by is None:
             path = staging / f"{rel.name}.parquet"
             con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(path))} (FORMAT parquet)")
             written.append(WrittenFile(rel, path))
             continue
         folder = staging / rel.name
+        # The partition column lives in the folder names only (hive style), as pandas, pyarrow, Spark,
+        # polars and DuckDB expect of a dataset: written in the files too, readers see it twice.
         con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(folder))} "
-                    f"(FORMAT parquet, PARTITION_BY ({_ident(partition_by)}), WRITE_PARTITION_COLUMNS true)")
+                    f"(FORMAT parquet, PARTITION_BY ({_ident(partition_by)}))")
         for path in sorted(folder.rglob("*.parquet")):
             value = path.parent.name.split("=", 1)[1]
-            where = f"{_ident(partition_by)} IS NULL" if value == "NULL" else \
-                f"{_ident(partition_by)} = {_literal(value)}"
-            written.append(WrittenFile(rel, path, where, {partition_by: None if value == "NULL" else value}))
+            written.append(WrittenFile(rel, path, f"{_ident(partition_by)} = {_literal(value)}",
+                                       {partition_by: value}))
     return written
+
+
+def _partition_column(con, rel: Relation) -> str | None:
+    """The round column a fact view is split by; None for dimensions (a few rows each), empty views
+    and views with rows of no round (a folder named round=NULL reads back as the text 'NULL')."""
+    if rel.name.startswith("dim_") or not rel.round_columns:
+        return None
+    column = _ident(rel.round_columns[0])
+    rows, without = con.execute(f"SELECT count(*), count(*) - count({column}) FROM {_ident(rel.name)}").fetchall()[0]
+    return rel.round_columns[0] if rows and not without else None
 
 
 def _flat_select(rel: Relation) -> str:
@@ -198,7 +208,8 @@ def _write_xlsx(con, staging: Path, relations: list[Relation]) -> list[WrittenFi
     with xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False,
                                          "strings_to_urls": False}) as workbook:
         for name, frame in frames.items():
-            frame.write_excel(workbook=workbook, worksheet=name, autofit=True, freeze_panes=(1, 0))
+            frame.write_excel(workbook=workbook, worksheet=name, table_name=name, autofit=True,
+                              freeze_panes=(1, 0))
         safe_frame(_column_sheet(relations)).write_excel(workbook=workbook, worksheet="columns", autofit=True)
     return [WrittenFile(rel, path, sheet=rel.name) for rel in relations]
 
@@ -245,6 +256,14 @@ def _manifest(con, fmt: str, relations: list[Relation], files: list[WrittenFile]
     }
 
 
+def _column_entry(column: dict, fmt: str, rel: Relation, partition: dict) -> dict:
+    if column["name"] in partition:
+        return {**column, "stored_in": "folder name (hive partition)"}
+    if fmt != "parquet" and column["name"] in rel.nested:
+        return {**column, "encoding": "json"}
+    return column
+
+
 def _file_entry(con, fmt: str, f: WrittenFile, staging: Path, loads: pl.DataFrame) -> dict:
     rel = f.relation
     stats = _stats(con, rel, f.where, loads)
@@ -256,8 +275,7 @@ def _file_entry(con, fmt: str, f: WrittenFile, staging: Path, loads: pl.DataFram
     entry.update({
         "rows": stats["rows"], "rounds": stats["rounds"], "loads": stats["loads"],
         "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path),
-        "columns": [{**c, "encoding": "json"} if fmt != "parquet" and c["name"] in rel.nested else c
-                    for c in rel.columns],
+        "columns": [_column_entry(c, fmt, rel, f.partition or {}) for c in rel.columns],
     })
     return entry
 

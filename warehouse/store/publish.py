@@ -15,6 +15,8 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse import settings
+
 
 def published_path(db_file: str) -> Path:
     path = Path(db_file)
@@ -29,12 +31,24 @@ def publish(db_file: str) -> Path:
         con.execute("CHECKPOINT")
     target = published_path(db_file)
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    storage = settings.current().published_storage
     try:
-        shutil.copyfile(db_file, partial)
+        if storage:
+            copy_in_storage_version(db_file, partial, storage)
+        else:
+            shutil.copyfile(db_file, partial)
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
     return target
+
+
+def copy_in_storage_version(db_file: str, target: Path, storage: str) -> None:
+    """Every table, view and macro of `db_file` into a new file of DuckDB storage version `storage`."""
+    with duckdb.connect() as con:
+        con.execute("ATTACH ? AS source (READ_ONLY)", [db_file])
+        con.execute(f"ATTACH ? AS target (STORAGE_VERSION '{storage}')", [str(target)])
+        con.execute("COPY FROM DATABASE source TO target")
 
 
 @contextmanager
@@ -44,3 +58,29 @@ def writing(db_file: str, what: str):
     with writer(db_file, what):
         yield
         publish(db_file)
+
+
+def reader_path(db_file: str) -> Path:
+    """The file a reader (sql, status, export, report, BI) opens: the published copy, so a reader
+    never holds the file a load must write. Made, or refreshed when the warehouse changed since it
+    was made, first - unless a writer is at work (a reader never waits for one: the copy it has is
+    the last consistent state) or the copy cannot be written here (then the warehouse itself)."""
+    from warehouse.errors import ExpectedFailure
+    from warehouse.store.lock import writer
+    path, copy = Path(db_file), published_path(db_file)
+    if not path.exists() or (copy.exists() and not changed_since(path, copy)):
+        return copy if copy.exists() else path
+    try:
+        with writer(db_file, "a reader refreshing the published copy", timeout=0 if copy.exists() else None,
+                    on_wait=lambda _: None):
+            publish(db_file)
+    except (ExpectedFailure, OSError, duckdb.Error):
+        return copy if copy.exists() else path
+    return copy
+
+
+def changed_since(db_file: Path, copy: Path) -> bool:
+    """The warehouse (or its write-ahead log) was written after the copy was made."""
+    copied = copy.stat().st_mtime_ns
+    wal = db_file.with_name(db_file.name + ".wal")
+    return any(p.exists() and p.stat().st_mtime_ns > copied for p in (db_file, wal))
