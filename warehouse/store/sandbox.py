@@ -23,6 +23,7 @@ import os
 import re
 import threading
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -173,28 +174,31 @@ def is_plain_pivot(sql: str) -> bool:
 # --- the calls a statement makes -------------------------------------------------------------------
 
 def serialized(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
-    tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    except RecursionError:
+        raise Refused(f"the query is nested too deeply to check: {_excerpt(sql)}") from None
     if tree.get("error"):
         raise Refused(f"cannot check the query: {tree.get('error_message')}: {_excerpt(sql)}")
     return tree
 
 
-def tree_calls(node) -> list[tuple[str, str]]:
+def tree_calls(tree) -> list[tuple[str, str]]:
     """(kind, name) of every function call and table reference in a serialized tree: kind is
     'table function', 'function' or 'table'; names lower-cased, as DuckDB matches them."""
-    found = []
-    if isinstance(node, list):
-        for item in node:
-            found += tree_calls(item)
-    elif isinstance(node, dict):
-        if node.get("type") == "TABLE_FUNCTION":
-            found.append(("table function", node["function"]["function_name"].lower()))
-        elif node.get("class") == "FUNCTION":
-            found.append(("function", node["function_name"].lower()))
-        elif node.get("type") in ("BASE_TABLE", "SHOW_REF") and node.get("table_name"):
-            found.append(("table", node["table_name"]))
-        for value in node.values():
-            found += tree_calls(value)
+    found, pending = [], [tree]
+    while pending:  # a loop, not recursion: a deeply nested query is no RecursionError here
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "TABLE_FUNCTION":
+                found.append(("table function", str(node["function"].get("function_name", "?")).lower()))
+            elif node.get("class") == "FUNCTION":
+                found.append(("function", node["function_name"].lower()))
+            elif node.get("type") in ("BASE_TABLE", "SHOW_REF") and node.get("table_name"):
+                found.append(("table", node["table_name"]))
+            pending.extend(node.values())
     return found
 
 
@@ -203,7 +207,7 @@ def token_calls(sql: str) -> list[tuple[str, str]]:
     comments are tokens of their own, quoted names come unquoted."""
     words = tokens(sql)
     return [("function", unquoted(text).lower())
-            for (_, text, kind), (_, following, _) in zip(words, words[1:])
+            for (_, text, kind), (_, following, _) in pairwise(words)
             if kind in (duckdb.token_type.identifier, duckdb.token_type.keyword) and following == "("]
 
 
@@ -283,7 +287,7 @@ def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFa
     if isinstance(exc, duckdb.OutOfMemoryException):
         limit = settings.current().sql_memory_limit
         if limit.endswith("%"):
-            limit = f"{limit} of this machine's memory ({_gib(memory_limit_bytes())})"
+            limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"
         return LimitReached(f"the query needed more memory than `sql`'s limit of {limit} and was stopped; "
                             f"narrow it, or raise the limit: {settings.variable('sql_memory_limit')}=50% or =8GB")
     if isinstance(exc, duckdb.PermissionException):
@@ -311,7 +315,7 @@ def total_memory() -> int:
     return min(physical, int(cgroup)) if cgroup.isdigit() else physical
 
 
-def _gib(size: int) -> str:
+def _size_text(size: int) -> str:
     return f"{size / 1024 ** 3:.1f} GiB" if size >= 1024 ** 3 else f"{size / 1024 ** 2:.0f} MiB"
 
 
