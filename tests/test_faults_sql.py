@@ -1,12 +1,18 @@
 """Fault suite, case 1: `mlperf-wh sql` reads the warehouse and nothing else, and writes nothing.
 
 Every statement runs against a copy of the known-good warehouse through the real CLI; each refusal
-is one line, exit 1, and the digest of results, quarantine and sources is unchanged.
+is one line, exit 1, and the digest of results, quarantine and sources is unchanged. So is a planted
+<db>.wal symlink, and a query stopped at its time or memory limit; the queries analysts write (joins,
+windows, lambdas, PIVOT, EXPLAIN...) still run, from the argument, a file or stdin.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -77,6 +83,30 @@ REFUSED = {
                           "refused query()"),
     "checkpoint-function": ("SELECT * FROM checkpoint()", "refused checkpoint()"),
     "enable-logging": ("SELECT * FROM enable_logging()", "refused enable_logging()"),
+    # issue 22: decided by the parsed tree, so quoting, qualifying or a comment hides no call
+    "quoted-query": ("SELECT * FROM \"query\"('SELECT * FROM read_text(''/etc/hostname'')')", "refused query()"),
+    "quoted-query-scalar": ("SELECT \"query\"('SELECT 1')", "refused query()"),
+    "quoted-read-blob": ("SELECT * FROM \"read_blob\"('WAREHOUSE')", "refused read_blob()"),
+    "quoted-read-duckdb": (f"SELECT * FROM \"read_duckdb\"('{OUTSIDE}/link.duckdb')", "refused read_duckdb()"),
+    "quoted-checkpoint": ("SELECT * FROM \"checkpoint\"()", "refused checkpoint()"),
+    "qualified-upper-case": ("SELECT * FROM system.main.\"READ_TEXT\"('/etc/hostname')", "refused read_text()"),
+    "comment-before-paren": ("SELECT * FROM read_text/**/('/etc/hostname')", "refused read_text()"),
+    "in-a-subquery": ("SELECT (SELECT count(*) FROM glob('/etc/*')) AS n", "refused glob()"),
+    "in-a-lateral-join": ("SELECT * FROM results, LATERAL query_table('results')", "refused query_table()"),
+    "describe-a-query": ("DESCRIBE SELECT * FROM read_text('/etc/hostname')", "refused read_text()"),
+    "summarize-a-file": ("SUMMARIZE FROM read_blob('WAREHOUSE')", "refused read_blob()"),
+    "describe-a-file": (f"DESCRIBE '{OUTSIDE}/x.csv'", "no other file or URL"),
+    "table-function-not-allowed": ("SELECT * FROM test_all_types()", "refused test_all_types()"),
+    "write-log": ("SELECT write_log('x')", "refused write_log()"),
+    "explain-analyze-create-temp": ("EXPLAIN ANALYZE CREATE TEMP TABLE results AS SELECT 1", "refused EXPLAIN CREATE"),
+    "explain-analyze-create-then-query": (
+        "EXPLAIN ANALYZE CREATE TEMP TABLE results AS SELECT 1 AS x; SELECT * FROM results", "refused EXPLAIN CREATE"),
+    "explain-copy": (f"EXPLAIN COPY results TO '{OUTSIDE}/out.csv'", "refused EXPLAIN COPY"),
+    "explain-analyze-file": ("EXPLAIN ANALYZE SELECT * FROM read_text('/etc/hostname')", "refused read_text()"),
+    "create-temp-as-pivot": ("CREATE TEMP TABLE results AS PIVOT results ON round USING count(*)", "refused CREATE"),
+    "pivot-over-a-file": ("PIVOT (SELECT * FROM \"read_text\"('/etc/hostname')) ON filename USING count(*)",
+                          "refused read_text()"),
+    "pivot-then-write": ("PIVOT results ON round USING count(*); DELETE FROM results", "refused DELETE"),
 }
 
 
@@ -123,3 +153,145 @@ def test_duckdb_itself_refuses_files_outside_the_warehouse(function, shared_ware
     (tmp_path / "x").write_text("a\n1\n")
     with sandbox.connect(shared_warehouse) as con, pytest.raises(duckdb.PermissionException):
         con.execute(f"SELECT * FROM {function}('{tmp_path / 'x'}')").fetchall()
+
+
+def _unchanged(warehouse, before):
+    assert digest(warehouse) == before["rows"] and file_digest(warehouse) == before["file"]
+    assert sorted(p.name for p in Path(warehouse).parent.iterdir()) == before["files"]
+
+
+def _state(warehouse):
+    return {"rows": digest(warehouse), "file": file_digest(warehouse),
+            "files": sorted(p.name for p in Path(warehouse).parent.iterdir())}
+
+
+def test_a_wal_symlink_beside_the_warehouse_is_refused(run, warehouse, tmp_path):
+    """DuckDB replays <db>.wal on open, even read-only: a planted symlink would read any file."""
+    secret = tmp_path / "elsewhere" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("not the warehouse's\n")
+    Path(f"{warehouse}.wal").symlink_to(secret)
+    before = _state(warehouse)
+    code, out, err = run("sql", "SELECT * FROM results LIMIT 1", "--db", warehouse)
+    assert code == 1 and out == ""
+    assert f"{warehouse}.wal is not a write-ahead log DuckDB wrote" in one_error_line(err)
+    _unchanged(warehouse, before)
+    assert secret.read_text() == "not the warehouse's\n"
+
+
+def test_a_query_past_the_time_limit_is_stopped(run, warehouse, monkeypatch):
+    monkeypatch.setenv("MLPERF_SQL_TIMEOUT", "1")
+    before = _state(warehouse)
+    started = time.monotonic()
+    code, out, err = run("sql", "SELECT count(*) FROM range(1000000000000)", "--db", warehouse)
+    assert time.monotonic() - started < 8
+    assert code == 1 and out == ""
+    line = one_error_line(err)
+    assert "time limit of 1 s" in line and "MLPERF_SQL_TIMEOUT=SECONDS" in line
+    _unchanged(warehouse, before)
+
+
+def test_a_query_past_the_memory_limit_is_stopped_without_spilling(run, warehouse, monkeypatch):
+    monkeypatch.setenv("MLPERF_SQL_MEMORY_LIMIT", "48MB")
+    before = _state(warehouse)
+    code, out, err = run("sql", "SELECT count(DISTINCT range) FROM range(40000000)", "--db", warehouse)
+    assert code == 1 and out == ""
+    line = one_error_line(err)
+    assert "memory than `sql`'s limit of 48MB" in line and "MLPERF_SQL_MEMORY_LIMIT=" in line
+    _unchanged(warehouse, before)  # nothing spilled to a <warehouse>.tmp/ beside it
+
+
+def test_a_share_of_memory_is_named_with_its_size(run, warehouse, monkeypatch):
+    monkeypatch.setenv("MLPERF_SQL_MEMORY_LIMIT", "0.2%")
+    code, _, err = run("sql", "SELECT count(DISTINCT range) FROM range(40000000)", "--db", warehouse)
+    assert code == 1
+    assert re.search(r"limit of 0\.2% of this machine's memory \(\d+ MiB\)", one_error_line(err))
+
+
+@pytest.mark.parametrize("value", ["lots", "0%", "150%", "8 parsecs", "-1GB"])
+def test_a_bad_memory_limit_is_a_usage_error(run, warehouse, monkeypatch, value):
+    monkeypatch.setenv("MLPERF_SQL_MEMORY_LIMIT", value)
+    code, out, err = run("sql", "SELECT 1", "--db", warehouse)
+    assert code == 2 and out == ""
+    assert one_error_line(err).startswith(f"error: MLPERF_SQL_MEMORY_LIMIT={value!r}")
+
+
+ANALYST_QUERIES = {
+    "join": "SELECT r.round, count(*) AS n FROM results r JOIN verified_results v USING (result_id) GROUP BY ALL",
+    "window": "SELECT submitter, value, rank() OVER (PARTITION BY model, scenario ORDER BY value DESC) AS r "
+              "FROM results QUALIFY r = 1",
+    "list-functions": "SELECT list_sort(list_distinct(list(round))) AS rounds FROM results",
+    "lambda": "SELECT list_transform([1, 2, 3], lambda x: x * 2) AS doubled, "
+              "list_filter(list(DISTINCT submitter), lambda s: s LIKE 'N%') AS n FROM results",
+    "regexp": "SELECT regexp_extract(system, '(\\d+)x', 1) AS count, regexp_matches(system, 'H100') AS h100 "
+              "FROM results WHERE system ~ '.*'",
+    "cte": "WITH per_round AS (SELECT round, count(*) AS n FROM results GROUP BY round) "
+           "SELECT * FROM per_round ORDER BY round",
+    "pivot": "PIVOT (SELECT round, scenario FROM results) ON round USING count(*) GROUP BY scenario",
+    "pivot-in-a-cte": "WITH p AS (PIVOT (SELECT round, scenario FROM results) ON round USING count(*) "
+                      "GROUP BY scenario) SELECT * FROM p",
+    "pivot-static": "SELECT * FROM (SELECT round, scenario FROM results) "
+                    "PIVOT (count(*) FOR round IN ('v5.0', 'v5.1'))",
+    "unpivot": "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b INTO NAME k VALUE v",
+    "explain": "EXPLAIN SELECT * FROM results WHERE round = 'v5.0'",
+    "explain-analyze": "EXPLAIN ANALYZE SELECT count(*) FROM results",
+    "explain-pivot": "EXPLAIN PIVOT (SELECT round, scenario FROM results) ON round USING count(*)",
+    "values": "VALUES (1, 'a'), (2, 'b')",
+    "from-first": "FROM results SELECT round LIMIT 1",
+    "describe": "DESCRIBE verified_results",
+    "summarize": "SUMMARIZE SELECT value FROM results",
+    "show": "SHOW TABLES",
+    "catalog": "SELECT table_name, column_name FROM duckdb_columns() WHERE table_name = 'results'",
+    "generate-series-unnest": "SELECT unnest(generate_series(1, 3)) AS i, * FROM range(2)",
+    "json": "SELECT * FROM json_each('{\"a\": 1}')",
+    "several": "SELECT 1; SELECT count(*) AS n FROM results",
+    "a-name-like-a-function": "SELECT 1 AS query, 'read_text(x)' AS read_blob -- query('x')",
+}
+
+
+@pytest.mark.parametrize("case", list(ANALYST_QUERIES))
+def test_analyst_queries_still_run(case, run, shared_warehouse):
+    code, out, err = run("sql", ANALYST_QUERIES[case], "--format", "json", "--db", shared_warehouse)
+    assert code == 0, err
+    assert json.loads(out), out
+
+
+def test_a_pivot_counts_what_duckdb_counts(run, shared_warehouse):
+    code, out, err = run("sql", "PIVOT (SELECT round FROM results) ON round USING count(*)", "--format", "json",
+                         "--db", shared_warehouse)
+    assert code == 0, err
+    import duckdb
+    con = duckdb.connect(shared_warehouse, read_only=True)
+    expected = dict(con.execute("SELECT round, count(*) FROM results GROUP BY round").fetchall())
+    con.close()
+    assert json.loads(out) == [expected]
+
+
+QUERY_FILE_TEXT = "SELECT count(*) AS n\nFROM results;\n"
+
+
+@pytest.mark.parametrize("how", ["file", "dash", "piped"])
+def test_the_query_comes_from_a_file_or_stdin(how, run, shared_warehouse, tmp_path, monkeypatch):
+    query_file = tmp_path / "q.sql"
+    query_file.write_text(QUERY_FILE_TEXT)
+    args = {"file": ["-f", query_file], "dash": ["-"], "piped": []}[how]
+    with open(query_file) as stdin:  # a real file: fstat says it is no terminal
+        if how != "file":
+            monkeypatch.setattr(sys, "stdin", stdin)
+        code, out, err = run("sql", *args, "--format", "json", "--db", shared_warehouse)
+    assert code == 0, err
+    assert list(json.loads(out)[0]) == ["n"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (["SELECT 1", "-f", "q.sql"], "not both"),
+    (["-f", "missing.sql"], "does not exist"),
+    ([], "Missing argument 'QUERY'"),
+])
+def test_a_query_given_twice_or_nowhere_is_a_usage_error(args, said, run, shared_warehouse, tmp_path,
+                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.sql").write_text("SELECT 2")
+    code, out, err = run("sql", *args, "--db", shared_warehouse)
+    assert code == 2 and out == ""
+    assert said in one_error_line(err)

@@ -6,6 +6,7 @@ test) applies to it. A value that does not parse is one line naming the variable
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,9 @@ from warehouse.errors import UsageError
 
 ENV_PREFIX = "MLPERF_"
 MIB = 1024 * 1024
+SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
+              "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3, "tib": 1024 ** 4}
+_MEMORY_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(%|[kmgt]i?b|b)", re.IGNORECASE)
 
 
 class SettingsError(UsageError):
@@ -52,6 +56,10 @@ class Settings(BaseSettings):
         "seconds a run waits for another run's writer lock on the warehouse before failing"))
     prefect_startup_timeout: float = Field(120.0, gt=0, description=(
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)"))
+    sql_timeout: float = Field(60.0, gt=0, description=(
+        "seconds one `mlperf-wh sql` query may run before it is stopped"))
+    sql_memory_limit: str = Field("25%", description=(
+        "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)"))
     watch_cron: str = Field("0 6 * * *", description="cron schedule of the watch-rounds deployment (`serve`), UTC")
     dask_address: str | None = Field(None, description=(
         "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here"))
@@ -70,10 +78,24 @@ class Settings(BaseSettings):
             return tuple(h.strip().lower() for h in value.split(",") if h.strip())
         return value
 
+    @field_validator("sql_memory_limit")
+    @classmethod
+    def _memory_size(cls, value):
+        memory_size(value)
+        return value.strip()
+
     @field_validator("debug", mode="before")
     @classmethod
     def _anything_but_zero(cls, value):
         return str(value).strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def memory_size(text: str) -> tuple[float, str]:
+    """"25%" -> (25.0, "%"), "8GB" -> (8.0, "GB"); ValueError for anything else."""
+    match = _MEMORY_SIZE.fullmatch(text.strip())
+    if match is None or float(match.group(1)) <= 0 or (match.group(2) == "%" and float(match.group(1)) > 100):
+        raise ValueError("a share of memory up to 100% (25%) or a size with its unit (8GB, 512MiB)")
+    return float(match.group(1)), match.group(2)
 
 
 def variable(field_name: str) -> str:

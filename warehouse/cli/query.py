@@ -1,7 +1,10 @@
 """Commands that ask the warehouse: `sql` (the read-only sandbox), `status`, `drift`, `history`."""
 from __future__ import annotations
 
+import os
+import stat
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -17,7 +20,9 @@ Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the termi
 def register(app: typer.Typer) -> None:
     command(app, "sql", "mlperf-wh sql \"SELECT * FROM software_gain_summary ORDER BY gain DESC\"",
             "mlperf-wh sql \"SELECT * FROM results\" --format csv > results.csv",
-            "mlperf-wh sql \"DESCRIBE claim_audit\" --limit 0")(sql)
+            "mlperf-wh sql \"DESCRIBE claim_audit\" --limit 0",
+            "mlperf-wh sql -f audit.sql --format json",
+            "mlperf-wh sql < audit.sql")(sql)
     command(app, "status", "mlperf-wh status", "mlperf-wh status --section drift --format csv",
             "mlperf-wh status --format json")(status)
     command(app, "drift", "mlperf-wh drift", "mlperf-wh drift --format json")(drift)
@@ -26,18 +31,23 @@ def register(app: typer.Typer) -> None:
 
 
 def sql(
-    query: Annotated[str, typer.Argument(metavar="QUERY", help="SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE or "
-                                              "EXPLAIN statements (several, separated by ;, print the last)",
-                                         show_default=False)],
+    query: Annotated[Optional[str], typer.Argument(metavar="QUERY", help=(
+        "SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, PIVOT, UNPIVOT or EXPLAIN statements "
+        "(several, separated by ;, print the last); - or none with a piped stdin: read it from stdin"),
+        show_default=False)] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", help="read the query from this file",
+                                                 exists=True, dir_okay=False, show_default=False)] = None,
     fmt: Fmt = Format.table,
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help=(
         f"print at most this many rows; 0: all (default {TABLE_LIMIT} for a table, all for csv and json); "
         "a note on stderr says when rows were cut"))] = None,
 ) -> int:
-    """Run a read-only SQL query over the warehouse's tables and views."""
+    """Run a read-only SQL query over the warehouse's tables and views (MLPERF_SQL_TIMEOUT and
+    MLPERF_SQL_MEMORY_LIMIT bound it)."""
     from warehouse.store import sandbox
+    text = query_text(query, file)
     with sandbox.connect(current().db) as con:
-        frame = sandbox.run_query(con, query)
+        frame = sandbox.run_query(con, text)
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0
     shown = frame.head(limit) if limit else frame
@@ -51,6 +61,27 @@ def sql(
         else:
             note(cut)
     return EXIT_OK
+
+
+def query_text(query: str | None, file: Path | None) -> str:
+    """The query from the argument, -f FILE, or stdin (`-`, or no argument and a pipe or file on stdin)."""
+    if query is not None and file is not None:
+        raise UsageError("give the query as QUERY or with -f FILE, not both")
+    if file is not None:
+        return file.read_text(encoding="utf-8")
+    if query == "-" or (query is None and stdin_is_piped()):
+        query = sys.stdin.read() or None
+    if query is None:
+        raise UsageError("Missing argument 'QUERY': give it, or -f FILE, or pipe it on stdin")
+    return query
+
+
+def stdin_is_piped() -> bool:
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):  # no real stdin (closed, or replaced by a test harness)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 def status(

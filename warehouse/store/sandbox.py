@@ -3,21 +3,33 @@
 Two locks, each enough on its own for what it covers:
 - DuckDB's own: the warehouse is opened read-only with `enable_external_access = false` (no file
   or URL is read or written: COPY, EXPORT, ATTACH, read_csv/read_parquet/read_json/read_text/
-  read_blob/glob, INSTALL), extension autoloading and autoinstalling off, then
-  `lock_configuration = true` (no SET/RESET/PRAGMA can undo any of it).
-- Ours: every statement is parsed first, and only queries run (SELECT, WITH, FROM, VALUES,
-  DESCRIBE, SHOW, SUMMARIZE, EXPLAIN); ATTACH, DETACH, COPY, EXPORT, LOAD/INSTALL, SET/RESET,
-  PRAGMA, CALL, CREATE (even TEMP) and every write are refused before anything runs, and so is
-  any call of a function that reads files or acts on the database (read_*, *_scan, glob,
-  parquet_*, checkpoint, query(...)), even of the warehouse's own file.
+  read_blob/glob, INSTALL), extension autoloading and autoinstalling off, no spilling to disk, a
+  memory limit, then `lock_configuration = true` (no SET/RESET/PRAGMA can undo any of it).
+- Ours, decided by DuckDB's parser and never by the text: each statement's type comes from
+  `extract_statements` and every function call from the parsed tree (`json_serialize_sql`), so a
+  quoted name ("query"), a comment or a string cannot hide one. Only queries run: SELECT (WITH,
+  FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, PIVOT and UNPIVOT are SELECTs to DuckDB), EXPLAIN
+  [ANALYZE] of one, and a PIVOT whose columns DuckDB has to find first. A table function runs only
+  when it is on ALLOWED_TABLE_FUNCTIONS; any call of a function that reads files, the environment
+  or acts on the database is refused wherever it stands.
+
+A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted; one that needs more memory than
+MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
 """
 from __future__ import annotations
 
+import json
+import os
 import re
+import threading
+from contextlib import contextmanager
+from itertools import pairwise
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from warehouse import settings
 from warehouse.errors import ExpectedFailure
 from warehouse.store import db
 
@@ -27,55 +39,284 @@ SANDBOX_CONFIG = {
     "autoinstall_known_extensions": False,
     "allow_community_extensions": False,
     "allow_persistent_secrets": False,
-    "lock_configuration": True,  # last: the settings above can no longer be changed
+    "python_enable_replacements": False,  # `FROM name` never scans a Python variable of ours
+    # No spilling: a read-only sandbox writes no <warehouse>.tmp/ beside the file, and the memory
+    # limit is a real ceiling instead of a point where the query starts filling the disk.
+    "temp_directory": "",
 }
-ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
-ALLOWED_WORDS = "SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN"
-# Functions that read files (DuckDB still lets them read the warehouse's own file) or act on the
-# database rather than query it. Matched anywhere in the text, string literals included, so
-# query('...') cannot smuggle one in.
-REFUSED_FUNCTIONS = re.compile(
-    r"\b(read_\w+|\w+_scan|glob|sniff_csv|parquet_\w+|checkpoint|force_checkpoint|query|query_table|"
-    r"json_execute_serialized_sql|truncate_duckdb_logs|enable_\w+|disable_\w+|\w*external_resource\w*|"
-    r"\w+_grammar_extension)\s*\(", re.IGNORECASE)
+ALLOWED_WORDS = "SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, PIVOT, UNPIVOT, EXPLAIN"
+# Table functions that compute rows or read the warehouse's own catalog; every other one (read_*,
+# query, query_table, glob, sniff_csv, parquet_*, checkpoint, duckdb_logs, json_execute_serialized_sql
+# and whatever a new DuckDB adds) is refused.
+ALLOWED_TABLE_FUNCTIONS = frozenset({
+    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree",
+    "histogram", "histogram_values", "pg_timezone_names", "icu_calendar_names",
+    "duckdb_tables", "duckdb_views", "duckdb_columns", "duckdb_constraints", "duckdb_indexes",
+    "duckdb_schemas", "duckdb_databases", "duckdb_types", "duckdb_functions", "duckdb_keywords",
+    "duckdb_dependencies", "duckdb_sequences",
+    "pragma_table_info", "pragma_show", "pragma_version",
+})
+# Scalar functions (and names of table functions called anywhere) that read files or the
+# environment, run SQL of their own, write, sleep or change state.
+REFUSED_FUNCTIONS = frozenset({
+    "query", "query_table", "json_execute_serialized_sql", "checkpoint", "force_checkpoint", "glob",
+    "sniff_csv", "getenv", "write_log", "truncate_duckdb_logs", "setseed", "nextval", "currval",
+    "sleep_ms", "pg_sleep", "which_secret",
+})
+REFUSED_FUNCTION_NAMES = re.compile(
+    r"read_\w+|\w+_scan|parquet_\w+|enable_\w+|disable_\w+|\w*external_resource\w*|\w+_grammar_extension")
+# A table name DuckDB would turn into a file read (a replacement scan: FROM 'x.csv', FROM 'dir/*').
+FILE_LIKE_NAME = re.compile(r"[./\\:*?]")
+# Keywords that begin a statement other than a query: a PIVOT that DuckDB expands into several
+# statements is a plain read only if none of these appears in it (CREATE TABLE t AS PIVOT ... is
+# one such expansion).
+NOT_A_QUERY = frozenset({
+    "ALTER", "ANALYZE", "ATTACH", "CALL", "CHECKPOINT", "COPY", "CREATE", "DEALLOCATE", "DELETE",
+    "DETACH", "DROP", "EXECUTE", "EXPORT", "IMPORT", "INSERT", "INSTALL", "LOAD", "MERGE", "PRAGMA",
+    "PREPARE", "RESET", "SET", "TRUNCATE", "UPDATE", "USE", "VACUUM",
+})
+PIVOT_STARTS = frozenset({"PIVOT", "PIVOT_WIDER", "UNPIVOT", "PIVOT_LONGER", "SELECT", "WITH", "FROM", "("})
 
 
 class Refused(ExpectedFailure):
     """A statement the sandbox does not run; the message names it."""
 
 
-def connect(path: str | None = None) -> duckdb.DuckDBPyConnection:
-    return db.connect(path, read_only=True, config=SANDBOX_CONFIG)
+class LimitReached(ExpectedFailure):
+    """A query stopped at the sandbox's time or memory limit; the message says how to raise it."""
 
+
+def connect(path: str | None = None) -> duckdb.DuckDBPyConnection:
+    path = db.db_path(path)
+    refuse_planted_wal(path)
+    config = {**SANDBOX_CONFIG, "memory_limit": f"{memory_limit_bytes()}B",
+              "lock_configuration": True}  # last: the settings above can no longer be changed
+    return db.connect(path, read_only=True, config=config)
+
+
+def refuse_planted_wal(path: str) -> None:
+    """DuckDB replays <warehouse>.wal when it opens the file, even read-only; a writer only ever
+    leaves a regular file there, so a symlink (or a fifo, a directory) was planted."""
+    wal = Path(f"{path}.wal")
+    if wal.is_symlink() or (wal.exists() and not wal.is_file()):
+        raise Refused(f"{wal} is not a write-ahead log DuckDB wrote (a symlink or not a regular file); "
+                      "`sql` will not open a warehouse that would replay it: remove it and rerun")
+
+
+# --- what may run ----------------------------------------------------------------------------------
 
 def check_statements(con: duckdb.DuckDBPyConnection, sql: str) -> None:
-    """Refuse the whole text unless every statement in it is a query."""
-    try:
-        statements = con.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise Refused(f"cannot parse the query: {exc}") from None
+    """Refuse the whole text unless every statement in it is a query calling only allowed functions."""
+    statements = parsed(con, sql)
     if not statements:
         raise Refused("no statement to run")
-    if function := REFUSED_FUNCTIONS.search(sql):
-        raise Refused(f"`sql` reads only the warehouse's tables and views; refused "
-                      f"{function.group(1)}(): it reads files or acts on the database")
     for statement in statements:
-        if statement.type not in ALLOWED_STATEMENTS:
-            kind = statement.type.name.replace("_STATEMENT", "")
-            raise Refused(f"`sql` is read-only and runs queries only ({ALLOWED_WORDS}); refused {kind}: "
-                          f"{_excerpt(statement.query)}")
+        check_statement(con, statement)
 
+
+def check_statement(con: duckdb.DuckDBPyConnection, statement, explained: bool = False) -> None:
+    kind = statement.type
+    if is_explain(statement) and not explained:
+        check_statement(con, explained_statement(con, statement), explained=True)
+    elif kind is duckdb.StatementType.SELECT:
+        check_calls(tree_calls(serialized(con, statement.query)))
+    elif kind is duckdb.StatementType.MULTI and is_plain_pivot(statement.query):
+        # A PIVOT that has to find its columns first is several statements to DuckDB, which it
+        # does not serialize: its calls come from DuckDB's tokenizer instead.
+        check_calls(token_calls(statement.query), table_functions(con))
+    else:
+        refuse_kind(statement, "EXPLAIN " if explained else "")
+
+
+def parsed(con: duckdb.DuckDBPyConnection, sql: str) -> list:
+    try:
+        return con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise Refused(f"cannot parse the query: {exc}") from None
+
+
+def refuse_kind(statement, prefix: str = "") -> None:
+    if statement.type is duckdb.StatementType.MULTI:
+        kind = first_word(statement.query) or "MULTI"
+    else:
+        kind = statement.type.name.replace("_STATEMENT", "")
+    raise Refused(f"`sql` is read-only and runs queries only ({ALLOWED_WORDS}); refused {prefix}{kind}: "
+                  f"{_excerpt(statement.query)}")
+
+
+def is_explain(statement) -> bool:
+    return statement.type is duckdb.StatementType.EXPLAIN or (
+        statement.type is duckdb.StatementType.MULTI and first_word(statement.query) == "EXPLAIN")
+
+
+def explained_statement(con: duckdb.DuckDBPyConnection, statement):
+    """The statement after EXPLAIN [ANALYZE], parsed on its own."""
+    words = tokens(statement.query)
+    start = 2 if len(words) > 2 and words[1][1].upper() in ("ANALYZE", "ANALYSE") else 1
+    inner = statement.query[words[start][0]:] if len(words) > start else ""
+    try:
+        statements = con.extract_statements(inner)
+    except duckdb.Error:
+        statements = []
+    if len(statements) != 1:
+        raise Refused(f"`sql` runs EXPLAIN [ANALYZE] of one query only; refused: {_excerpt(statement.query)}")
+    return statements[0]
+
+
+def is_plain_pivot(sql: str) -> bool:
+    words = tokens(sql)
+    upper = [text.upper() for _, text, kind in words if kind == duckdb.token_type.keyword]
+    return (bool(words) and words[0][1].upper() in PIVOT_STARTS
+            and any(word.startswith(("PIVOT", "UNPIVOT")) for word in upper)
+            and not NOT_A_QUERY.intersection(upper))
+
+
+# --- the calls a statement makes -------------------------------------------------------------------
+
+def serialized(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    except RecursionError:
+        raise Refused(f"the query is nested too deeply to check: {_excerpt(sql)}") from None
+    if tree.get("error"):
+        raise Refused(f"cannot check the query: {tree.get('error_message')}: {_excerpt(sql)}")
+    return tree
+
+
+def tree_calls(tree) -> list[tuple[str, str]]:
+    """(kind, name) of every function call and table reference in a serialized tree: kind is
+    'table function', 'function' or 'table'; names lower-cased, as DuckDB matches them."""
+    found, pending = [], [tree]
+    while pending:  # a loop, not recursion: a deeply nested query is no RecursionError here
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "TABLE_FUNCTION":
+                found.append(("table function", str(node["function"].get("function_name", "?")).lower()))
+            elif node.get("class") == "FUNCTION":
+                found.append(("function", node["function_name"].lower()))
+            elif node.get("type") in ("BASE_TABLE", "SHOW_REF") and node.get("table_name"):
+                found.append(("table", node["table_name"]))
+            pending.extend(node.values())
+    return found
+
+
+def token_calls(sql: str) -> list[tuple[str, str]]:
+    """(kind, name) of every `name(` in the text as DuckDB's tokenizer splits it: strings and
+    comments are tokens of their own, quoted names come unquoted."""
+    words = tokens(sql)
+    return [("function", unquoted(text).lower())
+            for (_, text, kind), (_, following, _) in pairwise(words)
+            if kind in (duckdb.token_type.identifier, duckdb.token_type.keyword) and following == "("]
+
+
+def tokens(sql: str) -> list[tuple[int, str, object]]:
+    """(position, text, token type) of each token but comments."""
+    found = duckdb.tokenize(sql)
+    ends = [start for start, _ in found[1:]] + [len(sql)]
+    return [(start, sql[start:end].strip(), kind) for (start, kind), end in zip(found, ends)
+            if kind != duckdb.token_type.comment]
+
+
+def first_word(sql: str) -> str:
+    words = tokens(sql)
+    return words[0][1].upper() if words else ""
+
+
+def unquoted(name: str) -> str:
+    return name[1:-1].replace('""', '"') if name.startswith('"') and name.endswith('"') else name
+
+
+def check_calls(calls: list[tuple[str, str]], table_functions: set[str] = frozenset()) -> None:
+    """Refuse the first call that is not allowed; `table_functions`: DuckDB's, for calls whose
+    place in the query (FROM or not) is unknown."""
+    for kind, name in calls:
+        if kind == "table":
+            if FILE_LIKE_NAME.search(name):
+                raise Refused(f"`sql` reads only the warehouse's tables and views, no other file or URL; "
+                              f"refused FROM {name!r}")
+        elif name in REFUSED_FUNCTIONS or REFUSED_FUNCTION_NAMES.fullmatch(name):
+            raise Refused(f"`sql` reads only the warehouse's tables and views; refused {name}(): "
+                          "it reads files or the environment, or acts on the database")
+        elif name not in ALLOWED_TABLE_FUNCTIONS and (kind == "table function" or name in table_functions):
+            raise Refused(f"`sql` reads only the warehouse's tables and views; refused {name}(): the table "
+                          f"functions it runs are {', '.join(sorted(ALLOWED_TABLE_FUNCTIONS))}")
+
+
+def table_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {name.lower() for (name,) in con.execute(
+        "SELECT DISTINCT function_name FROM duckdb_functions() "
+        "WHERE function_type IN ('table', 'table_macro')").fetchall()}
+
+
+# --- running it, within the limits -----------------------------------------------------------------
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
     check_statements(con, sql)
+    timeout = settings.current().sql_timeout
+    with interrupted_after(con, timeout) as timed_out:
+        try:
+            return db.query_frame(con, sql)
+        except duckdb.Error as exc:
+            raise failure_of(exc, timed_out.is_set(), timeout) from None
+
+
+@contextmanager
+def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float):
+    """Interrupt whatever `con` runs once `seconds` have passed; yields the event saying it did."""
+    fired = threading.Event()
+
+    def interrupt():
+        fired.set()
+        con.interrupt()
+
+    timer = threading.Timer(seconds, interrupt)
+    timer.daemon = True
+    timer.start()
     try:
-        return db.query_frame(con, sql)
-    except duckdb.PermissionException as exc:
-        raise Refused(f"`sql` reads only the warehouse, no other file or URL: {exc}") from None
-    except duckdb.Error as exc:
-        hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
-            if "read-only" in str(exc) else ""
-        raise ExpectedFailure(f"{exc}{hint}") from None
+        yield fired
+    finally:
+        timer.cancel()
+
+
+def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFailure:
+    if timed_out:
+        return LimitReached(f"the query ran past `sql`'s time limit of {timeout:g} s and was stopped; "
+                            f"narrow it, or raise the limit: {settings.variable('sql_timeout')}=SECONDS")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        limit = settings.current().sql_memory_limit
+        if limit.endswith("%"):
+            limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"
+        return LimitReached(f"the query needed more memory than `sql`'s limit of {limit} and was stopped; "
+                            f"narrow it, or raise the limit: {settings.variable('sql_memory_limit')}=50% or =8GB")
+    if isinstance(exc, duckdb.PermissionException):
+        return Refused(f"`sql` reads only the warehouse, no other file or URL: {exc}")
+    hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
+        if "read-only" in str(exc) else ""
+    return ExpectedFailure(f"{exc}{hint}")
+
+
+def memory_limit_bytes() -> int:
+    """MLPERF_SQL_MEMORY_LIMIT in bytes: a share of this machine's memory ("25%") or a size ("8GB")."""
+    number, unit = settings.memory_size(settings.current().sql_memory_limit)
+    if unit == "%":
+        return int(total_memory() * number / 100)
+    return int(number * settings.SIZE_UNITS[unit.lower()])
+
+
+def total_memory() -> int:
+    """Physical memory, or the container's (cgroup v2) limit when that is lower."""
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        cgroup = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return physical
+    return min(physical, int(cgroup)) if cgroup.isdigit() else physical
+
+
+def _size_text(size: int) -> str:
+    return f"{size / 1024 ** 3:.1f} GiB" if size >= 1024 ** 3 else f"{size / 1024 ** 2:.0f} MiB"
 
 
 def _excerpt(query: str, limit: int = 80) -> str:
