@@ -18,6 +18,7 @@ import pytest
 
 from tests.faults import copy_of, digest, file_digest, one_error_line
 from warehouse.cli import main
+from warehouse.store.publish import publish
 
 OUTSIDE = "OUTSIDE"  # replaced by a path in the test's own directory
 
@@ -33,7 +34,10 @@ def run(capsys):
 
 @pytest.fixture
 def warehouse(shared_warehouse, tmp_path):
-    return copy_of(shared_warehouse, tmp_path)
+    """A warehouse with its published copy (what `sql` reads), as every load leaves it."""
+    path = copy_of(shared_warehouse, tmp_path)
+    publish(path)
+    return path
 
 
 # Each: the statement, and what the refusal line must say.

@@ -46,7 +46,7 @@ def sql(
     MLPERF_SQL_MEMORY_LIMIT bound it)."""
     from warehouse.store import sandbox
     text = query_text(query, file)
-    with sandbox.connect(current().db) as con:
+    with sandbox.connect(reading_file()) as con:
         frame = sandbox.run_query(con, text)
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0

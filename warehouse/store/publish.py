@@ -27,6 +27,8 @@ def publish(db_file: str) -> Path:
     """Checkpoint the warehouse and replace the published copy with it. Call it holding the writer
     lock, with no write in progress (an idle connection of this process may stay open: the
     checkpoint leaves the whole database in the file)."""
+    from warehouse.store.db import refuse_planted_wal
+    refuse_planted_wal(db_file)
     with duckdb.connect(db_file) as con:
         con.execute("CHECKPOINT")
     target = published_path(db_file)
@@ -66,7 +68,9 @@ def reader_path(db_file: str) -> Path:
     was made, first - unless a writer is at work (a reader never waits for one: the copy it has is
     the last consistent state) or the copy cannot be written here (then the warehouse itself)."""
     from warehouse.errors import ExpectedFailure
+    from warehouse.store.db import refuse_planted_wal
     from warehouse.store.lock import writer
+    refuse_planted_wal(db_file)
     path, copy = Path(db_file), published_path(db_file)
     if not path.exists() or (copy.exists() and not changed_since(path, copy)):
         return copy if copy.exists() else path

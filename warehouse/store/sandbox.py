@@ -88,19 +88,9 @@ class LimitReached(ExpectedFailure):
 
 def connect(path: str | None = None) -> duckdb.DuckDBPyConnection:
     path = db.db_path(path)
-    refuse_planted_wal(path)
     config = {**SANDBOX_CONFIG, "memory_limit": f"{memory_limit_bytes()}B",
               "lock_configuration": True}  # last: the settings above can no longer be changed
     return db.connect(path, read_only=True, config=config)
-
-
-def refuse_planted_wal(path: str) -> None:
-    """DuckDB replays <warehouse>.wal when it opens the file, even read-only; a writer only ever
-    leaves a regular file there, so a symlink (or a fifo, a directory) was planted."""
-    wal = Path(f"{path}.wal")
-    if wal.is_symlink() or (wal.exists() and not wal.is_file()):
-        raise Refused(f"{wal} is not a write-ahead log DuckDB wrote (a symlink or not a regular file); "
-                      "`sql` will not open a warehouse that would replay it: remove it and rerun")
 
 
 # --- what may run ----------------------------------------------------------------------------------
