@@ -55,7 +55,7 @@ def export(
 
 def report(out: Annotated[Path, typer.Option("--out", help=(
         "directory: new, empty or a previous report (replaced whole); a symlink is followed"))] = Path("report")) -> int:
-    """A static HTML report (no network needed to view it), each chart also as PNG and SVG."""
+    """An HTML report to explore offline (tooltips, filters; no network needed), each chart also as PNG and SVG."""
     from warehouse.errors import needs_extra
     with needs_extra("report", "the report"):
         from warehouse.export.report import render_report

@@ -1,6 +1,7 @@
-"""A static report for people who will not open a BI tool: one self-contained HTML page (no script,
-no network: every chart is inline SVG) plus each chart as PNG and SVG, drawn from the marts with
-Altair (Vega-Lite) and rendered offline by vl-convert.
+"""A report for people who will not open a BI tool: one self-contained HTML page that works offline
+(Vega-Lite specs drawn in the browser by the Vega runtime, inlined once; tooltips on every mark,
+filters bound to selects, one colour per accelerator) plus each chart as PNG and SVG for slides,
+drawn from the marts with Altair and rendered offline by vl-convert.
 
 Every chart states which rows it shows (verified only, or which preview rows) and the rounds.
 """
@@ -19,6 +20,9 @@ from warehouse.errors import needs_extra
 from warehouse.export.bi_files import warehouse_files
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, swap_in, write_listing)
+from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, SCENARIO, VERIFICATION,
+                                                 AcceleratorPalette, Filter, Filters, filters_for, gain_scale,
+                                                 spec_json, text_colour_on_gain, vega_runtime)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -78,71 +82,85 @@ def newest_round(con: duckdb.DuckDBPyConnection) -> str | None:
 
 # --- the charts ---------------------------------------------------------------------------------
 
-def software_gains_chart(con) -> Chart:
+def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
-        SELECT accelerator, benchmark, round_from || ' → ' || round_to AS rounds, round_from, round_to,
-               max(gain) AS gain
+        SELECT coalesce(accelerator, cpu || ' (CPU only)') AS accelerator, benchmark,
+               round_from || ' → ' || round_to AS rounds, round_from,
+               round_to AS round, gain, submitter, hardware AS system, scenario, total_accelerators,
+               result_id_from, result_id_to, 'verified (both rounds)' AS verification
         FROM software_gain_summary WHERE basis = 'same_scale'
-        GROUP BY ALL""")
+        QUALIFY row_number() OVER (PARTITION BY coalesce(accelerator, cpu), benchmark, round_from, round_to
+                                   ORDER BY gain DESC, submitter) = 1""")
     shows = ("verified rows only (both rounds); same submitter, accelerator and system size; "
-             "the largest gain across submitters, scenarios and sizes")
+             "the largest gain across submitters, scenarios and sizes; red = slower, blue = faster, white = 1.0×")
     chart = Chart("software_gains", "Software gains on the same hardware, round over round", shows,
-                  _rounds(frame, "round_from", "round_to"), None)
+                  _rounds(frame, "round_from", "round"), None)
     if frame.height:
         base = alt.Chart().encode(
-            x=alt.X("benchmark:N", title="benchmark"), y=alt.Y("accelerator:N", title="accelerator"))
-        heat = base.mark_rect().encode(
-            color=alt.Color("gain:Q", title="gain (×)", scale=alt.Scale(scheme="greens", domainMin=1)),
-            tooltip=["accelerator", "benchmark", "rounds", alt.Tooltip("gain:Q", format=".2f")])
-        labels = base.mark_text(fontSize=10).encode(text=alt.Text("gain:Q", format=".2f"))
-        chart.chart = _titled(alt.layer(heat, labels, data=frame).properties(
-            width=alt.Step(46), height=alt.Step(22)).facet(
-            column=alt.Column("rounds:N", title="rounds (from → to)")), chart.title, chart.caption)
+            x=alt.X("benchmark:N", title="benchmark"), y=alt.Y("accelerator:N", title="accelerator"),
+            tooltip=[*_identity("submitter", "system", "accelerator", "total_accelerators", "benchmark",
+                                "scenario", "rounds", "result_id_from", "result_id_to", "verification"),
+                     alt.Tooltip("gain:Q", format=".2f", title="gain (× later over earlier)")])
+        heat = base.mark_rect().encode(color=alt.Color("gain:Q", title="gain (×)", scale=gain_scale(frame["gain"])))
+        labels = base.mark_text(fontSize=10).encode(text=alt.Text("gain:Q", format=".2f"),
+                                                    color=text_colour_on_gain(frame["gain"]))
+        layered = alt.layer(heat, labels, data=frame).properties(width=alt.Step(46), height=alt.Step(22))
+        faceted = layered.facet(column=alt.Column("rounds:N", title="rounds (from → to)"))
+        chart.chart = _titled(filters_for(frame, (ROUND, BENCHMARK, ACCELERATOR)).apply(faceted),
+                              chart.title, chart.caption)
     return chart
 
 
-def generation_speedups_chart(con) -> Chart:
+def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
-        SELECT round, benchmark || ' · ' || scenario AS benchmark_scenario,
-               vendor, accelerator_new || ' vs ' || accelerator_base AS comparison,
-               speedup, total_accelerators,
-               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS rows_shown,
+        SELECT round, benchmark, scenario, benchmark || ' · ' || scenario AS benchmark_scenario,
+               vendor, accelerator_new AS accelerator, accelerator_base,
+               accelerator_new || ' vs ' || accelerator_base AS comparison, speedup, total_accelerators,
+               submitter_new, result_id_new, submitter_base, result_id_base,
+               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification,
+               verification_new || ' / ' || verification_base AS rows_verification,
                CASE WHEN procurement_grade THEN '' ELSE 'preview' END AS label
         FROM generation_speedups
         QUALIFY row_number() OVER (PARTITION BY round, benchmark, scenario, accelerator_new, accelerator_base
                                    ORDER BY speedup DESC) = 1""")
-    preview = frame.filter(pl.col("rows_shown") == "preview")
+    preview = frame.filter(pl.col("verification") == "preview")
     shows = ("verified and preview closed-division rows, equal system size; one point per pair of "
              f"generations of one vendor (its largest speedup); hollow triangles labelled 'preview' ({preview.height} of {frame.height}) rest on a "
-             "preview row: promising, not shipping")
+             "preview row: promising, not shipping; red = the newer generation is slower")
     chart = Chart("generation_speedups", "Generation speedups per benchmark and scenario", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
         base = alt.Chart().encode(
-            x=alt.X("speedup:Q", title="speedup (× newer over older generation)", scale=alt.Scale(type="log")),
+            x=alt.X("speedup:Q", title="speedup (× newer over older generation)",
+                    scale=alt.Scale(type="log"), axis=alt.Axis(values=[0.25, 0.5, 1, 2, 4, 8])),
             y=alt.Y("benchmark_scenario:N", title=None),
-            color=alt.Color("vendor:N", title="vendor"))
-        points = base.mark_point(size=70, strokeWidth=2).encode(
-            shape=alt.Shape("rows_shown:N", title="rows", scale=alt.Scale(
+            tooltip=[*_identity("round", "benchmark", "scenario", "vendor", "comparison", "total_accelerators",
+                                "submitter_new", "result_id_new", "submitter_base", "result_id_base",
+                                "rows_verification"),
+                     alt.Tooltip("speedup:Q", format=".2f", title="speedup (×)")])
+        # A dark outline keeps points near 1.0x (white on the diverging scale) visible.
+        points = base.mark_point(size=70, strokeWidth=1.5, stroke="#444").encode(
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
-            fill=alt.condition(alt.datum.rows_shown == "verified", alt.Fill("vendor:N", legend=None),
-                               alt.value("transparent")),
-            tooltip=["round", "benchmark_scenario", "comparison", alt.Tooltip("speedup:Q", format=".2f"),
-                     "total_accelerators", "rows_shown"])
+            fill=alt.condition(alt.datum.verification == "verified",
+                               alt.Fill("speedup:Q", title="speedup (×)", scale=gain_scale(frame["speedup"])),
+                               alt.value("transparent")))
         labels = base.mark_text(align="left", dx=7, fontSize=9, fontStyle="italic").encode(text="label:N")
         parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
-        chart.chart = _titled(alt.layer(parity, points, labels, data=frame).properties(width=300).facet(
-            column=alt.Column("round:N", title="round")), chart.title, chart.caption)
+        faceted = alt.layer(parity, points, labels, data=frame).properties(width=300).facet(
+            column=alt.Column("round:N", title="round"))
+        chart.chart = _titled(filters_for(frame).apply(faceted), chart.title, chart.caption)
     return chart
 
 
-def scaling_efficiency_chart(con) -> Chart:
+def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
         SELECT round, accelerator, benchmark, scenario, submitter, accelerators_small, accelerators_large,
-               efficiency,
-               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS rows_shown
+               efficiency, result_id_small, result_id_large,
+               verification_small || ' / ' || verification_large AS rows_verification,
+               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification
         FROM scaling_efficiency""")
-    preview = frame.filter(pl.col("rows_shown") == "preview").height
+    preview = frame.filter(pl.col("verification") == "preview").height
     shows = ("verified and preview closed-division rows, same submitter, accelerator, benchmark and "
              f"scenario; {preview} of {frame.height} comparisons use a preview row (triangles)")
     chart = Chart("scaling_efficiency",
@@ -154,52 +172,90 @@ def scaling_efficiency_chart(con) -> Chart:
             x=alt.X("accelerators_large:Q", title="accelerators in the larger system",
                     scale=alt.Scale(type="log", base=2)),
             y=alt.Y("efficiency:Q", title="efficiency (log scale)", scale=alt.Scale(type="log")),
-            color=alt.Color("accelerator:N"),
-            shape=alt.Shape("rows_shown:N", title="rows", scale=alt.Scale(
+            color=palette.encoding(frame),
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
-            tooltip=["round", "submitter", "accelerator", "benchmark", "scenario", "accelerators_small",
-                     "accelerators_large", alt.Tooltip("efficiency:Q", format=".2f"), "rows_shown"])
-        linear = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(y="y:Q")
+            tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerators_small",
+                                "result_id_small", "accelerators_large", "result_id_large", "rows_verification"),
+                     alt.Tooltip("efficiency:Q", format=".2f", title="efficiency (1.0 = linear)")])
+        points = filters_for(frame).apply(points)
+        linear = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(
+            y="y:Q", tooltip=[alt.Tooltip("y:Q", title="linear scaling")])
         chart.chart = _titled((linear + points).properties(width=WIDTH, height=320), chart.title, chart.caption)
     return chart
 
 
-def token_economics_chart(con, round_name: str | None) -> Chart:
+TOKEN_PANELS = {"per_accelerator": "tokens/s per accelerator", "per_rack": "tokens/s per rack (rack_capacity.csv)",
+                "per_joule": "tokens per joule (measured power)"}
+
+
+def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
     """Best verified Offline tokens/s per accelerator and per rack in the newest round, by accelerator
     and LLM benchmark; tokens per joule only where power was measured (any round)."""
-    throughput = db.query_frame(con, """
-        SELECT benchmark, accelerator, max(tokens_per_second_per_accelerator) AS per_accelerator,
-               max(tokens_per_second_per_rack) AS per_rack
-        FROM token_economics
-        WHERE verification = 'verified' AND scenario = 'Offline' AND round = ? AND accelerator IS NOT NULL
-        GROUP BY ALL""", [round_name or ""])
-    joules = db.query_frame(con, """
-        SELECT round, benchmark, accelerator, max(tokens_per_joule_measured) AS tokens_per_joule
-        FROM token_economics
-        WHERE verification = 'verified' AND tokens_per_joule_measured IS NOT NULL AND accelerator IS NOT NULL
-        GROUP BY ALL""")
+    frame = token_economics_frame(con, round_name)
+    joules = frame.filter(pl.col("panel") == "per_joule")
     shows = (f"verified rows only, Offline; tokens/s per accelerator and per rack: best result of round "
              f"{round_name}; tokens per joule: only results with measured power "
              f"({', '.join(_rounds(joules, 'round')) or 'none'})")
+    throughput = frame.filter(pl.col("panel") != "per_joule")
     chart = Chart("token_economics", "Token economics: tokens/s per accelerator, per rack, per joule",
                   shows, sorted(set(_rounds(joules, "round")) | ({round_name} if throughput.height else set()),
                                 key=round_sort_key), None)
     if throughput.height:
-        panels = [_bars(throughput, "per_accelerator", "tokens/s per accelerator"),
-                  _bars(throughput.drop_nulls("per_rack"), "per_rack", "tokens/s per rack (rack_capacity.csv)")]
-        if joules.height:
-            panels.append(_bars(joules, "tokens_per_joule", "tokens per joule (measured power)", colour="round"))
-        chart.chart = _titled(alt.hconcat(*panels).resolve_scale(color="independent"), chart.title,
-                              chart.caption)
+        filters = filters_for(frame, (BENCHMARK, ACCELERATOR))
+        panels = [_token_panel(frame, panel, palette, filters) for panel in TOKEN_PANELS
+                  if frame.filter(pl.col("panel") == panel).height]
+        concat = alt.hconcat(*panels, data=frame)
+        chart.chart = _titled(concat.add_params(*filters.params) if filters.params else concat,
+                              chart.title, chart.caption)
     return chart
 
 
-def own_vs_mlperf_chart(con) -> Chart:
+def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
+    """One row per panel, benchmark and bar (accelerator; accelerator · round for tokens per joule):
+    the best verified Offline result with its identity."""
+    return db.query_frame(con, """
+        WITH offline AS (
+            SELECT * FROM token_economics
+            WHERE verification = 'verified' AND scenario = 'Offline' AND accelerator IS NOT NULL
+        ), measures AS (
+            SELECT 'per_accelerator' AS panel, accelerator AS bar, tokens_per_second_per_accelerator AS value, *
+            FROM offline WHERE round = ?
+            UNION ALL BY NAME
+            SELECT 'per_rack' AS panel, accelerator AS bar, tokens_per_second_per_rack AS value, *
+            FROM offline WHERE round = ?
+            UNION ALL BY NAME
+            SELECT 'per_joule' AS panel, accelerator || ' · ' || round AS bar, tokens_per_joule_measured AS value, *
+            FROM offline
+        )
+        SELECT panel, benchmark, bar, accelerator, round, scenario, submitter, system, result_id,
+               total_accelerators, value, verification
+        FROM measures WHERE value IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY panel, benchmark, bar ORDER BY value DESC, result_id) = 1""",
+                          [round_name or "", round_name or ""])
+
+
+def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, filters: Filters):
+    rows = alt.Chart().transform_filter(alt.datum.panel == panel)
+    if filters.expression:
+        rows = rows.transform_filter(filters.expression)
+    return rows.mark_bar().encode(
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel]),
+        y=alt.Y("bar:N", title=None, sort="-x"),
+        color=palette.encoding(frame, legend=False),
+        row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
+        tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
+                            "total_accelerators", "verification"),
+                 alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])],
+    ).properties(width=200).resolve_scale(x="independent", y="independent")
+
+
+def own_vs_mlperf_chart(con, palette: AcceleratorPalette) -> Chart:
     """Your own runs over the MLPerf Server and Interactive rows they are set beside (own_vs_mlperf):
     throughput per accelerator against what one user sees."""
     frame = db.query_frame(con, """
         SELECT DISTINCT family, mlperf_accelerator AS accelerator, 'MLPerf ' || verification AS source,
-               round, result_id AS run, scenario,
+               verification, round, result_id AS run, submitter, system, benchmark, scenario,
                coalesce(mlperf_tokens_per_second_per_user, 1000 / constraint_tpot_p99_ms) AS per_user,
                CASE WHEN mlperf_tokens_per_second_per_user IS NULL THEN 'the scenario''s p99 TPOT limit'
                     ELSE 'its run summary' END AS per_user_from,
@@ -208,8 +264,8 @@ def own_vs_mlperf_chart(con) -> Chart:
         WHERE scenario <> 'Offline' AND NOT mlperf_has_finding AND mlperf_tokens_per_second_per_accelerator IS NOT NULL
           AND coalesce(mlperf_tokens_per_second_per_user, 1000 / constraint_tpot_p99_ms) IS NOT NULL
         UNION ALL
-        SELECT family, coalesce(accelerator, accelerator_raw), 'own run', NULL, coalesce(label, run_id), NULL,
-               tokens_per_second_per_user, 'your run', tokens_per_second_per_accelerator
+        SELECT family, coalesce(accelerator, accelerator_raw), 'own run', 'own run', NULL, coalesce(label, run_id),
+               'you', NULL, NULL, NULL, tokens_per_second_per_user, 'your run', tokens_per_second_per_accelerator
         FROM own_runs
         WHERE family IS NOT NULL AND tokens_per_second_per_user IS NOT NULL""")
     mlperf = frame.filter(pl.col("source") != "own run")
@@ -221,71 +277,142 @@ def own_vs_mlperf_chart(con) -> Chart:
                   shows, _rounds(frame, "round"), None,
                   empty_note="no own measurement loaded (mlperf-wh measurements load FILE)")
     if frame.filter(pl.col("source") == "own run").height:
-        chart.chart = _titled(alt.Chart(frame).mark_point(filled=True, opacity=0.85).encode(
+        points = alt.Chart(frame).mark_point(filled=True, opacity=0.85).encode(
             x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)", scale=alt.Scale(type="log")),
             y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=alt.Scale(type="log")),
-            color=alt.Color("accelerator:N"),
+            color=palette.encoding(frame),
             shape=alt.Shape("source:N", title="rows"),
             size=alt.condition(alt.datum.source == "own run", alt.value(160), alt.value(45)),
-            tooltip=["source", "run", "round", "scenario", "accelerator",
-                     alt.Tooltip("per_accelerator:Q", format=",.0f"), alt.Tooltip("per_user:Q", format=",.1f"),
-                     "per_user_from"],
-        ).properties(width=260, height=260).facet(column=alt.Column("family:N", title=None)),
-            chart.title, chart.caption)
+            tooltip=[*_identity("source", "run", "submitter", "system", "round", "benchmark", "scenario",
+                                "accelerator", "verification"),
+                     alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
+                     alt.Tooltip("per_user:Q", format=",.1f", title="tokens/s per user"), "per_user_from"],
+        ).properties(width=260, height=260)
+        faceted = points.facet(column=alt.Column("family:N", title=None))
+        chart.chart = _titled(filters_for(frame, (ACCELERATOR, VERIFICATION)).apply(faceted),
+                              chart.title, chart.caption)
     return chart
 
 
-def _bars(frame: pl.DataFrame, measure: str, title: str, colour: str = "accelerator"):
-    return alt.Chart(frame).mark_bar().encode(
-        x=alt.X(f"{measure}:Q", title=title),
-        y=alt.Y("accelerator:N", title=None, sort="-x"),
-        color=alt.Color(f"{colour}:N", legend=None if colour == "accelerator" else alt.Legend(title=colour)),
-        row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
-        tooltip=["benchmark", "accelerator", alt.Tooltip(f"{measure}:Q", format=",.1f")],
-    ).properties(width=200).resolve_scale(x="independent", y="independent")
-
-
-def leaderboard_chart(con, round_name: str | None) -> Chart:
+def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
+    """One bar per entry (result ID), sorted by value: two entries of one system name are two bars."""
     frame = db.query_frame(con, f"""
-        SELECT l.benchmark, l.rank_system, l.submitter || ' · ' || l.system AS entry, l.value, l.units,
-               l.accelerator, l.total_accelerators
+        SELECT l.round, l.benchmark, l.scenario, l.rank_system, l.submitter, l.system, l.result_id, l.value,
+               l.units, l.accelerator, l.total_accelerators, l.verification,
+               l.system || ' · ' || coalesce(l.total_accelerators || '× ' || l.accelerator, 'no accelerator')
+                   || ' · ' || l.result_id AS entry
         FROM leaderboard AS l JOIN dim_benchmarks AS b USING (benchmark)
-        WHERE b.llm AND l.round = ? AND l.suite = 'datacenter' AND l.scenario = 'Offline'
-          AND l.rank_system <= {TOP_SYSTEMS}""", [round_name or ""])
-    shows = (f"verified rows only, datacenter suite, Offline; the top {TOP_SYSTEMS} systems of each LLM "
-             "benchmark (tokens/s, higher is better)")
-    chart = Chart("leaderboard", f"Leaderboard of the LLM benchmarks, round {round_name}", shows,
-                  [round_name] if frame.height else [], None)
+        WHERE b.llm AND l.suite = 'datacenter' AND l.units = 'Tokens/s'
+          AND l.scenario IN ('Offline', 'Server', 'Interactive') AND l.rank_system <= {TOP_SYSTEMS}""")
+    shows = (f"verified rows only, datacenter suite; the top {TOP_SYSTEMS} entries of each LLM benchmark, round "
+             f"and scenario (tokens/s, higher is better), one bar per result ID; opens on round {round_name}, "
+             "Offline (the PNG and SVG show that view)")
+    chart = Chart("leaderboard", "Leaderboard of the LLM benchmarks: one bar per entry", shows,
+                  _rounds(frame, "round"), None)
     if frame.height:
-        chart.chart = _titled(alt.Chart(frame).mark_bar().encode(
+        filters = (Filter("round", "round", round_name, allow_all=False),
+                   Filter("scenario", "scenario", "Offline", allow_all=False), BENCHMARK, ACCELERATOR, VERIFICATION)
+        bars = alt.Chart(frame).mark_bar().encode(
             x=alt.X("value:Q", title="tokens/s (system)"),
-            y=alt.Y("entry:N", title=None, sort=alt.EncodingSortField("rank_system"),
-                    axis=alt.Axis(labelLimit=360)),
-            color=alt.Color("accelerator:N"),
+            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=460)),
+            color=palette.encoding(frame),
             row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
-            tooltip=["benchmark", "rank_system", "entry", "accelerator", "total_accelerators",
-                     alt.Tooltip("value:Q", format=",.1f")],
-        ).properties(width=360).resolve_scale(x="independent", y="independent"), chart.title, chart.caption)
+            tooltip=[*_identity("round", "benchmark", "scenario", "rank_system", "submitter", "system", "result_id",
+                                "accelerator", "total_accelerators", "verification"),
+                     alt.Tooltip("value:Q", format=",.1f", title="tokens/s"), "units"],
+        ).properties(width=360).resolve_scale(x="independent", y="independent")
+        chart.chart = _titled(filters_for(frame, filters).apply(bars), chart.title, chart.caption)
     return chart
 
 
-def claim_audit_chart(con) -> Chart:
+def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
+    """Throughput per accelerator against the pace one user sees, per LLM benchmark (Server and
+    Interactive results of interactivity_frontier; their latencies from latency_profile)."""
+    frame = interactivity_frame(con)
+    at_limit = frame.filter(pl.col("per_user_from") != "run summary").height
+    shows = ("verified and preview Server and Interactive LLM results (interactivity_frontier; preview = "
+             f"triangles); x = 1 / mean time per output token from the run summary, or, for {at_limit} of "
+             f"{frame.height} points (hollow; no run summary loaded: mlperf-wh trees), the pace the scenario's "
+             f"p99 TPOT limit guarantees at least; lines join each accelerator's Pareto frontier; opens on round {round_name}")
+    chart = Chart("interactivity", "Throughput per accelerator against tokens/s per user", shows,
+                  _rounds(frame, "round"), None)
+    if frame.height:
+        base = alt.Chart().encode(
+            x=alt.X("per_user:Q", title="tokens/s per user", scale=alt.Scale(type="log")),
+            y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=alt.Scale(type="log")),
+            color=palette.encoding(frame),
+            tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
+                                "total_accelerators", "verification", "per_user_from", "ttft_p99_ms", "tpot_p99_ms"),
+                     alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
+                     alt.Tooltip("per_user:Q", format=",.1f", title="tokens/s per user")])
+        frontier = base.transform_filter(alt.datum.on_frontier).mark_line(strokeWidth=1.5).encode(
+            detail="round:N", order="per_user:Q")
+        layers = [frontier] if frame["on_frontier"].any() else []
+        points = base.mark_point(size=55, strokeWidth=1.5).encode(
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
+                domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
+            fill=alt.condition(alt.datum.per_user_from == "run summary", palette.encoding(frame, legend=False),
+                               alt.value("transparent")))
+        layered = alt.layer(*layers, points, data=frame).properties(width=260, height=220)
+        filters = (Filter("round", "round", round_name), BENCHMARK, SCENARIO, ACCELERATOR, VERIFICATION)
+        faceted = layered.facet(facet=alt.Facet("benchmark:N", title=None), columns=3)
+        chart.chart = _titled(filters_for(frame, filters).apply(faceted), chart.title, chart.caption)
+    return chart
+
+
+def interactivity_frame(con) -> pl.DataFrame:
+    # Without `mlperf-wh trees` no run has a measured pace; the scenario's p99 TPOT limit still bounds it.
+    return db.query_frame(con, """
+        WITH latency AS (
+            SELECT result_id, benchmark, scenario, any_value(ttft_p99_ms) AS ttft_p99_ms,
+                   any_value(tpot_p99_ms) AS tpot_p99_ms
+            FROM latency_profile GROUP BY ALL
+        )
+        SELECT f.round, f.benchmark, f.scenario, f.accelerator, f.submitter, f.system, f.result_id,
+               f.total_accelerators, f.verification, f.tokens_per_second_per_accelerator AS per_accelerator,
+               coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) AS per_user,
+               CASE WHEN f.tokens_per_second_per_user IS NULL THEN 'the scenario''s p99 TPOT limit'
+                    ELSE 'run summary' END AS per_user_from,
+               coalesce(f.on_frontier, false) AS on_frontier, l.ttft_p99_ms, l.tpot_p99_ms
+        FROM interactivity_frontier AS f
+        LEFT JOIN latency AS l USING (result_id, benchmark, scenario)
+        LEFT JOIN stg_scenario_constraints AS c USING (benchmark, scenario)
+        WHERE f.scenario IN ('Server', 'Interactive')
+          AND coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) IS NOT NULL""")
+
+
+def claim_audit_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
-        SELECT id, vendor, stage, round, multiplier, recomputed, verdict FROM claim_audit ORDER BY round, id""")
+        SELECT id, vendor, stage, round, benchmark, scenario, accelerator, baseline_accelerator, multiplier,
+               recomputed, verdict, array_to_string(cited_result_ids, ', ') AS cited_result_ids
+        FROM claim_audit ORDER BY round, id""")
     shows = ("every claim in the ledger, recomputed from the warehouse; a verdict of 'comparable' needs "
              "verified rows only, and any preview row makes a claim 'promising'")
     chart = Chart("claim_audit", "Claim audit by verdict", shows, _rounds(frame, "round"), None,
                   empty_note="no claims loaded: mlperf-wh claims load FILE")
     if frame.height:
-        chart.chart = _titled(alt.Chart(frame).mark_rect().encode(
+        cells = alt.Chart(frame).mark_rect().encode(
             y=alt.Y("id:N", title=None, sort=None, axis=alt.Axis(labelLimit=360)),
             x=alt.X("round:N", title="round"),
             color=alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLOURS),
                                                            range=list(VERDICT_COLOURS.values())),
                             legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400)),
-            tooltip=["id", "vendor", "stage", "multiplier", "recomputed", "verdict"],
-        ).properties(width=80, height=alt.Step(18)), chart.title, chart.caption)
+            tooltip=["id", "vendor", "stage", "round", "benchmark", "scenario", "accelerator", "baseline_accelerator",
+                     "cited_result_ids", "multiplier", "recomputed", "verdict"],
+        ).properties(width=80, height=alt.Step(18))
+        chart.chart = _titled(filters_for(frame, (ROUND, BENCHMARK, ACCELERATOR)).apply(cells),
+                              chart.title, chart.caption)
     return chart
+
+
+def _identity(*fields: str) -> list:
+    """Tooltip entries for a row's identity, titled as the column is named."""
+    return [alt.Tooltip(f"{field}:N" if field not in NUMERIC_TOOLTIPS else f"{field}:Q", title=field.replace("_", " "))
+            for field in fields]
+
+
+NUMERIC_TOOLTIPS = {"total_accelerators", "accelerators_small", "accelerators_large", "rank_system",
+                    "ttft_p99_ms", "tpot_p99_ms"}
 
 
 def claim_audit_table(con) -> Table:
@@ -311,10 +438,22 @@ def decisions_due_table(con) -> Table:
 
 def build(con: duckdb.DuckDBPyConnection) -> tuple[list[Chart], list[Table]]:
     newest = newest_round(con)
-    charts = [software_gains_chart(con), generation_speedups_chart(con), scaling_efficiency_chart(con),
-              token_economics_chart(con, newest), leaderboard_chart(con, newest), claim_audit_chart(con),
-              own_vs_mlperf_chart(con)]
+    palette = page_palette(con)
+    charts = [software_gains_chart(con, palette), generation_speedups_chart(con, palette),
+              scaling_efficiency_chart(con, palette), token_economics_chart(con, newest, palette),
+              leaderboard_chart(con, newest, palette), interactivity_chart(con, newest, palette),
+              claim_audit_chart(con, palette), own_vs_mlperf_chart(con, palette)]
     return charts, [claim_audit_table(con), decisions_due_table(con)]
+
+
+def page_palette(con) -> AcceleratorPalette:
+    """Every accelerator the charts may colour, most shown first, mapped to colours once for the page."""
+    rows = con.execute("""
+        SELECT accelerator FROM leaderboard UNION ALL SELECT accelerator FROM token_economics
+        UNION ALL SELECT accelerator FROM scaling_efficiency UNION ALL SELECT accelerator FROM interactivity_frontier
+        UNION ALL SELECT mlperf_accelerator FROM own_vs_mlperf
+        UNION ALL SELECT coalesce(accelerator, accelerator_raw) FROM own_runs""").fetchall()
+    return AcceleratorPalette.most_shown_first([accelerator for (accelerator,) in rows])
 
 
 # --- rendering ----------------------------------------------------------------------------------
@@ -331,10 +470,11 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     charts, tables = build(con)
     staging = make_staging_dir(target)
     try:
-        svgs = _write_charts(charts, staging / "charts")
+        drawn = _write_charts(charts, staging / "charts")
         environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape())
         page = environment.get_template("report.html").render(
-            charts=charts, tables=tables, svgs=svgs, generated_at=datetime.now(timezone.utc),
+            charts=charts, tables=tables, specs={name: spec_json(spec) for name, spec in drawn.items()},
+            runtime=vega_runtime() if drawn else None, generated_at=datetime.now(timezone.utc),
             warehouse=warehouse_file, rounds=_loaded_rounds(con))
         (staging / "index.html").write_text(page, encoding="utf-8")
         write_listing(staging, KIND)
@@ -345,17 +485,19 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     return target / "index.html"
 
 
-def _write_charts(charts: list[Chart], directory: Path) -> dict[str, str]:
-    """Each chart that has rows as NAME.svg and NAME.png (rendered offline); returns the SVGs."""
+def _write_charts(charts: list[Chart], directory: Path) -> dict[str, dict]:
+    """Each chart that has rows as NAME.svg and NAME.png (rendered offline, filters at their
+    defaults); returns the Vega-Lite specs the page embeds."""
     with needs_extra("report", "the report's PNG and SVG charts"):
         import vl_convert as vlc
     directory.mkdir()
-    svgs = {}
+    specs = {}
     for chart in (c for c in charts if c.chart is not None):
-        svgs[chart.name] = vlc.vegalite_to_svg(chart.chart.to_dict())
-        (directory / f"{chart.name}.svg").write_text(svgs[chart.name], encoding="utf-8")
-        (directory / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svgs[chart.name], scale=1.5))
-    return svgs
+        specs[chart.name] = chart.chart.to_dict()
+        svg = vlc.vegalite_to_svg(specs[chart.name])
+        (directory / f"{chart.name}.svg").write_text(svg, encoding="utf-8")
+        (directory / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svg, scale=1.5))
+    return specs
 
 
 def _loaded_rounds(con) -> list[dict]:

@@ -1,0 +1,163 @@
+"""What makes the report's charts explorable and consistent across the page: filters bound to select
+inputs, one colour per accelerator, the diverging scale for gains, and the Vega runtime inlined once
+per page (vl-convert bundles it offline; the page never fetches anything)."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import altair as alt
+import polars as pl
+
+from warehouse.errors import needs_extra
+from warehouse.identity.rounds import round_sort_key
+
+# Vega's tableau20 (dark shades first, then the light ones) and category20b: 40 colours that differ.
+_TABLEAU20 = ["#4c78a8", "#9ecae9", "#f58518", "#ffbf79", "#54a24b", "#88d27a", "#b79a20", "#f2cf5b",
+              "#439894", "#83bcb6", "#e45756", "#ff9d98", "#79706e", "#bab0ac", "#d67195", "#fcbfd2",
+              "#b279a2", "#d6a5c9", "#9e765f", "#d8b5a5"]
+_CATEGORY20B = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39",
+                "#ad494a", "#a55194", "#6b6ecf", "#b5cf6b", "#e7ba52", "#d6616b", "#ce6dbd", "#9c9ede",
+                "#cedb9c", "#e7cb94", "#e7969c", "#de9ed6"]
+ACCELERATOR_COLOURS = _TABLEAU20[0::2] + _TABLEAU20[1::2] + _CATEGORY20B
+GAIN_SCHEME = "redblue"     # red below 1 (slower), white at 1, blue above (faster)
+
+
+# --- filters ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Filter:
+    """A select input over one column of a chart's rows; `default` None opens on every value."""
+    field: str
+    label: str
+    default: str | None = None
+    allow_all: bool = True
+
+    @property
+    def param_name(self) -> str:
+        return f"filter_{self.field}"
+
+
+ROUND = Filter("round", "round")
+BENCHMARK = Filter("benchmark", "benchmark")
+SCENARIO = Filter("scenario", "scenario")
+ACCELERATOR = Filter("accelerator", "accelerator")
+VERIFICATION = Filter("verification", "verification")
+STANDARD_FILTERS = (ROUND, BENCHMARK, SCENARIO, ACCELERATOR, VERIFICATION)
+
+
+@dataclass
+class Filters:
+    """The bound params of a chart and the Vega expression that keeps the rows they select."""
+    params: list
+    expression: str | None
+
+    def apply(self, chart):
+        """Params and the row filter on one chart (a single, layered or faceted view)."""
+        if self.expression is None:
+            return chart
+        return chart.add_params(*self.params).transform_filter(self.expression)
+
+
+def filters_for(frame: pl.DataFrame, filters=STANDARD_FILTERS) -> Filters:
+    """A select for each filter whose column has more than one value in `frame`."""
+    params, tests = [], []
+    for spec in filters:
+        values = _sorted_values(frame, spec.field)
+        if len(values) < 2:
+            continue
+        params.append(_select_param(spec, values))
+        tests.append(f"({spec.param_name} == null || datum['{spec.field}'] == {spec.param_name})"
+                     if spec.allow_all else f"datum['{spec.field}'] == {spec.param_name}")
+    return Filters(params, " && ".join(tests) or None)
+
+
+def _sorted_values(frame: pl.DataFrame, field: str) -> list:
+    if field not in frame.columns:
+        return []
+    values = frame[field].drop_nulls().unique().to_list()
+    return sorted(values, key=round_sort_key) if field == "round" else sorted(values)
+
+
+def _select_param(spec: Filter, values: list):
+    options = ([None] if spec.allow_all else []) + values
+    labels = (["all"] if spec.allow_all else []) + [str(v) for v in values]
+    value = spec.default if spec.default in values else (None if spec.allow_all else values[-1])
+    return alt.param(name=spec.param_name, value=value,
+                     bind=alt.binding_select(options=options, labels=labels, name=f"{spec.label} "))
+
+
+# --- colours ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AcceleratorPalette:
+    """One colour per accelerator for the whole page: the same domain and range on every chart."""
+    domain: tuple[str, ...]
+
+    @classmethod
+    def most_shown_first(cls, accelerators: list[str]) -> AcceleratorPalette:
+        """`accelerators` is every occurrence; the most frequent get the most distinct colours."""
+        counts = pl.DataFrame({"accelerator": accelerators}, schema={"accelerator": pl.String}).drop_nulls()
+        ranked = counts.group_by("accelerator").len().sort(["len", "accelerator"], descending=[True, False])
+        return cls(tuple(ranked["accelerator"].to_list()))
+
+    @property
+    def range(self) -> list[str]:
+        return [ACCELERATOR_COLOURS[i % len(ACCELERATOR_COLOURS)] for i in range(len(self.domain))]
+
+    def colour_of(self, accelerator: str) -> str:
+        return self.range[self.domain.index(accelerator)]
+
+    def scale(self) -> alt.Scale:
+        return alt.Scale(domain=list(self.domain), range=self.range)
+
+    def encoding(self, frame: pl.DataFrame, field: str = "accelerator", legend: bool = True):
+        """The colour channel: the page's mapping, with a legend listing only this chart's accelerators."""
+        shown = sorted(frame[field].drop_nulls().unique().to_list())
+        return alt.Color(f"{field}:N", title="accelerator", scale=self.scale(),
+                         legend=alt.Legend(values=shown) if legend else None)
+
+
+def gain_scale(values: pl.Series) -> alt.Scale:
+    """Diverging on a log scale, centred on 1.0 and symmetric (0.5x as strong as 2x), so a
+    regression is red and never reads as 'no change'."""
+    return alt.Scale(type="log", scheme=GAIN_SCHEME, domain=list(gain_domain(values)), domainMid=1)
+
+
+def gain_domain(values: pl.Series) -> tuple[float, float]:
+    reach = max(abs(math.log(v)) for v in values.drop_nulls().to_list() if v > 0) or math.log(2)
+    reach = max(reach, math.log(1.25))
+    return math.exp(-reach), math.exp(reach)
+
+
+def text_colour_on_gain(values: pl.Series):
+    """White text on the dark ends of the gain scale, dark text on its pale middle."""
+    _, high = gain_domain(values)
+    dark_from = math.exp(0.8 * math.log(high))  # from where white reads better than dark (WCAG contrast >= 3)
+    return alt.condition(f"datum.gain >= {dark_from} || datum.gain <= {1 / dark_from}",
+                         alt.value("white"), alt.value("#222222"))
+
+
+# --- the runtime ---------------------------------------------------------------------------------
+
+def vega_lite_version() -> str:
+    """The Vega-Lite version Altair writes specs for (e.g. '6.4'), so the browser compiles what vl-convert renders."""
+    return alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]
+
+
+@cache
+def vega_runtime() -> str:
+    """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert."""
+    with needs_extra("report", "the report's interactive charts"):
+        import vl_convert as vlc
+    bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
+    if "</script" in bundle.lower():
+        raise ValueError("the Vega bundle contains '</script' and cannot be inlined in a <script> element")
+    return bundle
+
+
+def spec_json(spec: dict) -> str:
+    """The spec as JSON safe inside <script type="application/json">."""
+    return json.dumps(spec, default=str).replace("</", "<\\/")
