@@ -299,3 +299,10 @@ def test_a_query_given_twice_or_nowhere_is_a_usage_error(args, said, run, shared
     code, out, err = run("sql", *args, "--db", shared_warehouse)
     assert code == 2 and out == ""
     assert said in one_error_line(err)
+
+
+def test_types_polars_cannot_import_print_as_text(run, warehouse):
+    code, out, err = run("sql", "SELECT INTERVAL 1 DAY AS waited, [INTERVAL 2 HOUR] AS steps",
+                         "--format", "csv", "--db", warehouse)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["waited,steps", "1 day,['02:00:00']"]

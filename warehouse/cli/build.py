@@ -189,13 +189,15 @@ def views(
         "today's reference tables (MLPERF_REFERENCE_DIR or warehouse/identity/reference), no refetch"))
     ] = ViewsAction.list,
     fmt: Annotated[Format, typer.Option("--format", help="how the list is printed")] = Format.table,
+    every: Annotated[bool, typer.Option("--all", help=(
+        "list the internal models too (base_, stg_, int_: what the marts are built from)"))] = False,
 ) -> int:
-    """List the views (or rebuild them: `views refresh`)."""
+    """List the marts, the views analysts query (or rebuild every model: `views refresh`)."""
     if action is ViewsAction.refresh:
         from warehouse.views import rebuild
         _, created = rebuild(current().db, "mlperf-wh views refresh")
         say(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK
     from warehouse.views import list_views
-    print_rows(list_views(), fmt)
+    print_rows(list_views(marts_only=not every), fmt)
     return EXIT_OK

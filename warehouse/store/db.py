@@ -1,6 +1,7 @@
 """The DuckDB warehouse: connection, tables, and the one-transaction load of a source file."""
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -306,4 +307,13 @@ def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.Dat
     relation = con.sql(sql, params=params) if params else con.sql(sql)
     if relation is None:
         return pl.DataFrame()
+    unreadable = [name for name, kind in zip(relation.columns, relation.types) if _POLARS_CANNOT_READ.search(str(kind))]
+    if unreadable:  # as text, as DuckDB prints them
+        relation = relation.project(", ".join(
+            f'CAST("{n}" AS VARCHAR) AS "{n}"' if n in unreadable else f'"{n}"' for n in
+            (c.replace('"', '""') for c in relation.columns)))
     return pl.DataFrame(relation)  # through the Arrow PyCapsule interface, without pyarrow
+
+
+# DuckDB types polars does not import from Arrow (it panics on INTERVAL; VARIANT is an extension type).
+_POLARS_CANNOT_READ = re.compile(r"\b(INTERVAL|VARIANT)\b")

@@ -233,7 +233,8 @@ def layering_problems(sql_dir: Path | None = None) -> list[str]:
     return problems
 
 
-def list_views() -> pl.DataFrame:
-    views = definitions()
+def list_views(marts_only: bool = False) -> pl.DataFrame:
+    """Every model (marts last, in dependency order), or the marts alone."""
+    views = [v for v in definitions() if v.layer == LAYERS[-1] or not marts_only]
     return pl.DataFrame({"view": [v.name for v in views], "layer": [v.layer for v in views],
                          "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})

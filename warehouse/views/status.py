@@ -24,8 +24,11 @@ SECTIONS = [
         SELECT source_id, round, origin, format, rows_read, rows_loaded, rows_quarantined,
                left(sha256, 12) AS sha256, bytes, loaded_at, unknown_columns
         FROM sources ORDER BY round, source_id"""),
-    Section("results", "results by round and verification", """
-        SELECT round, verification, count(*) AS rows FROM results GROUP BY ALL ORDER BY ALL"""),
+    Section("results", "results by round and verification (performance_rows: the count dim_rounds, the "
+                        "report and the marts use; power_rows: the rounds' power and energy results)", """
+        SELECT round, verification, count(*) FILTER (WHERE metric = 'performance') AS performance_rows,
+               count(*) FILTER (WHERE metric <> 'performance') AS power_rows, count(*) AS rows
+        FROM results GROUP BY ALL ORDER BY ALL"""),
     Section("drift", "drift: new words and unmatched names by round (details: mlperf-wh drift; unmatched "
                      "names: edit warehouse/identity/reference/*.csv, then mlperf-wh views refresh)", """
         SELECT round, kind, count(DISTINCT term) AS terms, sum(rows) AS rows,
