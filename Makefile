@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test test-slow test-unit test-readme bench docs report serve clean
+.PHONY: install run test test-slow test-unit test-readme test-superset bench docs report serve clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -30,6 +30,26 @@ test-unit: install
 # Every shell command of README.md, as written, in a fresh copy of the checkout (CI runs it after `make test`).
 test-readme: install
 	$(PY) tests/readme_commands.py
+
+# A real Apache Superset on the published read-only copy (docs/bi-superset.md): its own venv from
+# tests/superset/requirements.txt (a ~2.5 min install, never the project's venv), one round ingested
+# from the mirror with the project's CLI, then tests/superset/check_superset.py with Superset's Python
+# (it imports Superset only). Optional: not part of `make test` or CI.
+SUPERSET_VENV ?= .venv-superset
+MIRROR ?= ../shared/mlcommons/mirror
+SUPERSET_ROUND ?= v6.0
+
+$(SUPERSET_VENV)/.installed: tests/superset/requirements.txt tests/superset/constraints.txt
+	python3 -m venv $(SUPERSET_VENV)
+	$(SUPERSET_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SUPERSET_VENV)/bin/python -m pip install --quiet -r tests/superset/requirements.txt -c tests/superset/constraints.txt
+	touch $@
+
+test-superset: install $(SUPERSET_VENV)/.installed
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(VENV)/bin/mlperf-wh --quiet --db "$$tmp/w.duckdb" ingest $(SUPERSET_ROUND) --source $(MIRROR) && \
+	env -u PYTHONPATH $(SUPERSET_VENV)/bin/python tests/superset/check_superset.py \
+		"$$tmp/w.read.duckdb" --marts-dir sql/marts --home "$$tmp/superset"
 
 bench: install
 	$(PY) bench/run.py
