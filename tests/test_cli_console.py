@@ -31,3 +31,18 @@ def test_the_command_exits_with_its_code_and_all_its_output(shared_warehouse):
                             capture_output=True, text=True, timeout=120)
     assert failed.returncode == 1
     assert failed.stderr.startswith("error: ") and failed.stderr.endswith("\n")
+
+
+def test_a_long_table_is_a_row_per_line_with_cut_cells_and_right_aligned_numbers():
+    import polars as pl
+
+    from warehouse.cli.console import long_table
+    frame = pl.DataFrame({"name": ["a", "b" * 80, "c\nd"], "value": [1.5, 22.25, None], "n": [1, 2, 3]})
+    assert long_table(frame, widest=12).splitlines() == [
+        "┌──────────────┬───────┬───┐",
+        "│ name         ┆ value ┆ n │",
+        "╞══════════════╪═══════╪═══╡",
+        "│ a            ┆   1.5 ┆ 1 │",
+        "│ bbbbbbbbbbb… ┆ 22.25 ┆ 2 │",
+        "│ c d          ┆       ┆ 3 │",
+        "└──────────────┴───────┴───┘"]

@@ -67,13 +67,43 @@ def print_json(value) -> None:
     print(json.dumps(value, indent=2, default=str))
 
 
+LONG_TABLE = 200  # rows; longer tables are drawn by long_table
+
+
 def print_table(frame) -> None:
     from rich.console import Console
     if frame.height == 0:
         print(escape_control(f"(no rows; columns: {', '.join(frame.columns)})"))
         return
+    if frame.height > LONG_TABLE:
+        sys.stdout.write(long_table(frame))
+        return
     console = Console(highlight=False, emoji=False, markup=False)
     console.print(rich_table(frame, console.width))
+
+
+def long_table(frame, widest: int = 48) -> str:
+    """Many rows, drawn in time proportional to the cells (Rich measures and wraps each one: 40 s for
+    3,000 rows): a row per line, columns at their natural width up to `widest` characters (cut with …),
+    numbers right-aligned; lines wider than the terminal are left to the pager (`less -S`)."""
+    cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
+    widths = [min(widest, max([len(name), *map(len, column)])) for name, column in zip(frame.columns, cells)]
+    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+
+    def line(values, aligned=numeric) -> str:
+        return "│ " + " ┆ ".join(_fit(v, w, right) for v, w, right in zip(values, widths, aligned)) + " │\n"
+    rule = "".join(("├" if i else "╞") + "═" * (w + 2) for i, w in enumerate(widths)).replace("├", "╪") + "╡\n"
+    top = "┌" + "┬".join("─" * (w + 2) for w in widths) + "┐\n"
+    bottom = "└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n"
+    header = line(frame.columns, [False] * len(widths))
+    return top + header + rule + "".join(line(row) for row in zip(*cells)) + bottom
+
+
+def _fit(text: str, width: int, right: bool) -> str:
+    text = text.replace("\n", " ")
+    if len(text) > width:
+        text = text[:width - 1] + "…"
+    return text.rjust(width) if right else text.ljust(width)
 
 
 def rich_table(frame, width: int):
