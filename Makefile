@@ -27,7 +27,8 @@ test-slow: install
 test-unit: install
 	$(PY) -m pytest -q -m unit
 
-# Every shell command of README.md, as written, in a fresh copy of the checkout (CI runs it after `make test`).
+# Every shell command of README.md and of the guides in docs/, as written, in a fresh copy of the checkout
+# (CI runs it after `make test`; the order is DOCUMENTS in tests/readme_commands.py).
 test-readme: install
 	$(PY) tests/readme_commands.py
 

@@ -16,6 +16,7 @@ import datetime as dt
 from prefect.flows import Flow
 
 from warehouse.ingest.source_urls import redact
+from warehouse.settings import variable
 
 
 class _NotPlain(Exception):
@@ -53,7 +54,7 @@ def deployable_source(source: str | None) -> str | None:
     MLPERF_SOURCE of this process, where the runs this process serves read it."""
     if source is None or redact(source) == source:
         return source
-    os.environ["MLPERF_SOURCE"] = source
+    os.environ[variable("source")] = source
     return None
 
 

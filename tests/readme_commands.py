@@ -1,16 +1,18 @@
-"""Run every shell command of README.md as written, in order, in a fresh copy of the checkout.
+"""Run every shell command of README.md and of the guides in docs/ as written, in order, in a fresh copy.
 
     .venv/bin/python tests/readme_commands.py          (CI: .ci/run, after `make test`)
 
-Each fenced block tagged `bash`, `sh` or `shell` runs whole, in order, with `bash -e -o pipefail`
+The documents run in the order of DOCUMENTS, all in the same copy: README.md first (its `make run`
+builds the warehouse), then the guides, each of which may use what the earlier ones loaded. Each
+fenced block tagged `bash`, `sh` or `shell` runs whole, in order, with `bash -e -o pipefail`
 (so a `for` loop or a `\\` continuation is one command), from the root of a temporary copy of the
 checkout (the files git tracks or would track, not what .gitignore leaves out) with `../shared` beside
 it, a link to the real one. A block is skipped only when the line just before its opening fence is a
 marker comment `<!-- not run by CI: REASON -->` (a server that runs until stopped, the suite itself).
-The first failing block ends the run: its line in README.md, the exit code and the command that
+The first failing block ends the run: its file and line, the exit code and the command that
 failed (bash's trace) are printed, and the script exits 1.
 
-The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a README
+The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a
 command that names its own --source or MLPERF_SOURCE still wins). The copy gets a venv of its own
 whose third-party packages come from this checkout's venv (a .pth line) and which holds the copy
 itself as an editable install: `make install` then has nothing left to do, and every command runs
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,16 +35,22 @@ ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```\s*(\w*)\s*$")
 SKIP = re.compile(r"^<!--\s*not run by CI:\s*(.+?)\s*-->$")
 SHELLS = {"bash", "sh", "shell"}
+# In this order: the README builds the warehouse; the ingest reference loads the submission trees,
+# claims, decisions and prices the analyst and BI guides query. tests/test_readme_commands.py fails
+# when a document of docs/ with a shell block is missing here.
+DOCUMENTS = ("README.md", "docs/ingest-reference.md", "docs/analyst-guide.md", "docs/bi-guide.md",
+             "docs/operations-guide.md", "docs/developer-guide.md")
 
 
 @dataclass(frozen=True)
 class Block:
-    line: int            # the line of README.md its first command is on
+    line: int            # the line of its document its first command is on
     script: str
     skipped_because: str | None = None
+    document: str = "README.md"
 
 
-def shell_blocks(markdown: str) -> list[Block]:
+def shell_blocks(markdown: str, document: str = "README.md") -> list[Block]:
     """The shell blocks of a markdown text, in order, with the reason to skip those marked."""
     blocks, lines, i = [], markdown.splitlines(), 0
     while i < len(lines):
@@ -53,7 +62,7 @@ def shell_blocks(markdown: str) -> list[Block]:
         if opening.group(1) in SHELLS:
             before = next((lines[j].strip() for j in range(i - 1, -1, -1) if lines[j].strip()), "")
             skip = SKIP.match(before)
-            blocks.append(Block(i + 2, "\n".join(lines[i + 1:end]), skip.group(1) if skip else None))
+            blocks.append(Block(i + 2, "\n".join(lines[i + 1:end]), skip.group(1) if skip else None, document))
         i = end + 1
     return blocks
 
@@ -92,17 +101,24 @@ def environment(home: Path) -> dict[str, str]:
                   "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
+def all_blocks(root: Path = ROOT) -> list[Block]:
+    """The shell blocks of every document of DOCUMENTS, in that order."""
+    return [block for document in DOCUMENTS
+            for block in shell_blocks((root / document).read_text(encoding="utf-8"), document)]
+
+
 def run_blocks(blocks: list[Block], copy: Path, env: dict[str, str]) -> int:
     for block in blocks:
+        where = f"{block.document}:{block.line}"
         if block.skipped_because:
-            print(f"README.md:{block.line}: skipped ({block.skipped_because})", flush=True)
+            print(f"{where}: skipped ({block.skipped_because})", flush=True)
             continue
-        print(f"README.md:{block.line}: running", flush=True)
+        print(f"{where}: running", flush=True)
         done = subprocess.run(["bash", "-e", "-o", "pipefail", "-x", "-c", block.script], cwd=copy, env=env,
                               capture_output=True, text=True)
         if done.returncode != 0:
             traced = [line for line in done.stderr.splitlines() if line.startswith("+")]
-            print(f"README.md:{block.line}: exit {done.returncode} from `{traced[-1][1:].strip() if traced else '?'}`"
+            print(f"{where}: exit {done.returncode} from `{traced[-1][1:].strip() if traced else '?'}`"
                   f"\n--- stdout (end)\n{done.stdout[-3000:]}\n--- stderr (end)\n{done.stderr[-3000:]}",
                   file=sys.stderr)
             return 1
@@ -113,14 +129,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the temporary copy (its path is printed)")
     args = parser.parse_args(argv)
-    blocks = shell_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    blocks = all_blocks()
+    started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="readme-commands-"))
     try:
         copy = fresh_copy(work)
         venv_for(copy)
         code = run_blocks(blocks, copy, environment(work))
         ran = sum(1 for b in blocks if not b.skipped_because)
-        print(f"{'all' if code == 0 else 'not all'} {ran} README blocks ran ({len(blocks) - ran} skipped)")
+        print(f"{'all' if code == 0 else 'not all'} {ran} blocks of {len(DOCUMENTS)} documents ran"
+              f" ({len(blocks) - ran} skipped) in {time.monotonic() - started:.0f} s")
         return code
     finally:
         if args.keep:

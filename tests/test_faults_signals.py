@@ -136,7 +136,8 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
 
     records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
     changed = tmp_path / "summary_results.json"
-    changed.write_text(json.dumps(records[:-1]))  # one record fewer: a different, valid state
+    records[0]["Performance_Result"] *= 1.01  # a republished figure: a different, valid, complete state
+    changed.write_text(json.dumps(records))
 
     def load(target: str) -> None:
         with db.connect(target) as con:

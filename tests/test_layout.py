@@ -1,4 +1,4 @@
-"""The README's layout section is the tree, and every folder says what it owns."""
+"""The developer guide's layout section is the tree, and every folder says what it owns."""
 import ast
 import fnmatch
 import re
@@ -10,11 +10,12 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[1]
+GUIDE = "docs/developer-guide.md"
 
 
 def tracked_folders() -> set[str]:
     """Folders holding the project's files: git's view in a checkout, else (a copy of the checkout, as
-    the README runner makes) every folder .gitignore does not exclude."""
+    the docs runner makes) every folder .gitignore does not exclude."""
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
                             capture_output=True, text=True)
     if listed.returncode == 0 and (ROOT / ".git").exists():
@@ -36,9 +37,9 @@ def ignored(path: Path) -> bool:
         for pattern in patterns for i, part in enumerate(parts))
 
 
-def readme_layout() -> set[str]:
-    """The folders the README's layout tree names, each with its parents' path (two spaces a level)."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Layout", 1)[1]
+def guide_layout() -> set[str]:
+    """The folders the developer guide's layout tree names, each with its parents' path (two spaces a level)."""
+    section = (ROOT / GUIDE).read_text(encoding="utf-8").split("## Layout", 1)[1]
     tree = re.search(r"```text\n(.*?)```", section, re.S).group(1)
     named, parents = set(), []
     for line in tree.splitlines():
@@ -49,10 +50,10 @@ def readme_layout() -> set[str]:
     return named
 
 
-def test_readme_layout_names_every_folder_and_only_those():
-    folders, named = tracked_folders(), readme_layout()
-    assert named - folders == set(), "README's layout names folders that do not exist"
-    assert folders - named == set(), "folders missing from README's layout section"
+def test_the_layout_names_every_folder_and_only_those():
+    folders, named = tracked_folders(), guide_layout()
+    assert named - folders == set(), f"{GUIDE}'s layout names folders that do not exist"
+    assert folders - named == set(), f"folders missing from {GUIDE}'s layout section"
 
 
 @pytest.mark.parametrize("folder", sorted(tracked_folders()))

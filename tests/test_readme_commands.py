@@ -1,10 +1,11 @@
-"""The README runner (tests/readme_commands.py) finds the shell blocks and honours the skip marker."""
+"""The docs runner (tests/readme_commands.py) finds the shell blocks of the README and every guide, and
+honours the skip marker."""
 from __future__ import annotations
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.readme_commands import Block, shell_blocks
+from tests.readme_commands import DOCUMENTS, Block, all_blocks, shell_blocks
 
 MARKDOWN = """# title
 
@@ -42,18 +43,34 @@ def test_shell_blocks_in_order_with_their_line_and_skip_reason():
 
 
 @pytest.mark.unit
-def test_the_readme_skips_few_blocks_and_says_why():
-    blocks = shell_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
-    skipped = [b for b in blocks if b.skipped_because]
-    assert len(blocks) >= 10 and len(skipped) <= 3, [b.line for b in skipped]
+def test_a_block_names_its_document():
+    assert shell_blocks("```bash\nmake docs\n```\n", "docs/developer-guide.md") == [
+        Block(2, "make docs", None, "docs/developer-guide.md")]
+
+
+@pytest.mark.unit
+def test_the_docs_skip_few_blocks_and_say_why():
+    blocks = all_blocks()
+    skipped = [f"{b.document}:{b.line}" for b in blocks if b.skipped_because]
+    assert len(blocks) >= 10 and len(skipped) <= 3, skipped
+
+
+@pytest.mark.unit
+def test_the_runner_takes_the_readme_first_and_every_guide_with_a_shell_block():
+    assert DOCUMENTS[0] == "README.md" and len(set(DOCUMENTS)) == len(DOCUMENTS)
+    assert all((ROOT / d).is_file() for d in DOCUMENTS), [d for d in DOCUMENTS if not (ROOT / d).is_file()]
+    with_shell = {str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")
+                  if shell_blocks(p.read_text(encoding="utf-8"))}
+    assert with_shell - set(DOCUMENTS) == set(), "add these to DOCUMENTS in tests/readme_commands.py"
 
 
 def test_the_first_failing_block_stops_the_run_and_names_its_line_and_command(tmp_path, capsys):
     from tests.readme_commands import run_blocks
-    blocks = [Block(3, "touch first"), Block(7, "", "a server"), Block(9, "touch second\nfalse\ntouch never")]
+    blocks = [Block(3, "touch first"), Block(7, "", "a server"),
+              Block(9, "touch second\nfalse\ntouch never", None, "docs/a-guide.md")]
     assert run_blocks(blocks, tmp_path, {"PATH": "/usr/bin:/bin"}) == 1
     assert (tmp_path / "first").exists() and (tmp_path / "second").exists()
     assert not (tmp_path / "never").exists()
     out, err = capsys.readouterr()
     assert "README.md:7: skipped (a server)" in out
-    assert err.startswith("README.md:9: exit 1 from `false`")
+    assert err.startswith("docs/a-guide.md:9: exit 1 from `false`")

@@ -25,7 +25,7 @@ RunFormat = Annotated[Format, typer.Option("--format", help=(
     "the run report: table (with drift and what changed), csv (a row per round) or json (all of it)"))]
 Allow = Annotated[Optional[list[str]], typer.Option("--allow", metavar="GUARD", help=(
     "load despite this guard, recorded in sources.overrides (repeatable): " + ", ".join(GUARD_NAMES)
-    + "; see the README's Load guards"))]
+    + "; see docs/operations-guide.md, 'Load guards'"))]
 
 
 class Origin(str, Enum):

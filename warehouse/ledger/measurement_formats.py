@@ -13,7 +13,7 @@ file; a run whose fields are wrong is returned with its problems, for the loader
   `{unit, avg, p50, p99...}` object per metric, the load in `input_config`. Times are converted
   from the unit each metric states; throughputs are read by name (one GenAI-Perf version labels
   every non-time metric "requests/sec").
-- csv: one row per run, the columns of CSV_COLUMNS (README, 'Compare your own replay'); `model_id` and
+- csv: one row per run, the columns of CSV_COLUMNS (docs/ingest-reference.md, 'Own measurements'); `model_id` and
   `output_tokens_per_second` are required.
 """
 from __future__ import annotations
@@ -62,6 +62,7 @@ CSV_COLUMNS = ["label", "model_id", "accelerator", "accelerators", "system", "me
                "output_tokens_per_second", "total_tokens_per_second", *LATENCY_COLUMNS,
                "tokens_per_second_per_user"]
 CSV_REQUIRED = ["model_id", "output_tokens_per_second"]
+CSV_COLUMNS_DOC = "docs/ingest-reference.md, 'Own measurements'"  # where CSV_COLUMNS are documented (a test checks)
 INTEGERS = {"accelerators", "max_concurrency", "completed", "failed", "input_tokens", "output_tokens"}
 TEXTS = {"label", "model_id", "accelerator", "system", "backend", "measured_at", "tool_version"}
 TIME_UNITS_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1000.0, "sec": 1000.0}
@@ -252,7 +253,7 @@ def read_csv(name: str, content: bytes) -> ReadFile:
     header = [h.strip() for h in reader.fieldnames or []]
     if missing := [c for c in CSV_REQUIRED if c not in header]:
         raise MeasurementFileError(f"{name}: missing column(s) {', '.join(missing)} (the CSV's columns: "
-                                   "README.md, 'Compare your own replay')")
+                                   f"{CSV_COLUMNS_DOC})")
     runs = []
     for run_no, cells in enumerate(reader, start=1):
         if None in cells:  # DictReader's key for cells beyond the header
