@@ -33,11 +33,8 @@ def local_settings():
 
 def run_here(flow, *args, **kwargs):
     """Call `flow` (a Prefect flow, or a function that runs one) here, with the settings above; the
-    garbage collector, paused while the CLI's modules loaded, resumes for the run (warehouse/startup.py);
-    Prefect's temporary server, when one is needed, is started tied to this process (kill -9 included)."""
+    garbage collector, paused while the CLI's modules loaded, resumes for the run (warehouse/startup.py)."""
     from warehouse import collector
-    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     collector.resume()
-    start_prefect_server_tied_to_this_process()  # every command's temporary server dies with it
     with local_settings():
         return flow(*args, **kwargs)

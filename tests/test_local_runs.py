@@ -28,7 +28,7 @@ def test_the_console_script_resumes_the_collector_as_a_command_starts():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "collector True True"
-    assert "stg_results" in done.stdout  # the command itself ran
+    assert "software_gains" in done.stdout  # the command itself ran
 
 
 def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():

@@ -169,12 +169,14 @@ def trees(
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     source = check_source(resolve_source(source))  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
+    start_prefect_server_tied_to_this_process()
     outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")

@@ -40,7 +40,9 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     from flows.watch import watch_once
     from warehouse.identity.rounds import resolve_source
     from warehouse.store import db
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     source = resolve_source(source)
+    start_prefect_server_tied_to_this_process()
     return print_run(watch_once(source, db.db_path(current().db)), source, strict, fmt)
 
 
