@@ -95,6 +95,7 @@ def test_backfill_loads_every_published_round_and_reports_the_missing_ones(cli, 
 RERUN = ("v4.1", "v5.0", "v6.0")
 
 
+@pytest.mark.slow
 def test_second_backfill_is_unchanged_and_changes_nothing(cli, mirror_server, db_file):
     assert backfill(cli, mirror_server, db_file, *RERUN)[0] == 0
     before = snapshot(db_file)
@@ -105,6 +106,7 @@ def test_second_backfill_is_unchanged_and_changes_nothing(cli, mirror_server, db
     assert snapshot(db_file) == before
 
 
+@pytest.mark.slow
 def test_forced_backfill_reloads_identical_rows(cli, mirror_server, db_file):
     assert backfill(cli, mirror_server, db_file, *RERUN)[0] == 0
     before = snapshot(db_file, drop_source_columns=("fetched_at", "loaded_at"))
@@ -119,6 +121,7 @@ def test_forced_backfill_reloads_identical_rows(cli, mirror_server, db_file):
 
 # --- faults: the warehouse keeps the earlier good data and gains only the new good rows ------------
 
+@pytest.mark.slow
 def test_http_500_then_200_is_retried_and_loaded(cli, db_file, shared_warehouse):
     load_shared_rounds(db_file, ("v4.1",))
     earlier = snapshot(db_file, ["v4.1"])
@@ -132,6 +135,7 @@ def test_http_500_then_200_is_retried_and_loaded(cli, db_file, shared_warehouse)
     assert results_of(db_file, "v6.0") == results_of(shared_warehouse, "v6.0")
 
 
+@pytest.mark.slow
 def test_connection_dropped_mid_body_is_retried_and_loaded(cli, db_file, shared_warehouse):
     whole = (MIRROR / path_of("v6.0").lstrip("/")).read_bytes()
     dropped = f"HTTP/1.0 200 OK\r\nContent-Length: {len(whole)}\r\n\r\n".encode() + whole[:1000]
@@ -144,6 +148,7 @@ def test_connection_dropped_mid_body_is_retried_and_loaded(cli, db_file, shared_
     assert results_of(db_file, "v6.0") == results_of(shared_warehouse, "v6.0")
 
 
+@pytest.mark.slow
 def test_persistent_500_fails_that_round_only_and_keeps_its_earlier_load(cli, db_file, shared_warehouse):
     load_shared_rounds(db_file, ("v5.1",))
     earlier = snapshot(db_file, ["v5.1"])
@@ -158,6 +163,7 @@ def test_persistent_500_fails_that_round_only_and_keeps_its_earlier_load(cli, db
     assert results_of(db_file, "v6.0") == results_of(shared_warehouse, "v6.0")
 
 
+@pytest.mark.slow
 def test_read_timeout_on_every_attempt_fails_that_round_only(cli, db_file, shared_warehouse, monkeypatch):
     monkeypatch.setenv("MLPERF_FETCH_RETRIES", "1")
     monkeypatch.setenv("MLPERF_FETCH_READ_TIMEOUT", "0.5")
@@ -189,6 +195,7 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("malformed", list(MALFORMED))
+@pytest.mark.slow
 def test_malformed_body_rejects_the_round_and_keeps_its_earlier_load(cli, db_file, malformed):
     make_body, problem = MALFORMED[malformed]
     body = make_body()
@@ -206,6 +213,7 @@ def test_malformed_body_rejects_the_round_and_keeps_its_earlier_load(cli, db_fil
     assert snapshot(db_file) == earlier
 
 
+@pytest.mark.slow
 def test_unknown_extra_column_is_loaded_and_listed_in_sources(cli, db_file, shared_warehouse):
     load_shared_rounds(db_file, ("v6.0",))
     body = json.dumps([{**r, "Frobnication": "x"} for r in mirror_records("v6.0")]).encode()
@@ -221,6 +229,7 @@ def test_unknown_extra_column_is_loaded_and_listed_in_sources(cli, db_file, shar
     assert query(db_file, "SELECT DISTINCT extra->>'Frobnication' FROM results") == [("x",)]
 
 
+@pytest.mark.slow
 def test_body_over_the_size_cap_is_rejected_without_retries(cli, db_file, monkeypatch):
     monkeypatch.setenv("MLPERF_FETCH_MAX_BYTES", "100000")
     load_shared_rounds(db_file, ("v6.0",))

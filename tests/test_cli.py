@@ -307,6 +307,7 @@ def test_help_and_usage_errors_import_no_heavy_module():
     assert done.stderr.splitlines()[-1] == "[0, 0, 2, 0] []", done.stderr
 
 
+@pytest.mark.slow
 def test_ingest_of_a_file_prints_its_report_as_a_table_or_json(cli, tmp_path):
     csv_file = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
     code, out, err = cli("ingest", "v5.0", "--file", csv_file, "--db", tmp_path / "w.duckdb")

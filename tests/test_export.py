@@ -218,6 +218,7 @@ def test_a_new_export_replaces_the_previous_one_whole(wcon, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["bi"]
 
 
+@pytest.mark.slow
 def test_killed_export_leaves_the_previous_export_intact(claims_warehouse, tmp_path):
     target = tmp_path / "bi"
     with db.connect(claims_warehouse, read_only=True) as con:

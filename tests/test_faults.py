@@ -231,6 +231,7 @@ def test_a_read_only_warehouse_file_is_one_line_and_still_readable(cli, read_onl
     assert file_digest(read_only_warehouse) == before
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_loses_nothing(warehouse, tmp_path):
     """A process whose files may not grow (RLIMIT_FSIZE): every write fails as on a full disk."""
     before = digest(warehouse)
@@ -260,6 +261,7 @@ def test_an_export_target_that_is_a_file_is_one_line(cli, shared_warehouse, tmp_
     ([("redirect", "file:///etc/passwd")], "refused: not an HTTP URL (file://)"),
     ([("redirect", V60_PATH)] * 3, "redirect loop"),
 ], ids=["to-a-file-url", "loop"])
+@pytest.mark.slow
 def test_bad_redirects_are_one_line(cli, warehouse, redirects, said):
     before = digest(warehouse)
     with serve(MIRROR, {V60_PATH: list(redirects)}) as server:
@@ -469,6 +471,7 @@ def test_stored_text_is_printed_with_control_characters_escaped(cli, warehouse, 
 
 # --- 3. an overall deadline per file fetch (signals and processes: test_faults_signals.py) ---------
 
+@pytest.mark.slow
 def test_a_slow_drip_server_cannot_hold_a_fetch_past_its_deadline(cli, warehouse, monkeypatch):
     import time
     monkeypatch.setenv("MLPERF_FETCH_DEADLINE", "2")

@@ -115,6 +115,7 @@ def test_the_mlperf_runs_own_latencies_are_used_once_trees_are_loaded(trees_ware
         math.hypot(math.log(350 / (ttft_ns / 1e6)), math.log(28 / (tpot_ns / 1e6))))
 
 
+@pytest.mark.slow
 def test_the_same_file_twice_changes_nothing_and_new_options_replace_its_runs(private_con):
     load(private_con, VLLM_C64)
     before = counts(private_con)
@@ -219,6 +220,7 @@ def _run_id(con, label: str) -> str:
     return one(con, "SELECT run_id FROM own_runs WHERE label = ?", [label])["run_id"]
 
 
+@pytest.mark.slow
 def test_the_cli_loads_lists_and_refuses_in_one_line(cli, shared_warehouse, tmp_path):
     path = tmp_path / "w.duckdb"
     shutil.copyfile(shared_warehouse, path)

@@ -18,6 +18,10 @@ from warehouse.export.report import VERDICT_COLOURS, render_report
 from warehouse.ingest.pipeline import RoundOutcome
 from warehouse.store import db
 
+# Every test here drives the written page in Chromium after the runtime bundle is built (~50 s):
+# `make test-slow` (CI runs it).
+pytestmark = pytest.mark.slow
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these Chromium reaches for the network (updates, sync, field trials) and gets refused.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
