@@ -16,28 +16,28 @@ DIRECTIONS = ["throughput", "latency"]
 class Claim(pa.DataFrameModel):
     """One `[[claim]]`: a vendor's multiplier, bound to a workload, with the stage of its evidence."""
 
-    id: str = pa.Field(unique=True, str_length={"min_value": 1})
-    vendor: str = pa.Field(str_length={"min_value": 1})
+    id: str = pa.Field(description="the claim's id in its claims file (unique across files)", unique=True, str_length={"min_value": 1})
+    vendor: str = pa.Field(description="who makes the claim", str_length={"min_value": 1})
     source: str = pa.Field(str_matches=r"^https?://", description="URL of the statement")
-    published_on: pl.Date
+    published_on: pl.Date = pa.Field(description="the day the statement was published")
     statement: str = pa.Field(str_length={"min_value": 1}, description="the quoted words")
-    round: str = pa.Field(str_matches=ROUND)
+    round: str = pa.Field(description="the MLPerf round the claim is about", str_matches=ROUND)
     model: str = pa.Field(str_length={"min_value": 1}, description="a benchmark, MLPerf or not")
     benchmark: str = pa.Field(description="canonical MLPerf benchmark, or the model as written")
     scenario: str = pa.Field(nullable=True, isin=SCENARIOS, description="absent: 'up to' across scenarios")
-    kind: str = pa.Field(isin=KINDS)
+    kind: str = pa.Field(description="generation_speedup, software_gain, scaling_efficiency, scale_speedup or absolute", isin=KINDS)
     accelerator: str = pa.Field(nullable=True, description="canonical accelerator")
-    baseline_accelerator: str = pa.Field(nullable=True)
-    total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
-    baseline_total_accelerators: pl.Int64 = pa.Field(nullable=True, ge=1)
-    round_from: str = pa.Field(nullable=True, str_matches=ROUND)
-    submitter: str = pa.Field(nullable=True)
+    baseline_accelerator: str = pa.Field(description="canonical accelerator of the baseline side (generation speedups)", nullable=True)
+    total_accelerators: pl.Int64 = pa.Field(description="system size of the new side, accelerators", nullable=True, ge=1)
+    baseline_total_accelerators: pl.Int64 = pa.Field(description="system size of the baseline side, accelerators", nullable=True, ge=1)
+    round_from: str = pa.Field(description="the earlier round a software gain is measured from", nullable=True, str_matches=ROUND)
+    submitter: str = pa.Field(description="the submitter whose results the claim rests on; absent: any", nullable=True)
     basis: str = pa.Field(nullable=True, isin=BASES, description="absent: the largest available")
     multiplier: float = pa.Field(nullable=True, gt=0,
                                  description="the claimed number; absent only when the vendor gave none")
     direction: str = pa.Field(isin=DIRECTIONS, description="throughput (higher wins: new over base) or "
                               "latency (lower wins: base over new); absent in the file: throughput")
-    stage: str = pa.Field(isin=STAGES)
+    stage: str = pa.Field(description="the evidence's stage: mlcommons_verified, preview, post_submission_unverified or vendor_self_test", isin=STAGES)
     cited_result_ids: pl.List(pl.String) = pa.Field(nullable=True, description="the result entries the "
                                                     "vendor cites (e.g. 6.1-0106); audited as cited")
 
@@ -73,18 +73,18 @@ class Claim(pa.DataFrameModel):
 class Decision(pa.DataFrameModel):
     """One `[[decision]]`: a capacity decision with the claims it used and excluded, and its review."""
 
-    id: str = pa.Field(unique=True, str_length={"min_value": 1})
-    title: str = pa.Field(str_length={"min_value": 1})
-    workload: str
-    metric: str
+    id: str = pa.Field(description="the decision's id in its decisions file (unique across files)", unique=True, str_length={"min_value": 1})
+    title: str = pa.Field(description="what was decided, in a line", str_length={"min_value": 1})
+    workload: str = pa.Field(description="the workload the decision is for, as written")
+    metric: str = pa.Field(description="the figure the decision was taken on, as written")
     measured_by: str = pa.Field(description="as written; a list is joined with '; '")
     measured_by_items: pl.List(pl.String) = pa.Field(description="each item of measured_by: an own run's "
                                                      "label or run id links it (own_runs)")
-    claims_used: pl.List(pl.String)
-    claims_excluded: pl.List(pl.String)
-    decision: str = pa.Field(str_length={"min_value": 1})
-    decided_on: pl.Date
+    claims_used: pl.List(pl.String) = pa.Field(description="ids of the claims the decision rests on")
+    claims_excluded: pl.List(pl.String) = pa.Field(description="ids of the claims considered and left out")
+    decision: str = pa.Field(description="the decision, as written", str_length={"min_value": 1})
+    decided_on: pl.Date = pa.Field(description="the day it was decided")
     review_due: str = pa.Field(str_matches=rf"^({ROUND_NAME}|next|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})$",
                                description="a round (v6.2), 'next', or a date")
-    review_round: str = pa.Field(nullable=True, str_matches=ROUND)
-    review_date: pl.Date = pa.Field(nullable=True)
+    review_round: str = pa.Field(description="the round whose publication makes the review due (review_due a round)", nullable=True, str_matches=ROUND)
+    review_date: pl.Date = pa.Field(description="the date that makes the review due (review_due a date)", nullable=True)

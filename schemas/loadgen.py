@@ -80,3 +80,41 @@ SYSTEM_TEXT_FIELDS = (
 )
 SYSTEM_COUNT_FIELDS = ("number_of_nodes", "host_processors_per_node", "host_processor_core_count",
                        "accelerators_per_node")
+
+
+# What each column of `run_summaries` and `systems` holds, in LoadGen's and the system description's
+# own words: the column comments of those tables (warehouse/views/source_docs.py).
+_PREFIX_WORDS = {"latency": "latency", "ttft": "time to first token", "tpot": "time per output token"}
+
+
+def summary_column_descriptions() -> dict[str, str]:
+    described = {}
+    for key, (column, _) in SUMMARY_KEYS.items():
+        described.setdefault(column, f"the summary's '{key}' line, as printed")
+    for words, prefix in PERCENTILE_PREFIX.items():
+        for printed, p in PERCENTILES.items():
+            described[f"{prefix}_{p}_ns"] = f"{printed} percentile {_PREFIX_WORDS[prefix]}, ns ('{printed} percentile {words} (ns)')"
+    for block, words in (("", "latency"), ("ttft_", "time to first token"), ("tpot_", "time per output token")):
+        for percentile, p in EARLY_STOPPING_PERCENTILES.items():
+            described[f"{block}early_stopping_{p}_ns"] = (
+                f"early-stopping estimate of the {percentile:g}th percentile {words}, ns")
+    described |= {
+        "result_latency_percentile": "the percentile the scenario's result line reports (e.g. 90 for SingleStream, 99 for MultiStream)",
+        "result_latency_ns": "the scenario's reported latency at result_latency_percentile, ns",
+        "result_ttft_ns": "the reported time to first token at the result percentile, ns",
+        "warnings": "number of warnings LoadGen logged",
+        "errors": "number of errors LoadGen logged",
+    }
+    return described
+
+
+def system_column_descriptions() -> dict[str, str]:
+    described = {f: f"the description's '{f}' field, as published" for f in SYSTEM_TEXT_FIELDS}
+    described |= {f: f"the description's '{f}' field, as an integer" for f in SYSTEM_COUNT_FIELDS}
+    described |= {
+        "system_name": "the system's name (system_name), as published",
+        "status": "availability as the submitter wrote it (status): available, preview or rdi",
+        "host_memory_gb": "host_memory_capacity in GB ('2 TB' -> 2000; null when not one number and a unit)",
+        "accelerator_memory_gb": "accelerator_memory_capacity in GB ('180 GB' -> 180; null when not one number and a unit)",
+    }
+    return described

@@ -35,7 +35,7 @@ class OwnRun(pa.DataFrameModel):
     file_sha256: str = pa.Field(str_matches=r"^[0-9a-f]{64}$", description="the file it was read from")
     run_no: pl.Int64 = pa.Field(ge=1, description="its place in the file (a CSV row, a JSON line)")
     tool: str = pa.Field(isin=TOOLS, description="what wrote the file")
-    tool_version: str = pa.Field(nullable=True)
+    tool_version: str = pa.Field(description="the version of the tool that wrote the file", nullable=True)
     label: str = pa.Field(nullable=True, description="your name for the run (--label, the file's label)")
     model_id: str = pa.Field(str_length={"min_value": 1}, description="the model as the tool reports it")
     accelerator_raw: str = pa.Field(str_length={"min_value": 1},
@@ -70,7 +70,7 @@ class OwnRun(pa.DataFrameModel):
     e2el_p99_ms: float = _latency("e2el", "p99")
     tokens_per_second_per_user: float = pa.Field(nullable=True, gt=0, description="what one user sees: the "
                                                  "tool's per-user rate, else 1000 / tpot_mean_ms")
-    verification: str = pa.Field(isin=[VERIFICATION])
+    verification: str = pa.Field(description="always 'own measurement': never an MLPerf row", isin=[VERIFICATION])
     extra: str = pa.Field(nullable=True, description="JSON: the run's other fields, as the file has them")
 
     @pa.dataframe_check(error="a number is infinite or not a number")
@@ -83,10 +83,10 @@ class OwnRequest(pa.DataFrameModel):
     """One request of a run, when the file keeps them (vLLM's --save-detailed arrays): table
     `own_measurement_requests`, for your own percentiles."""
 
-    run_id: str
-    request_no: pl.Int64 = pa.Field(ge=1)
-    input_tokens: pl.Int64 = pa.Field(nullable=True, ge=0)
-    output_tokens: pl.Int64 = pa.Field(nullable=True, ge=0)
+    run_id: str = pa.Field(description="the run the request belongs to (own_measurements.run_id)")
+    request_no: pl.Int64 = pa.Field(description="its place in the run, from 1", ge=1)
+    input_tokens: pl.Int64 = pa.Field(description="prompt tokens of the request", nullable=True, ge=0)
+    output_tokens: pl.Int64 = pa.Field(description="generated tokens of the request", nullable=True, ge=0)
     ttft_ms: float = pa.Field(nullable=True, ge=0, description="time to first token, ms")
     latency_ms: float = pa.Field(nullable=True, ge=0, description="end-to-end latency, ms")
     tpot_ms: float = pa.Field(nullable=True, ge=0, description="(latency - ttft) / (output tokens - 1), ms")

@@ -22,10 +22,10 @@ class AcceleratorAlias(pa.DataFrameModel):
 
     pattern: str = pa.Field(unique=True, description="regular expression searched in the raw name")
     accelerator: str = pa.Field(str_length={"min_value": 1}, description="canonical name")
-    vendor: str
+    vendor: str = pa.Field(description="who makes the accelerator")
     family: str = pa.Field(description="architecture, e.g. Blackwell Ultra")
     generation: pl.Int64 = pa.Field(ge=1, description="order within the vendor, newer is larger")
-    memory_gb: float = pa.Field(nullable=True, gt=0)
+    memory_gb: float = pa.Field(description="accelerator memory, GB", nullable=True, gt=0)
     tdp_watts: float = pa.Field(nullable=True, gt=0, description="design power, where publicly stated")
     segment: str = pa.Field(isin=SEGMENTS, description="who it is sold to")
     form_factor: str = pa.Field(isin=FORM_FACTORS, description="how it is built into a system")
@@ -52,10 +52,10 @@ class AcceleratorAlias(pa.DataFrameModel):
 class BenchmarkAlias(pa.DataFrameModel):
     """benchmarks.csv: raw benchmark name -> canonical benchmark (or a category, e.g. VLM)."""
 
-    alias: str = pa.Field(unique=True)
+    alias: str = pa.Field(description="a benchmark name as published (matched case-insensitively)", unique=True)
     benchmark: str = pa.Field(nullable=True, description="null for categories")
-    kind: str = pa.Field(isin=["benchmark", "category"])
-    output_unit: str = pa.Field(nullable=True)
+    kind: str = pa.Field(description="benchmark, or category for a name that names a family (e.g. VLM)", isin=["benchmark", "category"])
+    output_unit: str = pa.Field(description="what the benchmark produces (tokens, samples...)", nullable=True)
 
     @pa.dataframe_check(error="alias repeated (aliases match case-insensitively)")
     def alias_unique_ignoring_case(cls, data) -> pl.LazyFrame:
@@ -69,9 +69,9 @@ class BenchmarkAlias(pa.DataFrameModel):
 class RackCapacity(pa.DataFrameModel):
     """rack_capacity.csv: how many accelerators a rack holds; the assumption is stated."""
 
-    accelerator: str = pa.Field(unique=True)
-    accelerators_per_rack: pl.Int64 = pa.Field(ge=1)
-    assumption: str
+    accelerator: str = pa.Field(description="canonical accelerator (accelerators.csv)", unique=True)
+    accelerators_per_rack: pl.Int64 = pa.Field(description="accelerators one rack holds, by the assumption", ge=1)
+    assumption: str = pa.Field(description="the rack the figure assumes (e.g. one NVL72 rack)")
 
 
 class SystemPower(pa.DataFrameModel):
@@ -81,10 +81,10 @@ class SystemPower(pa.DataFrameModel):
 
     accelerator: str = pa.Field(unique=True, description="canonical accelerator (accelerators.csv)")
     system: str = pa.Field(str_length={"min_value": 1}, description="the system the figure is for")
-    accelerators_per_system: pl.Int64 = pa.Field(ge=1)
+    accelerators_per_system: pl.Int64 = pa.Field(description="accelerators in the system the figure is for", ge=1)
     system_watts: float = pa.Field(gt=0, description="the whole system's power, in watts")
     includes: str = pa.Field(str_length={"min_value": 1}, description="what the figure covers, and how good its source is")
-    source_url: str = pa.Field(str_startswith="https://")
+    source_url: str = pa.Field(description="where the figure is stated", str_startswith="https://")
     checked_on: pl.Date = pa.Field(description="the day the figure was read from the source")
 
 
@@ -95,10 +95,10 @@ class ProcessorAlias(pa.DataFrameModel):
 
     pattern: str = pa.Field(unique=True, description="regular expression searched in the published name")
     processor: str = pa.Field(str_length={"min_value": 1}, description="canonical name")
-    vendor: str
+    vendor: str = pa.Field(description="who makes the processor")
     family: str = pa.Field(description="microarchitecture, e.g. Granite Rapids")
     line: str = pa.Field(str_length={"min_value": 1}, description="product line, e.g. Intel Xeon")
-    segment: str = pa.Field(isin=SEGMENTS)
+    segment: str = pa.Field(description="who it is sold to", isin=SEGMENTS)
     predecessor: str = pa.Field(nullable=True, description="the part of the same line it succeeds")
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
@@ -120,7 +120,7 @@ class ModelId(pa.DataFrameModel):
     family: str = pa.Field(str_length={"min_value": 1}, description="the model, as MLPerf names it")
     benchmarks: str = pa.Field(str_matches=r"^\S+( \S+)*$",
                                description="the canonical benchmarks (benchmarks.csv) running it, space-separated")
-    note: str
+    note: str = pa.Field(description="why the pattern maps to the family")
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
@@ -140,10 +140,10 @@ class ScenarioConstraint(pa.DataFrameModel):
     at the 99th percentile (LoadGen's mlperf.conf); Offline has none."""
 
     benchmark: str = pa.Field(description="canonical benchmark (benchmarks.csv)")
-    scenario: str = pa.Field(isin=["Server", "Interactive"])
+    scenario: str = pa.Field(description="Server or Interactive", isin=["Server", "Interactive"])
     ttft_p99_ms: float = pa.Field(gt=0, description="time to first token, ms")
     tpot_p99_ms: float = pa.Field(gt=0, description="time per output token, ms")
-    source: str = pa.Field(str_startswith="https://")
+    source: str = pa.Field(description="where the constraint is stated (LoadGen's mlperf.conf)", str_startswith="https://")
 
     @pa.dataframe_check(error="(benchmark, scenario) repeated")
     def one_row_each(cls, data) -> pl.LazyFrame:

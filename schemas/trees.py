@@ -20,7 +20,7 @@ class RunSummary(pa.DataFrameModel):
     as Server with tighter TTFT/TPOT constraints): `loadgen_scenario` is LoadGen's, the result
     row's scenario is the table's."""
 
-    round: str = pa.Field(str_matches=ROUND)
+    round: str = pa.Field(description="the round of the run folder", str_matches=ROUND)
     run_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/results/",
                              description="the run folder, relative to the round repository")
     sha256: str = pa.Field(str_length=64, description="of the file loaded (see tree_files)")
@@ -68,9 +68,9 @@ class SystemDescription(pa.DataFrameModel):
     """systems/<platform>.json: the hardware and software of one system, the published fields
     typed (counts as integers, capacities also in GB) and the JSON as published."""
 
-    round: str = pa.Field(str_matches=ROUND)
-    system_path: str = pa.Field(str_matches=r"^[^/]+/[^/]+/systems/[^/]+\.json$")
-    sha256: str = pa.Field(str_length=64)
+    round: str = pa.Field(description="the round of the system description", str_matches=ROUND)
+    system_path: str = pa.Field(description="the file, relative to the round repository: <division>/<submitter>/systems/<platform>.json", str_matches=r"^[^/]+/[^/]+/systems/[^/]+\.json$")
+    sha256: str = pa.Field(description="of the file loaded (see tree_files)", str_length=64)
     system_name: str = pa.Field(str_length={"min_value": 1})
     submitter: str = pa.Field(nullable=True)
     division: str = pa.Field(nullable=True)
@@ -83,7 +83,7 @@ class SystemDescription(pa.DataFrameModel):
                                 regex=True, nullable=True, ge=0)
     gigabytes: float = pa.Field(alias=r"^.*_memory_gb$", regex=True, nullable=True, gt=0)
     untyped_fields: list[str] = pa.Field(description="fields present but not typeable as counts")
-    raw_json: str
+    raw_json: str = pa.Field(description="the description exactly as published, as JSON")
 
     @pa.dataframe_check(error="a second description for the same round and system file")
     def one_per_system(cls, data) -> pl.LazyFrame:

@@ -1,6 +1,12 @@
-"""Column documentation: sql/<layer>/_columns.toml -> COMMENT ON in DuckDB, export manifests, docs/views.md."""
+"""Column documentation: sql/<layer>/_columns.toml -> COMMENT ON in DuckDB, export manifests, docs/views.md.
+
+Marts are described in sql/marts/_columns.toml; staging models in sql/staging/_columns.toml, a column
+it does not name taking the description of the same column in a source the model reads (a column
+passed through: those its `_sources` lists, else every source it reads) and then the marts'
+[_common]; the source tables by warehouse/views/source_docs.py."""
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +18,8 @@ from warehouse.store import db
 from warehouse.views.catalog import LAYERS, SQL_DIR, ViewFile, definitions
 
 DOCS_FILE_NAME = "_columns.toml"
-DOCUMENTED_LAYERS = ("marts",)
+DOCUMENTED_LAYERS = ("marts",)   # every column described, or tests/test_column_docs.py fails
+COMMENTED_LAYERS = ("staging", "marts")  # ... and these (tests/test_catalog_docs.py), with the sources
 VIEWS_MD = Path("docs") / "views.md"  # the checkout's (`make docs` runs there); never inside the package
 
 
@@ -43,7 +50,11 @@ class ColumnDocs:
             if not isinstance(columns, dict):
                 found.append(f"{view}: not a table of column descriptions")
                 continue
-            found += [f"[{view}] {c}: not a non-empty text" for c, d in columns.items() if not _text(d)]
+            found += [f"[{view}] {c}: not a non-empty text" for c, d in columns.items()
+                      if c != "_sources" and not _text(d)]
+            sources = columns.get("_sources", [])
+            if not (isinstance(sources, list) and all(_text(s) for s in sources)):
+                found.append(f"[{view}] _sources: not a list of source tables")
             same_as = columns.get("_same_as")
             if same_as is not None and same_as not in self.views:
                 found.append(f"[{view}] _same_as = {same_as!r}: no such table in the file")
@@ -86,28 +97,71 @@ def relation_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> pl.Dat
         ORDER BY table_name, column_index""", [names])
 
 
+def _describer(views: list[ViewFile]):
+    """-> describe(view, column): the description of one column of a model, or None."""
+    from warehouse.views import source_docs
+    docs = all_docs()
+    everything = {v.name: v for v in definitions()}
+    sources = set(source_docs.source_names())
+
+    @functools.lru_cache(maxsize=None)
+    def sources_read(name: str) -> tuple[str, ...]:
+        """The sources a model reads, directly (first, by name) or through the models it reads."""
+        reads = everything[name].relations - {name}
+        found = sorted(reads & sources)
+        for model in sorted(reads & set(everything)):
+            found += [s for s in sources_read(model) if s not in found]
+        return tuple(found)
+
+    def describe(view: str, column: str) -> str | None:
+        layer = everything[view].layer
+        own = docs[layer].describe(view, column) if layer != "staging" else docs[layer].views.get(view, {}).get(column)
+        if own or layer != "staging":
+            return own
+        for source in docs[layer].views.get(view, {}).get("_sources") or sources_read(view):
+            found = source_docs.describe(source, column)
+            if found:
+                return found
+        return docs[layer].describe(view, column) or docs["marts"].describe(view, column)
+    return describe
+
+
 def described_columns(con: duckdb.DuckDBPyConnection, views: list[ViewFile] | None = None) -> pl.DataFrame:
     """view, layer, column, type, description (null where none is written) of every view."""
     views = views if views is not None else definitions()
-    docs = all_docs()
+    describe = _describer(views)
     layer_of = {v.name: v.layer for v in views}
     columns = relation_columns(con, list(layer_of))
     return columns.with_columns(
         pl.col("view").replace_strict(layer_of).alias("layer"),
         pl.struct("view", "column").map_elements(
-            lambda r: docs[layer_of[r["view"]]].describe(r["view"], r["column"]),
-            return_dtype=pl.String).alias("description"),
+            lambda r: describe(r["view"], r["column"]), return_dtype=pl.String).alias("description"),
     ).select("view", "layer", "column", "type", "description")
 
 
+def source_columns(con: duckdb.DuckDBPyConnection, names: list[str] | None = None) -> pl.DataFrame:
+    """table, column, type, description (null where nothing says) of every source table present."""
+    from warehouse.views import source_docs
+    names = list(source_docs.source_names()) if names is None else names
+    return relation_columns(con, names).rename({"view": "table"}).with_columns(
+        pl.struct("table", "column").map_elements(
+            lambda r: source_docs.describe(r["table"], r["column"]), return_dtype=pl.String).alias("description"),
+    ).select("table", "column", "type", "description")
+
+
 def relation_documentation(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
-    """name, type, description of every column of one view or table (a table outside sql/, such as
-    `results`, gets the [_common] descriptions of the layer that documents it)."""
-    layer_of = {v.name: v.layer for v in definitions()}
-    docs = all_docs()
-    layer_docs = docs[layer_of.get(name, DOCUMENTED_LAYERS[0])]
-    return [{"name": column, "type": type_, "description": layer_docs.describe(name, column)}
-            for column, type_ in relation_columns(con, [name]).select("column", "type").iter_rows()]
+    """name, type, description of every column of one view or table (a source table, such as
+    `results`, described as warehouse/views/source_docs.py says)."""
+    from warehouse.views import source_docs
+    if name in source_docs.source_names():
+        return [{"name": c, "type": t, "description": d}
+                for c, t, d in source_columns(con, [name]).select("column", "type", "description").iter_rows()]
+    views = [v for v in definitions() if v.name == name]
+    if not views:
+        return [{"name": c, "type": t, "description": None}
+                for c, t in relation_columns(con, [name]).select("column", "type").iter_rows()]
+    return [{"name": c, "type": t, "description": d}
+            for c, t, d in described_columns(con, views).select("column", "type", "description").iter_rows()]
 
 
 def missing_descriptions(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -138,14 +192,23 @@ def _quote(text: str) -> str:
 
 
 def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None) -> None:
-    """COMMENT ON every view (its question) and every described column, so any SQL client or BI
-    tool reading DuckDB's catalog shows them; with `names`, on those models only (the ones rebuilt)."""
+    """COMMENT ON every view (its question), every source table (what a row is) and every described
+    column, so any SQL client or BI tool reading DuckDB's catalog shows them; with `names`, on those
+    models and source tables only (the ones rebuilt or reloaded)."""
+    from warehouse.views import source_docs
     views = [v for v in definitions() if names is None or v.name in names]
+    sources = [s for s in source_docs.source_names() if names is None or s in names]
     with db.one_thread(con):
         for view in views:
             con.execute(f"COMMENT ON {view.kind.upper()} {view.name} IS {_quote(view.question)}")
-        for name, column, description in described_columns(con, views).filter(
-                pl.col("description").is_not_null()).select("view", "column", "description").iter_rows():
+        columns = source_columns(con, sources)
+        for table in columns["table"].unique(maintain_order=True).to_list():
+            about = source_docs.describe_table(table)
+            if about:
+                con.execute(f"COMMENT ON TABLE {table} IS {_quote(about)}")
+        described = pl.concat([described_columns(con, views).select("view", "column", "description"),
+                               columns.select(pl.col("table").alias("view"), "column", "description")])
+        for name, column, description in described.filter(pl.col("description").is_not_null()).iter_rows():
             con.execute(f'COMMENT ON COLUMN {name}."{column}" IS {_quote(description)}')
 
 

@@ -99,7 +99,8 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
             if profile is not None:
                 profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
-        apply_comments(con, {v.name for v in views} if partial else None)
+        # a partial build re-comments the source tables the load wrote, as it may have replaced them
+        apply_comments(con, {v.name for v in views} | set(changed) if partial else None)
         if not partial:
             _record_fingerprint(con, fingerprint)
     return [v.name for v in views]
