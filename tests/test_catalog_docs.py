@@ -58,3 +58,92 @@ def test_no_staging_description_names_a_column_that_does_not_exist(shared_con):
     stale += [f"{table}.{c}" for table, columns in source_docs._written().items() for c in columns
               if not c.startswith("_") and f"{table}.{c}" not in existing]
     assert stale == []
+
+
+# --- the marts' catalog: sql/marts/_catalog.toml, rendered in docs/views.md -----------------------
+
+from tests.conftest import ROOT  # noqa: E402
+from warehouse.views import mart_catalog  # noqa: E402
+from warehouse.views.catalog import definitions  # noqa: E402
+
+MARTS = [v.name for v in definitions() if v.layer == "marts"]
+ENTRIES = mart_catalog.entries()
+CATALOG_LEDGERS = ROOT / "tests" / "fixtures" / "catalog"
+
+
+@pytest.mark.unit
+def test_every_mart_has_grain_key_caveats_and_two_examples():
+    assert mart_catalog.problems() == []
+    assert set(ENTRIES) == set(MARTS)
+
+
+@pytest.mark.unit
+def test_lineage_is_read_from_the_sql():
+    lineage = mart_catalog.lineage("leaderboard")
+    assert "int_best_results" in lineage.inputs or "stg_results" in lineage.inputs
+    assert "results" in lineage.sources and not any(s.startswith(("stg_", "int_")) for s in lineage.sources)
+    assert "claims" in mart_catalog.lineage("claim_audit").sources
+
+
+@pytest.mark.unit
+def test_docs_views_md_renders_the_catalog_of_every_mart():
+    text = (ROOT / "docs" / "views.md").read_text(encoding="utf-8")
+    for name, entry in ENTRIES.items():
+        section = text.split(f"## `{name}` ", 1)[1].split("\n## ", 1)[0]
+        assert f"- **Grain:** {entry.grain}" in section
+        assert "- **Key:** " in section and "- **Reads:** " in section and "- **Sources, in the end:** " in section
+        assert all(example.sql in section for example in entry.examples)
+    # current with the catalog: tests/test_column_docs.py test_docs_views_md_is_up_to_date
+
+
+@pytest.fixture(scope="module")
+def catalog_con(trees_warehouse, tmp_path_factory):
+    """The shared rounds with their trees, the shipped example ledgers and measurements, and
+    tests/fixtures/catalog (a claim the shared rounds reproduce, a decision due): what the marts
+    whose `needs` names a load are queried on."""
+    import shutil
+
+    from warehouse.ledger.claims import load_claims, load_decisions
+    from warehouse.ledger.measurements import load_measurements
+    from warehouse.store import db
+    from warehouse.views import materialize
+    path = tmp_path_factory.mktemp("catalog") / "warehouse.duckdb"
+    shutil.copyfile(trees_warehouse, path)
+    with db.connect(str(path)) as con:
+        for claims in (ROOT / "examples" / "claims_v6.1_nvidia.example.toml", CATALOG_LEDGERS / "claims.toml"):
+            load_claims(con, claims)
+        for decisions in (ROOT / "examples" / "decisions.example.toml", CATALOG_LEDGERS / "decisions.toml"):
+            load_decisions(con, decisions)
+        for runs in (ROOT / "examples" / "own_measurements.example.csv",
+                     ROOT / "tests" / "fixtures" / "measurements" / "own_runs.csv"):
+            load_measurements(con, runs, "csv")
+        materialize(con)
+    con = db.connect(str(path), read_only=True)
+    yield con
+    con.close()
+
+
+def warehouse_for(name, request):
+    """The shared warehouse, or for a mart that needs more than the rounds, the catalog warehouse."""
+    return request.getfixturevalue("catalog_con" if ENTRIES[name].needs else "shared_con")
+
+
+@pytest.mark.parametrize("name", sorted(ENTRIES))
+def test_each_example_query_runs_and_returns_rows(name, request):
+    con = warehouse_for(name, request)
+    for example in ENTRIES[name].examples:
+        rows = con.execute(example.sql).fetchall()
+        assert rows, f"{name}: example {example.title!r} returns no row"
+
+
+@pytest.mark.parametrize("name", sorted(ENTRIES))
+def test_each_declared_key_is_unique(name, request):
+    key = ", ".join(ENTRIES[name].key)
+    if not key:
+        pytest.skip(f"{name} has no key: {ENTRIES[name].no_key}")
+    cons = [request.getfixturevalue("shared_con")] + ([warehouse_for(name, request)] if ENTRIES[name].needs else [])
+    for con in cons:
+        [(rows,)] = con.execute(f"SELECT count(*) FROM {name}").fetchall()
+        duplicated = con.execute(f"SELECT {key}, count(*) FROM {name} GROUP BY ALL HAVING count(*) > 1 LIMIT 3").fetchall()
+        assert duplicated == [], f"{name}: ({key}) is not unique: {duplicated}"
+        assert rows or ENTRIES[name].needs, f"{name} has no rows on the shared rounds: say what it `needs`"
