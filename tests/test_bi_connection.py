@@ -73,6 +73,7 @@ def test_rows_read_and_writes_fail(engine, bi_copy, shared_con):
     assert connection_url(bi_copy) == f"duckdb:///{bi_copy[:-len('.duckdb')]}.read.duckdb?access_mode=read_only"
 
 
+@pytest.mark.slow
 def test_an_open_bi_session_never_blocks_a_load_and_sees_it_after_reconnecting(cli, mirror_server, db_file):
     """The engine opens the published copy: a backfill writes the warehouse while a BI connection
     holds a transaction open, both end well, and a new connection sees the new round."""

@@ -128,7 +128,13 @@ def warehouse_for(name, request):
     return request.getfixturevalue("catalog_con" if ENTRIES[name].needs else "shared_con")
 
 
-@pytest.mark.parametrize("name", sorted(ENTRIES))
+def marts_by_warehouse() -> list:
+    """Every mart; those that need more than the shared rounds (catalog_con builds a warehouse with
+    trees and ledgers, ~10 s) run in `make test-slow`."""
+    return [pytest.param(name, marks=pytest.mark.slow) if ENTRIES[name].needs else name for name in sorted(ENTRIES)]
+
+
+@pytest.mark.parametrize("name", marts_by_warehouse())
 def test_each_example_query_runs_and_returns_rows(name, request):
     con = warehouse_for(name, request)
     for example in ENTRIES[name].examples:
@@ -136,7 +142,7 @@ def test_each_example_query_runs_and_returns_rows(name, request):
         assert rows, f"{name}: example {example.title!r} returns no row"
 
 
-@pytest.mark.parametrize("name", sorted(ENTRIES))
+@pytest.mark.parametrize("name", marts_by_warehouse())
 def test_each_declared_key_is_unique(name, request):
     key = ", ".join(ENTRIES[name].key)
     if not key:

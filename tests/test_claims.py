@@ -244,6 +244,7 @@ def test_unknown_claim_id_in_a_decision_is_an_error_and_loads_nothing(warehouse,
     assert db.query_frame(warehouse, "SELECT count(*) AS n FROM decisions")["n"][0] == 0
 
 
+@pytest.mark.slow
 def test_decision_becomes_due_when_its_review_round_is_loaded(tmp_path):
     from flows.ingest import newly_due_decisions
 

@@ -89,6 +89,7 @@ def test_verbose_and_quiet_exclude_each_other(run, shared_warehouse):
     assert code == 2 and "-v/--verbose and -q/--quiet exclude each other" in one_error_line(err)
 
 
+@pytest.mark.slow
 def test_quiet_keeps_the_rows_and_drops_the_rest(run, ledger_warehouse, tmp_path):
     db = tmp_path / "w.duckdb"
     shutil.copyfile(ledger_warehouse, db)

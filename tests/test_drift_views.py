@@ -136,6 +136,7 @@ def drifted_server():
         yield server
 
 
+@pytest.mark.slow
 def test_backfill_names_the_drift_in_one_line_and_strict_fails_on_it(cli, drifted_server, db_file):
     code, out, err = cli("backfill", "--rounds", "v6.0", "--source", drifted_server.url, "--db", db_file)
     assert code == 0, err

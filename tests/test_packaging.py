@@ -162,6 +162,7 @@ def without_optional_installs(tmp_path, *args: str) -> subprocess.CompletedProce
     return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
 
 
+@pytest.mark.slow
 def test_the_core_runs_without_optional_installs_and_each_feature_names_its_install(tmp_path):
     db = str(tmp_path / "w.duckdb")
     claims = ROOT / "examples" / "claims_v6.1_nvidia.example.toml"

@@ -3,6 +3,8 @@ and they hold exactly what a full rebuild would; anything else (models or refere
 since the last full build, a model missing) falls back to the full build."""
 from __future__ import annotations
 
+import pytest
+
 import dataclasses
 
 from tests.conftest import ROOT
@@ -27,6 +29,7 @@ def contents(con) -> dict[str, tuple[list[str], list[str]]]:
     return found
 
 
+@pytest.mark.slow
 def test_a_ledger_load_rebuilds_only_what_reads_it_and_the_same_as_a_full_build(private_con):
     load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
     built = materialize(private_con, changed={"claims"})

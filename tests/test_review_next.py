@@ -3,6 +3,8 @@ import datetime as dt
 import json
 import textwrap
 
+import pytest
+
 from tests.conftest import MIRROR
 from tests.shared_rows import as_round
 from warehouse.identity.round_table import record_found
@@ -76,6 +78,7 @@ def test_a_round_found_again_keeps_the_day_it_was_first_seen(tmp_path):
             (dt.date(2026, 9, 16),)]
 
 
+@pytest.mark.slow
 def test_a_round_loaded_from_a_file_is_dated_by_its_first_load(cli, tmp_path):
     # `ingest v7.3 --file --origin official` under a name neither the registry nor the watcher knows:
     # the round table dates it the day it was first loaded, and a review due "at the next round" falls

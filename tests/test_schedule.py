@@ -12,6 +12,7 @@ def test_deployment_runs_the_backfill_on_the_given_cron():
     assert d.parameters == {"source": str(MIRROR), "db_file": "/tmp/somewhere.duckdb"}
 
 
+@pytest.mark.slow
 def test_scheduled_flow_loads_rounds_and_fails_loudly_on_a_failed_round(prefect_harness, db_file):
     summary = scheduled_backfill(source=str(MIRROR), db_file=db_file, rounds="v6.0", trees=False)
     assert [(s["round"], s["status"], s["rows_read"]) for s in summary] == [("v6.0", "loaded", 520)]

@@ -2,6 +2,8 @@
 logs or its artifacts (read back from Prefect's own database after real flow runs)."""
 from __future__ import annotations
 
+import pytest
+
 import sqlite3
 import time
 from pathlib import Path
@@ -30,6 +32,7 @@ def flush_prefect_logs() -> None:
     _drain_workers()
 
 
+@pytest.mark.slow
 def test_credentials_in_a_source_never_reach_prefect(cli, db_file, tmp_path):
     with serve(MIRROR) as server:
         secret_source = server.url.replace("http://", f"http://analyst:{PASSWORD}@")

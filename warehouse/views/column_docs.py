@@ -202,14 +202,26 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
         for view in views:
             con.execute(f"COMMENT ON {view.kind.upper()} {view.name} IS {_quote(view.question)}")
         columns = source_columns(con, sources)
+        tables_said, columns_said = _existing_comments(con)
         for table in columns["table"].unique(maintain_order=True).to_list():
             about = source_docs.describe_table(table)
-            if about:
+            if about and tables_said.get(table) != about:
                 con.execute(f"COMMENT ON TABLE {table} IS {_quote(about)}")
         described = pl.concat([described_columns(con, views).select("view", "column", "description"),
                                columns.select(pl.col("table").alias("view"), "column", "description")])
         for name, column, description in described.filter(pl.col("description").is_not_null()).iter_rows():
-            con.execute(f'COMMENT ON COLUMN {name}."{column}" IS {_quote(description)}')
+            # Source tables outlive builds and keep their comments: only what changed is said again.
+            if columns_said.get((name, column)) != description:
+                con.execute(f'COMMENT ON COLUMN {name}."{column}" IS {_quote(description)}')
+
+
+def _existing_comments(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:
+    """The comments the catalog already holds: by table, and by (table, column)."""
+    where = "WHERE database_name = current_database() AND schema_name = current_schema() AND comment IS NOT NULL"
+    tables = dict(con.execute(f"SELECT table_name, comment FROM duckdb_tables() {where}").fetchall())
+    columns = {(t, c): comment for t, c, comment in con.execute(
+        f"SELECT table_name, column_name, comment FROM duckdb_columns() {where}").fetchall()}
+    return tables, columns
 
 
 def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
