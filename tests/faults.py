@@ -25,6 +25,15 @@ def digest(db: str | Path, times: bool = True) -> dict[str, str]:
         con.close()
 
 
+def query(db: str | Path, sql: str) -> list[tuple]:
+    """The rows of `sql` on the warehouse file, opened read-only for the one query."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def file_digest(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 

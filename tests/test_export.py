@@ -177,6 +177,7 @@ def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     assert columns["verdict"]["description"]
 
 
+@pytest.mark.slow
 def test_workbook_opens_with_openpyxl_with_a_sheet_per_view(exports, wcon):
     from openpyxl import load_workbook
     workbook = load_workbook(exports["xlsx"] / "mlperf.xlsx", read_only=True)

@@ -14,12 +14,11 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests.cli_tables import table_rows
 from tests.conftest import MIRROR, ROOT, UNOFFICIAL, serve
-from tests.faults import copy_of, digest, file_digest, one_error_line
+from tests.faults import copy_of, digest, file_digest, one_error_line, query
 
 V51_PATH = "/inference_results_v5.1/main/summary_results.json"
 V60_PATH = "/inference_results_v6.0/main/summary_results.json"
@@ -45,14 +44,6 @@ def warehouse(shared_warehouse, tmp_path):
 
 def backfill(cli, source, db, *rounds, extra=()):
     return cli("backfill", "--source", source, "--db", db, "--rounds", ",".join(rounds), *extra)
-
-
-def query(db: str, sql: str):
-    con = duckdb.connect(db, read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def csv_mirror(tmp_path: Path) -> Path:
@@ -89,6 +80,7 @@ def test_a_file_whose_every_row_fails_validation_is_refused(cli, warehouse):
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_an_override_loads_and_is_recorded_in_lineage(cli, warehouse):
     bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in v60_records()]).encode()
     with serve(MIRROR, {V60_PATH: [("body", bad)]}) as server:
@@ -100,6 +92,7 @@ def test_an_override_loads_and_is_recorded_in_lineage(cli, warehouse):
     assert query(warehouse, "SELECT overrides FROM sources WHERE round = 'v5.1'") == [([],)]
 
 
+@pytest.mark.slow
 def test_another_rounds_file_at_a_rounds_path_is_refused(cli, warehouse):
     before = digest(warehouse)
     with serve(MIRROR, {V51_PATH: [("body", v60_bytes())]}) as server:
@@ -113,6 +106,7 @@ def test_another_rounds_file_at_a_rounds_path_is_refused(cli, warehouse):
         == [(0,)]
 
 
+@pytest.mark.slow
 def test_a_csv_cut_at_a_line_break_without_length_is_refused_as_a_shrink(cli, warehouse, tmp_path):
     mirror = csv_mirror(tmp_path)
     with_csv_round(warehouse, mirror)
@@ -129,6 +123,7 @@ def test_a_csv_cut_at_a_line_break_without_length_is_refused_as_a_shrink(cli, wa
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_a_csv_cut_mid_line_is_refused(cli, warehouse, tmp_path):
     mirror = csv_mirror(tmp_path)
     with_csv_round(warehouse, mirror)
@@ -143,6 +138,7 @@ def test_a_csv_cut_mid_line_is_refused(cli, warehouse, tmp_path):
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_a_body_shorter_than_its_declared_length_fails_and_changes_nothing(cli, warehouse, monkeypatch):
     monkeypatch.setenv("MLPERF_FETCH_RETRIES", "1")
     short = f"HTTP/1.0 200 OK\r\nContent-Length: {len(v60_bytes())}\r\n\r\n".encode() + v60_bytes()[:5000]
@@ -271,6 +267,7 @@ def test_bad_redirects_are_one_line(cli, warehouse, redirects, said):
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_deeply_nested_json_is_one_line(cli, warehouse):
     before = digest(warehouse)
     with serve(MIRROR, {V60_PATH: [("body", b"[" * 200_000 + b"]" * 200_000)]}) as server:
@@ -313,6 +310,7 @@ def test_a_source_that_does_not_exist_is_an_error(cli, warehouse, tmp_path, sour
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_a_file_url_source_that_exists_loads(cli, db_file, shared_warehouse):
     code, out, err = backfill(cli, MIRROR.as_uri(), db_file, "v6.0")
     assert code == 0, err
@@ -331,6 +329,7 @@ def test_a_304_to_an_empty_warehouse_is_not_unchanged(cli, db_file):
 
 # --- 6. source hygiene ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_redirect_to_another_host_is_refused(cli, warehouse):
     before = digest(warehouse)
     with serve(MIRROR) as elsewhere, serve(MIRROR) as server:
@@ -344,6 +343,7 @@ def test_a_redirect_to_another_host_is_refused(cli, warehouse):
     assert digest(warehouse) == before
 
 
+@pytest.mark.slow
 def test_redirects_within_the_host_or_the_allow_list_record_the_final_url(cli, db_file, monkeypatch):
     monkeypatch.setenv("MLPERF_REDIRECT_HOSTS", "localhost")
     with serve(MIRROR) as elsewhere, serve(MIRROR) as server:
@@ -355,6 +355,7 @@ def test_redirects_within_the_host_or_the_allow_list_record_the_final_url(cli, d
     assert query(db_file, "SELECT url FROM sources") == [(final,)]
 
 
+@pytest.mark.slow
 def test_credentials_in_a_source_url_are_not_stored(cli, db_file):
     with serve(MIRROR) as server:
         secret_url = server.url.replace("http://", "http://analyst:hunter2@")

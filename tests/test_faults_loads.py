@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests.conftest import MIRROR, ROOT, UNOFFICIAL, serve
-from tests.faults import copy_of, digest, one_error_line
+from tests.faults import copy_of, digest, one_error_line, query
 
 CSV = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
 V60_PATH = "/inference_results_v6.0/main/summary_results.json"
@@ -23,14 +22,6 @@ V60_CSV_PATH = "/inference_results_v6.0/main/summary.csv"
 @pytest.fixture
 def warehouse(shared_warehouse, tmp_path):
     return copy_of(shared_warehouse, tmp_path)
-
-
-def query(db: str, sql: str):
-    con = duckdb.connect(db, read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def records(round_name: str) -> list[dict]:

@@ -66,6 +66,7 @@ def test_a_vllm_run_on_8_h200_is_set_beside_the_verified_h200_rows(private_con):
     assert "B200" in line and "H200 SXM" not in line and "H200 NVL" not in line
 
 
+@pytest.mark.slow
 def test_pattern_match_holds_a_run_to_the_scenario_constraints(private_con):
     load(private_con, VLLM_C64)  # p99 TTFT 350 ms, TPOT 28 ms
     load(private_con, VLLM_C1024)  # p99 TTFT 4200 ms, TPOT 120 ms
@@ -81,6 +82,7 @@ def test_pattern_match_holds_a_run_to_the_scenario_constraints(private_con):
     assert outside["Server"]["pattern_distance"] == pytest.approx(math.hypot(math.log(4200 / 2000), math.log(120 / 100)))
 
 
+@pytest.mark.slow
 def test_the_nearest_row_in_pattern_is_marked_once_per_run(private_con):
     load(private_con, VLLM_C64)
     load(private_con, VLLM_C1024)
