@@ -45,7 +45,7 @@ def test_credentials_in_a_source_never_reach_prefect(cli, db_file, tmp_path):
     flush_prefect_logs()
     time.sleep(0.5)
     stored = everything_in(prefect_database())
-    assert "analyst" in stored or "127.0.0.1" in stored  # the runs are there ...
+    assert "backfill-v6.0-v5.0" in stored and "127.0.0.1" in stored  # the runs and their redacted source are there ...
     assert PASSWORD not in stored and TOKEN not in stored  # ... their secrets are not
 
 

@@ -64,7 +64,7 @@ def read_raw(content: bytes, fmt: str, label: str) -> pl.DataFrame:
     """Bytes -> raw frame: every field as a string (null when absent), plus record number, the
     record itself and its unmapped fields as JSON. Built a column at a time; a text value (most of
     them) is taken as it is."""
-    text = _decode(content, label)
+    text = utf8_text(content, label)
     records = {"final": _final_records, "checker_json": _checker_json_records,
                "checker_csv": _csv_records}[fmt](text, label)
     if not records:
@@ -97,11 +97,12 @@ def _extra_json(record: dict, mapped) -> str | None:
     return json.dumps(extra, ensure_ascii=False) if extra else None
 
 
-def _decode(content: bytes, label: str) -> str:
+def utf8_text(content: bytes, label: str, error: type[Exception] | None = None) -> str:
+    """`content` as text (a byte-order mark dropped), or `error` (MalformedFile) naming the first bad byte."""
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise MalformedFile(f"{label}: not valid UTF-8 at byte {exc.start} ({exc.reason})") from exc
+        raise (error or MalformedFile)(f"{label}: not valid UTF-8 at byte {exc.start} ({exc.reason})") from None
 
 
 def _load_json(text: str, label: str):

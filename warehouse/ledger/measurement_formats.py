@@ -28,6 +28,7 @@ from typing import Any
 
 from schemas.measurements import FORMATS, LATENCY_COLUMNS
 from warehouse.errors import ExpectedFailure
+from warehouse.ingest.parse import utf8_text
 
 
 class MeasurementFileError(ExpectedFailure, ValueError):
@@ -281,10 +282,7 @@ def read_csv(name: str, content: bytes) -> ReadFile:
 # --- shared -----------------------------------------------------------------------------------
 
 def _text(name: str, content: bytes) -> str:
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise MeasurementFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    return utf8_text(content, name, MeasurementFileError)
 
 
 def _first_json(name: str, text: str):
