@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tests.readers import connect_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = (Path(os.environ.get("MLPERF_SHARED_DIR") or ROOT.parent / "shared") / "mlcommons").resolve()
@@ -205,7 +206,7 @@ def shared_warehouse(tmp_path_factory) -> str:
 @pytest.fixture
 def shared_con(shared_warehouse):
     import duckdb
-    con = duckdb.connect(shared_warehouse, read_only=True)
+    con = connect_file(shared_warehouse, read_only=True)
     yield con
     con.close()
 

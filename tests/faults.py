@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+from tests.readers import connect_file
 
 DIGEST_TABLES = ("results", "quarantine", "sources")
 
@@ -13,7 +14,7 @@ DIGEST_TABLES = ("results", "quarantine", "sources")
 def digest(db: str | Path, times: bool = True) -> dict[str, str]:
     """sha256 of every row of results, quarantine and sources, in a stable order; without
     `times`, the sources' fetched_at and loaded_at are left out (to compare two runs)."""
-    con = duckdb.connect(str(db), read_only=True)
+    con = connect_file(str(db), read_only=True)
     try:
         shot = {}
         for table in DIGEST_TABLES:
@@ -27,7 +28,7 @@ def digest(db: str | Path, times: bool = True) -> dict[str, str]:
 
 def query(db: str | Path, sql: str) -> list[tuple]:
     """The rows of `sql` on the warehouse file, opened read-only for the one query."""
-    con = duckdb.connect(str(db), read_only=True)
+    con = connect_file(str(db), read_only=True)
     try:
         return con.execute(sql).fetchall()
     finally:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.shared_rows import one, published, record, rows
 from tests.test_claims import DIRECTIONAL, audit, claim, load, warehouse  # noqa: F401 (a fixture)
+from tests.readers import connect_file
 
 FINDING = "SELECT * FROM anomalies WHERE result_id = ? AND rule = ? ORDER BY benchmark, scenario"
 
@@ -81,7 +82,7 @@ def test_superlinear_scaling_is_a_finding_of_the_pair(shared_con):
 def test_a_value_its_run_summary_contradicts_is_listed(trees_warehouse):
     # With the submission trees loaded: 5.1-0228 and 5.1-0368 GATEOverflow pointpainting SingleStream,
     # 564.018264 ms in the table, 495.947315 ms in the run summary (tests/test_units_checked.py).
-    with duckdb.connect(trees_warehouse, read_only=True) as con:
+    with connect_file(trees_warehouse, read_only=True) as con:
         found = rows(con, "SELECT result_id, detail FROM anomalies WHERE rule = 'unit_suspect' ORDER BY 1")
     assert found == [
         {"result_id": "5.1-0228", "detail": "published as 564.018264 Latency (ms); the run summary prints 495.947315 ms"},

@@ -12,6 +12,7 @@ import pytest
 
 from tests.cli_tables import table_rows
 from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, serve
+from tests.readers import connect_file
 
 TABLES = ("results", "quarantine", "sources")
 
@@ -26,7 +27,7 @@ def mirror_records(round_name: str) -> list[dict]:
 
 def snapshot(db: str, rounds=None, drop_source_columns=()) -> dict[str, list[tuple]]:
     """Every row of every table (optionally of some rounds only), in a stable order."""
-    con = duckdb.connect(db, read_only=True)
+    con = connect_file(db, read_only=True)
     try:
         where = f"WHERE round IN ({', '.join(repr(r) for r in rounds)})" if rounds else ""
         shot = {}
@@ -40,7 +41,7 @@ def snapshot(db: str, rounds=None, drop_source_columns=()) -> dict[str, list[tup
 
 
 def query(db: str, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(db, read_only=True)
+    con = connect_file(db, read_only=True)
     try:
         return con.execute(sql, params or []).fetchall()
     finally:

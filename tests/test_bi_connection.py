@@ -33,14 +33,19 @@ def engine(bi_copy):
 def test_the_inspector_lists_every_mart(engine):
     inspector = sa.inspect(engine)
     marts = {v.name for v in definitions() if v.layer == "marts"}
-    # the marts are views (sql/layers.toml); the intermediate models under them are tables
-    assert marts <= set(inspector.get_view_names())
-    assert "int_software_gains" in inspector.get_table_names()
-    assert "claim_audit" in inspector.get_view_names()
+    # the marts are views in the marts schema (sql/layers.toml); the models under them are in
+    # schemas of their own, the loaded tables in main
+    assert set(inspector.get_view_names(schema="marts")) == marts
+    # duckdb-engine names each schema <catalog>.<schema>
+    assert {"main", "marts", "base", "staging", "intermediate"} <= {
+        name.split(".")[-1] for name in inspector.get_schema_names()}
+    assert "int_software_gains" in inspector.get_table_names(schema="intermediate")
+    assert "results" in inspector.get_table_names(schema="main")
+    assert "claim_audit" in inspector.get_view_names(schema="marts")
 
 
 def test_software_gains_columns_reflect_with_types_and_descriptions(engine, shared_con):
-    columns = sa.inspect(engine).get_columns("software_gains")
+    columns = sa.inspect(engine).get_columns("software_gains", schema="marts")
     described = shared_con.execute(
         "SELECT column_name, data_type, comment FROM duckdb_columns() "
         "WHERE table_name = 'software_gains' ORDER BY column_index").fetchall()
@@ -51,7 +56,7 @@ def test_software_gains_columns_reflect_with_types_and_descriptions(engine, shar
     assert isinstance(by_name["basis"]["type"], sa.String)
     assert isinstance(by_name["total_accelerators"]["type"], sa.BigInteger)
     # a view reflects too, through SQLAlchemy's Table autoload as Superset's "add dataset" does
-    table = sa.Table("claim_audit", sa.MetaData(), autoload_with=engine)
+    table = sa.Table("claim_audit", sa.MetaData(), schema="marts", autoload_with=engine)
     assert "verdict" in table.columns
 
 

@@ -11,8 +11,8 @@ def test_every_source_and_staging_column_has_a_comment(shared_con):
     uncommented = shared_con.execute("""
         SELECT c.table_name || '.' || c.column_name
         FROM duckdb_columns() AS c
-        WHERE c.schema_name = current_schema() AND c.database_name = current_database()
-          AND (list_contains(?, c.table_name) OR c.table_name LIKE 'stg\\_%' ESCAPE '\\')
+        WHERE c.database_name = current_database()
+          AND ((c.schema_name = 'main' AND list_contains(?, c.table_name)) OR c.schema_name = 'staging')
           AND coalesce(trim(c.comment), '') = ''
         ORDER BY 1""", [list(source_docs.source_names())]).fetchall()
     assert [name for (name,) in uncommented] == [], (

@@ -18,6 +18,7 @@ import pytest
 from tests.cli_tables import table_rows
 from tests.conftest import ROOT, SHARED_ROUNDS, UNOFFICIAL
 from tests.faults import one_error_line
+from tests.readers import connect_file
 
 COMMAND = Path(sys.executable).parent / "mlperf-wh"
 CLAIMS = ROOT / "examples" / "claims_v6.1_nvidia.example.toml"
@@ -49,7 +50,7 @@ def ledger_warehouse(shared_warehouse, tmp_path_factory) -> str:
 
 
 def count(db: str, sql: str) -> int:
-    with duckdb.connect(db, read_only=True) as con:
+    with connect_file(db, read_only=True) as con:
         return con.execute(sql).fetchone()[0]
 
 
@@ -132,7 +133,7 @@ def test_every_row_command_prints_csv_and_json(run, ledger_warehouse, fmt):
 
     audit = parsed(run("claims", "audit", "--format", fmt, "--db", db)[1], fmt)
     assert sorted(a["id"] for a in audit) == sorted(
-        r for (r,) in duckdb.connect(db, read_only=True).execute("SELECT id FROM claims").fetchall())
+        r for (r,) in connect_file(db, read_only=True).execute("SELECT id FROM claims").fetchall())
 
     record = parsed(run("decisions", "show", DECISION, "--format", fmt, "--db", db)[1], fmt)
     fields = {r["field"]: r["value"] for r in record} if fmt == "csv" else record["capacity_decision_record"]

@@ -33,7 +33,7 @@ def test_no_description_names_a_column_that_does_not_exist(shared_con):
 
 
 def test_a_new_undescribed_column_is_named_exactly(private_con):
-    private_con.execute("CREATE OR REPLACE VIEW dim_rounds AS "
+    private_con.execute("CREATE OR REPLACE VIEW marts.dim_rounds AS "
                         "SELECT round, round_order, 1 AS novelty, 2 AS oddity FROM stg_results")
     assert column_docs.missing_descriptions(private_con) == ["dim_rounds.novelty", "dim_rounds.oddity"]
     # and the descriptions of the columns it dropped are reported as stale

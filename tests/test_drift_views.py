@@ -19,6 +19,7 @@ from warehouse.identity.reference import REFERENCE_DIR
 from warehouse.ingest.pipeline import load, prepare
 from warehouse.store import db
 from warehouse.views import materialize
+from tests.readers import connect_file
 
 NEW_BENCHMARK, NEW_SCENARIO, NEW_UNIT = "frobnet-99", "Burst", "Tasks/s"
 MARTS = ["verified_results", "leaderboard", "software_gains", "software_gain_summary",
@@ -94,7 +95,7 @@ def test_editing_the_accelerator_reference_reaches_every_view_without_a_refetch(
     assert main(["views", "refresh", "--db", path]) == 0
     assert "rebuilt" in capsys.readouterr().out
 
-    with duckdb.connect(path, read_only=True) as con:
+    with connect_file(path, read_only=True) as con:
         for view, column in [("verified_results", "accelerator"), ("software_gains", "accelerator"),
                              ("generation_speedups", "accelerator_base")]:
             names = {a for (a,) in con.execute(f"SELECT DISTINCT {column} FROM {view}").fetchall()}
@@ -160,7 +161,7 @@ def test_backfill_names_the_drift_in_one_line_and_strict_fails_on_it(cli, drifte
 def test_a_warehouse_written_by_the_previous_version_is_migrated_in_place(tmp_path):
     """The previous version stored canonical accelerator and benchmark in `results` (NOT NULL)."""
     path = str(tmp_path / "old.duckdb")
-    with duckdb.connect(path) as con:
+    with connect_file(path) as con:
         con.execute("""CREATE TABLE results (
             round VARCHAR NOT NULL, division VARCHAR NOT NULL, availability VARCHAR NOT NULL,
             suite VARCHAR NOT NULL, submitter VARCHAR NOT NULL, system VARCHAR, platform VARCHAR NOT NULL,

@@ -19,6 +19,7 @@ from tests.conftest import ROOT
 from warehouse.export import ExportError, default_views, export_views, sha256_of
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
 from warehouse.store import db
+from tests.readers import connect_file
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def exports(claims_warehouse, tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture
 def wcon(claims_warehouse):
-    con = duckdb.connect(claims_warehouse, read_only=True)
+    con = connect_file(claims_warehouse, read_only=True)
     yield con
     con.close()
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import MIRROR, serve
 from tests.faults import digest, one_error_line
+from tests.readers import connect_file
 
 V60_PATH = "/inference_results_v6.0/main/summary_results.json"
 COMMAND = Path(sys.executable).parent / "mlperf-wh"
@@ -95,7 +96,7 @@ def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cl
         assert "Traceback" not in err
         # Nothing of v6.0 and no view rebuilt after the signal: only v4.1, committed before it.
         import duckdb
-        con = duckdb.connect(interrupted, read_only=True)
+        con = connect_file(interrupted, read_only=True)
         assert con.execute("SELECT DISTINCT round FROM sources").fetchall() == [("v4.1",)]
         con.close()
         # A rerun completes the warehouse exactly as a clean run builds it.

@@ -19,6 +19,7 @@ import pytest
 from tests.faults import copy_of, digest, file_digest, one_error_line
 from warehouse.cli import main
 from warehouse.store.publish import publish
+from tests.readers import connect_file
 
 OUTSIDE = "OUTSIDE"  # replaced by a path in the test's own directory
 
@@ -145,7 +146,7 @@ def test_sql_still_answers_queries_over_the_warehouse(run, shared_warehouse):
                          "--db", shared_warehouse)
     assert code == 0, err
     import duckdb
-    con = duckdb.connect(shared_warehouse, read_only=True)
+    con = connect_file(shared_warehouse, read_only=True)
     expected = con.execute("SELECT count(*) FROM verified_results").fetchall()[0][0]
     con.close()
     assert json.loads(out) == [{"n": expected}]
@@ -273,7 +274,7 @@ def test_a_pivot_counts_what_duckdb_counts(run, shared_warehouse):
                          "--db", shared_warehouse)
     assert code == 0, err
     import duckdb
-    con = duckdb.connect(shared_warehouse, read_only=True)
+    con = connect_file(shared_warehouse, read_only=True)
     expected = dict(con.execute("SELECT round, count(*) FROM results GROUP BY round").fetchall())
     con.close()
     assert json.loads(out) == [expected]

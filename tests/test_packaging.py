@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from tests.conftest import MIRROR
+from tests.readers import connect_file
 
 ROOT = Path(__file__).resolve().parents[1]
 OUR_PACKAGES = ("warehouse", "flows", "schemas", "sql")
@@ -139,7 +140,7 @@ def test_the_wheel_installed_in_a_fresh_venv_backfills_from_another_directory(tm
 
     db_path = tmp_path / "x.duckdb"
     _run([venv / "bin" / "mlperf-wh", "backfill", "--source", MIRROR, "--db", db_path], cwd=elsewhere, env=env)
-    with duckdb.connect(str(db_path), read_only=True) as con:
+    with connect_file(str(db_path), read_only=True) as con:
         views = {name for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         (verified,) = con.execute("SELECT count(*) FROM verified_results").fetchone()
     shipped = {p.stem for p in (ROOT / "sql").rglob("*.sql")}

@@ -8,6 +8,7 @@ import shutil
 import duckdb
 
 from warehouse.store.publish import publish
+from tests.readers import connect_file
 
 
 def storage_of(path) -> str:
@@ -18,7 +19,7 @@ def storage_of(path) -> str:
 
 
 def relations(path) -> dict[str, int]:
-    with duckdb.connect(str(path), read_only=True) as con:
+    with connect_file(str(path), read_only=True) as con:
         names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
                                            "WHERE table_schema = 'main' ORDER BY 1").fetchall()]
         return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchall()[0][0] for n in names}

@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from tests.conftest import MIRROR
+from tests.readers import connect_file
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
@@ -124,7 +125,7 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
         state = wait_for("the watch-rounds run", finished, STARTUP_SECONDS, [serving])
         assert state["type"] == "COMPLETED", (home / "serve.log").read_text()[-3000:]
 
-        with duckdb.connect(str(db), read_only=True) as con:
+        with connect_file(str(db), read_only=True) as con:
             assert dict(con.execute("SELECT round, rows_read FROM sources").fetchall()) == {
                 "v4.1": 937, "v5.1": 1448, "v6.0": 520}
             assert con.execute("SELECT DISTINCT flow_run_id FROM load_events").fetchall() == [(run["id"],)]

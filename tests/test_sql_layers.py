@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import duckdb
+
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
 from warehouse.views import (
@@ -16,6 +18,8 @@ from warehouse.views import (
     parsed_reads,
     relations_read,
 )
+from warehouse.store.warehouse_file import warehouse_schemas
+from warehouse.views.catalog import ViewFile, qualified_sql, schema_of
 
 
 def test_every_model_reads_only_what_its_layer_may():
@@ -52,35 +56,45 @@ def test_the_declared_sources_are_the_tables_the_loader_and_the_reference_write(
     with db.connect(str(tmp_path / "fresh.duckdb")) as con:
         load_reference_tables(con)
         tables = {name for (name,) in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").fetchall()}
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
     assert tables == set(Layering.read().sources)
 
 
 def test_each_model_is_stored_as_its_layer_declares(shared_con):
     layering = Layering.read()
     assert [layer.name for layer in layering.layers] == ["base", "staging", "intermediate", "marts"]
-    stored = {name: "view" if kind == "VIEW" else "table" for name, kind in shared_con.execute(
-        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
+    stored = {f"{schema}.{name}": "view" if kind == "VIEW" else "table" for schema, name, kind in shared_con.execute(
+        "SELECT table_schema, table_name, table_type FROM information_schema.tables"
     ).fetchall()}
     for view in definitions():
         assert "materialized:" not in view.sql, f"{view.path}: the layer declares how it is stored"
-        assert stored[view.name] == view.kind == layering.layer(view.layer).materialized, view.name
+        assert view.schema == view.layer, f"{view.path}: its layer's schema"
+        assert stored[f"{view.layer}.{view.name}"] == view.kind == layering.layer(view.layer).materialized, view.name
+    assert {name.split(".")[0] for name in stored} == {"main", "base", "staging", "intermediate", "marts"}
+    assert not [name for name in stored if name.startswith("main.") and name.split(".")[1] in
+                {v.name for v in definitions()}], "no model is left in main"
 
 
 def test_materialize_drops_retired_models_and_restores_a_model_stored_the_old_way(private_con):
-    # A warehouse built by an earlier version: staging tables no file defines any more, and a mart
-    # that was stored as a table.
-    private_con.execute("CREATE TABLE stg_best_by_hardware AS SELECT 1 AS x")
-    private_con.execute("CREATE VIEW stg_run_results AS SELECT 1 AS x")
+    # A warehouse built by an earlier version: staging tables no file defines any more (in main, where
+    # every model lived before each layer had its schema, and in staging), a mart stored as a table,
+    # and the marts and a base table of the version before schemas left in main.
+    private_con.execute("CREATE TABLE main.stg_best_by_hardware AS SELECT 1 AS x")
+    private_con.execute("CREATE VIEW staging.stg_run_results AS SELECT 1 AS x")
+    private_con.execute("CREATE VIEW main.leaderboard AS SELECT 1 AS x")
+    private_con.execute("CREATE TABLE main.base_benchmark_names AS SELECT 1 AS x")
     gains = private_con.execute("SELECT count(*) FROM software_gains").fetchone()[0]
-    private_con.execute("DROP VIEW software_gains")
-    private_con.execute("CREATE TABLE software_gains AS SELECT * FROM int_software_gains")
+    private_con.execute("DROP VIEW marts.software_gains")
+    private_con.execute("CREATE TABLE marts.software_gains AS SELECT * FROM int_software_gains")
     materialize(private_con)
-    kinds = dict(private_con.execute("SELECT table_name, table_type FROM information_schema.tables "
-                                     "WHERE table_schema = current_schema()").fetchall())
-    assert "stg_best_by_hardware" not in kinds and "stg_run_results" not in kinds
-    assert kinds["software_gains"] == "VIEW"
+    kinds = {f"{schema}.{name}": kind for schema, name, kind in private_con.execute(
+        "SELECT table_schema, table_name, table_type FROM information_schema.tables").fetchall()}
+    for retired in ("main.stg_best_by_hardware", "staging.stg_run_results", "main.leaderboard",
+                    "main.base_benchmark_names"):
+        assert retired not in kinds, retired
+    assert kinds["marts.software_gains"] == "VIEW" and kinds["base.base_benchmark_names"] == "BASE TABLE"
     assert private_con.execute("SELECT count(*) FROM software_gains").fetchone()[0] == gains > 0
+    assert private_con.execute("SELECT count(*) FROM leaderboard").fetchone()[0] > 1
 
 
 def test_the_recorded_reads_are_what_duckdb_parses_from_the_models_now():
@@ -93,3 +107,43 @@ def test_the_recorded_reads_are_what_duckdb_parses_from_the_models_now():
 def test_an_edited_model_is_parsed_not_taken_from_the_record(tmp_path):
     sql = "-- An edited model: its text is not the one recorded.\nSELECT * FROM stg_results, ref_benchmarks\n"
     assert relations_read(sql, tmp_path / "edited.sql") == {"stg_results", "ref_benchmarks"}
+
+
+def test_each_model_names_the_schema_of_every_relation_it_reads_from_another_schema():
+    # DuckDB binds a view's bare names in the view's own schema (and a reader may attach the file
+    # under another name), so the build writes `staging.stg_results`, `main.results` and so on.
+    views = definitions()
+    schemas = schema_of(views)
+    con = duckdb.connect()
+    for view in views:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [qualified_sql(view, schemas)]).fetchall()[0][0])
+        assert not tree["error"], f"{view.path}: {tree.get('error_message')}"
+        named = set()
+
+        def collect(node):
+            if isinstance(node, dict):
+                if node.get("type") == "BASE_TABLE" and node.get("table_name"):
+                    named.add((node.get("schema_name") or view.schema, node["table_name"]))
+                for child in node.values():
+                    collect(child)
+            elif isinstance(node, list):
+                for child in node:
+                    collect(child)
+        collect(tree)
+        expected = {(schemas[name], name) for name in view.relations}
+        assert expected <= named, f"{view.path}: reads {sorted(expected - named)} without its schema"
+
+
+def test_a_name_in_a_comment_a_string_or_before_a_dot_is_left_as_written(tmp_path):
+    sql = ("-- reads stg_results\nSELECT stg_results.round, 'stg_results' AS label\n"
+           "FROM stg_results JOIN results USING (source_id)")
+    view = ViewFile(tmp_path / "marts" / "m.sql", sql, "view", "marts")
+    assert qualified_sql(view, {"stg_results": "staging", "results": "main"}) == (
+        "-- reads stg_results\nSELECT stg_results.round, 'stg_results' AS label\n"
+        "FROM staging.stg_results JOIN main.results USING (source_id)")
+
+
+def test_the_search_path_is_main_then_each_layers_schema_marts_first():
+    layering = Layering.read()
+    assert warehouse_schemas() == ("main",) + tuple(layer.schema for layer in reversed(layering.layers)) == (
+        "main", "marts", "intermediate", "staging", "base")

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import SHARED_ROUNDS, serve
 from tests.shared_rows import rows
 from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
+from tests.readers import connect_file
 
 STATUS_TITLE = "## result rows with a run summary (mlperf-wh trees)"
 
@@ -28,7 +29,7 @@ def expected_files(round_name: str) -> tuple[set[str], set[str]]:
 
 
 def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli):
-    con = duckdb.connect(trees_warehouse, read_only=True)
+    con = connect_file(trees_warehouse, read_only=True)
     for round_name in SHARED_ROUNDS:
         folders, systems = expected_files(round_name)
         # Every file the table names is in the tree excerpt...
@@ -91,7 +92,7 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
         garbled = [r for r in records if run_folder_of(r) + "/mlperf_log_summary.txt" == V60_GARBLED]
         without_system = [r for r in records if run_folder_of(r).startswith("closed/Lenovo/results/SE100/")]
         assert (len(records), len(gone), len(garbled), len(without_system)) == (520, 6, 1, 3)
-        con = duckdb.connect(private_warehouse, read_only=True)
+        con = connect_file(private_warehouse, read_only=True)
         counts = rows(con, "SELECT status, kind, count(*) AS n FROM tree_files WHERE round = 'v6.0' "
                            "AND status <> 'loaded' GROUP BY ALL ORDER BY ALL")
         assert counts == [{"status": "missing", "kind": "summary", "n": 6},
@@ -123,7 +124,7 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
         code, out, err = cli("trees", "--source", server.url, "--db", private_warehouse, "--rounds", "v6.0")
         assert code == 0
         assert "unchanged" in out and "loaded" not in out
-        con = duckdb.connect(private_warehouse, read_only=True)
+        con = connect_file(private_warehouse, read_only=True)
         assert rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' "
                          "ORDER BY path") == loaded_before
         con.close()
@@ -140,7 +141,7 @@ def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehou
     for runner in ("threads", "dask"):
         paths[runner] = str(tmp_path / f"{runner}.duckdb")
         shutil.copyfile(shared_warehouse, paths[runner])
-        with duckdb.connect(paths[runner]) as con:  # one submitter of one round: a subset of the tree
+        with connect_file(paths[runner]) as con:  # one submitter of one round: a subset of the tree
             con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'NVIDIA')")
     v60 = [load_registry()["v6.0"]]
     with serve(root) as server:
@@ -157,7 +158,7 @@ def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehou
     assert threads.counts == dask.counts == {"loaded": 63 + 8}
     tables = {}
     for runner, path in paths.items():
-        with duckdb.connect(path, read_only=True) as con:
+        with connect_file(path, read_only=True) as con:
             tables[runner] = {
                 "run_summaries": con.execute("SELECT * FROM run_summaries ORDER BY round, run_path").fetchall(),
                 "systems": con.execute("SELECT * FROM systems ORDER BY round, system_path").fetchall(),

@@ -15,6 +15,7 @@ from warehouse.identity.rounds import load_registry
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_ingest import check, chunks, fetch_chunk, load, plan
 from warehouse.store import db
+from tests.readers import connect_file
 
 KRAI = "closed/Krai/results/h200_n1-kissv"   # v6.0 Krai: 2 result rows on one system
 KRAI_SYSTEM = "closed/Krai/systems/h200_n1-kissv.json"
@@ -24,7 +25,7 @@ KRAI_SYSTEM = "closed/Krai/systems/h200_n1-kissv.json"
 def krai_warehouse(shared_warehouse, tmp_path) -> str:
     path = str(tmp_path / "krai.duckdb")
     shutil.copyfile(shared_warehouse, path)
-    with duckdb.connect(path) as con:
+    with connect_file(path) as con:
         con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'Krai' AND division = 'closed')")
     return path
 
@@ -37,7 +38,7 @@ def ingest(db_file: str, url: str, force: bool = False):
 
 
 def summaries(db_file: str) -> list[dict]:
-    with duckdb.connect(db_file, read_only=True) as con:
+    with connect_file(db_file, read_only=True) as con:
         return rows(con, "SELECT run_path, samples_per_second, tokens_per_second, sha256 FROM run_summaries "
                          "ORDER BY run_path")
 
@@ -74,7 +75,7 @@ def test_reload_replaces_changed_keeps_failed_and_quarantines_unparsable(krai_wa
         after = summaries(krai_warehouse)
         assert [r["run_path"] for r in after] == [changed.removesuffix("/mlperf_log_summary.txt")]
         assert after[0]["samples_per_second"] == 12.5
-        with duckdb.connect(krai_warehouse, read_only=True) as con:
+        with connect_file(krai_warehouse, read_only=True) as con:
             # The failed system keeps its last good row and its 'loaded' record.
             assert rows(con, "SELECT status FROM tree_files WHERE path = ?", [KRAI_SYSTEM]) == [{"status": "loaded"}]
             assert rows(con, "SELECT count(*) AS n FROM systems")[0]["n"] == 1
@@ -87,7 +88,7 @@ def test_reload_replaces_changed_keeps_failed_and_quarantines_unparsable(krai_wa
         outcome, _ = ingest(krai_warehouse, server.url)
         assert outcome.counts == {"unchanged": 2, "loaded": 1}
         assert len(summaries(krai_warehouse)) == 2
-        with duckdb.connect(krai_warehouse, read_only=True) as con:
+        with connect_file(krai_warehouse, read_only=True) as con:
             assert rows(con, "SELECT count(*) AS n FROM quarantine WHERE source_id LIKE 'tree/%'")[0]["n"] == 0
 
 
@@ -103,7 +104,7 @@ def test_cli_exits_1_and_names_the_file_when_a_fetch_fails(krai_warehouse, tmp_p
 
 
 def test_rows_without_a_location_are_counted_not_fetched(krai_warehouse, tmp_path):
-    with duckdb.connect(krai_warehouse) as con:
+    with connect_file(krai_warehouse) as con:
         con.execute("UPDATE results SET location = NULL")
     outcome, unnamed = ingest(krai_warehouse, str(tmp_path / "nowhere"))
     assert (outcome.counts, unnamed) == ({}, 2)

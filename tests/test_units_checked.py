@@ -15,6 +15,7 @@ from tests.shared_rows import one, record, rows
 from tests.trees_layout import TREES
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
 from warehouse.views.identities import resolve_identities
+from tests.readers import connect_file
 
 ROW = "SELECT * FROM stg_results WHERE metric = 'performance' AND result_id = ? AND benchmark = ? AND scenario = ?"
 TOKENS = "SELECT * FROM token_economics WHERE result_id = ? AND benchmark = ? AND scenario = ?"
@@ -35,7 +36,7 @@ def rule(benchmark: str, scenario: str, round_from: str) -> dict:
 
 @pytest.fixture
 def trees_con(trees_warehouse):
-    connection = duckdb.connect(trees_warehouse, read_only=True)
+    connection = connect_file(trees_warehouse, read_only=True)
     yield connection
     connection.close()
 

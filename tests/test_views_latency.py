@@ -11,6 +11,7 @@ import pytest
 
 from tests.shared_rows import one, record, rows
 from tests.trees_layout import TREES
+from tests.readers import connect_file
 
 V60 = TREES / "inference_results_v6.0" / "closed"
 GB200_X72 = "GB200-NVL72_GB200-186GB_aarch64x72_TRT"
@@ -18,7 +19,7 @@ GB200_X72 = "GB200-NVL72_GB200-186GB_aarch64x72_TRT"
 
 @pytest.fixture
 def con(trees_warehouse):
-    connection = duckdb.connect(trees_warehouse, read_only=True)
+    connection = connect_file(trees_warehouse, read_only=True)
     yield connection
     connection.close()
 

@@ -16,6 +16,7 @@ from tests.shared_rows import as_round
 from tests.test_backfill import query, statuses
 from warehouse.ingest.history import EVENT_COLUMNS, events
 from warehouse.store.publish import published_path
+from tests.readers import connect_file
 
 TABLES = ("results", "sources", "quarantine", "load_events", "rounds")
 
@@ -50,7 +51,7 @@ def change_one_result(upstream, round_name: str) -> dict:
 
 
 def snapshot(db: str) -> dict[str, list]:
-    with duckdb.connect(db, read_only=True) as con:
+    with connect_file(db, read_only=True) as con:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
 
 
@@ -60,7 +61,7 @@ def watch(cli, server, db):
 
 def assert_events_follow_their_schema(db: str) -> None:
     """The load events runs store are what schemas/rounds.py LoadEvent says (loads, reloads, failures)."""
-    with duckdb.connect(db, read_only=True) as con:
+    with connect_file(db, read_only=True) as con:
         stored = events(con).select(EVENT_COLUMNS)
     # DuckDB names the zone its TIMESTAMPTZ values come back in Etc/UTC; the same instants.
     LoadEvent.validate(stored.with_columns(pl.col("loaded_at").dt.convert_time_zone("UTC")), lazy=True)
@@ -128,7 +129,7 @@ def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_an
         assert published_path(db_file).stat().st_mtime_ns == published_before
         assert (tmp_path / "bi" / "manifest.json").stat().st_mtime_ns == export_before  # not rewritten
     assert_events_follow_their_schema(db_file)
-    with duckdb.connect(str(published_path(db_file)), read_only=True) as con:  # what readers see
+    with connect_file(str(published_path(db_file)), read_only=True) as con:  # what readers see
         assert con.execute("SELECT * FROM results ORDER BY ALL").fetchall() == before["results"]
 
 
@@ -169,7 +170,7 @@ def test_every_writing_command_records_its_load_and_publishes_the_copy(cli, db_f
     assert (kind, status, source_id) == ("ingest", "loaded", f"unofficial/v5.0/{csv.name}")
     assert rows_loaded == query(db_file, "SELECT rows_loaded FROM sources")[0][0] > 0
     assert summary == f"first load: {rows_loaded} results"
-    with duckdb.connect(str(published_path(db_file)), read_only=True) as con:
+    with connect_file(str(published_path(db_file)), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
     published = published_path(db_file).stat().st_mtime_ns
     assert cli("views", "refresh", "--db", db_file)[0] == 0

@@ -13,6 +13,7 @@ from tests.conftest import MIRROR, load_shared_rounds
 from tests.test_backfill import snapshot, summary
 from warehouse.store.lock import writer
 from warehouse.store.publish import publish
+from tests.readers import connect_file
 
 pytestmark = pytest.mark.slow  # whole processes, each starting Prefect (~10 s a test)
 COMMAND = Path(sys.executable).with_name("mlperf-wh")
@@ -47,7 +48,7 @@ def test_two_concurrent_backfills_both_end_with_one_runs_data(api_env, tmp_path)
     for _, out, err in results:
         if summary(out)["v6.0"]["status"] == "unchanged" and "waiting" in err:  # it waited: it says for whom
             assert "it is being written by pid" in err and "mlperf-wh backfill" in err
-    with duckdb.connect(db, read_only=True) as con:
+    with connect_file(db, read_only=True) as con:
         assert con.execute("SELECT rows_read, rows_loaded FROM sources").fetchall() == [(520, 520)]
         assert con.execute("SELECT count(*) FROM load_events").fetchone()[0] == 1
 
@@ -95,5 +96,5 @@ def test_a_backfill_succeeds_while_a_reader_holds_the_published_copy_open(api_en
         assert out.strip() == "1"  # the open reader kept its consistent (older) copy
     finally:
         reader.kill()
-    with duckdb.connect(str(copy), read_only=True) as con:  # a reader that reconnects sees the load
+    with connect_file(str(copy), read_only=True) as con:  # a reader that reconnects sees the load
         assert con.execute("SELECT count(*) FROM sources").fetchone()[0] == 2

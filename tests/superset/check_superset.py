@@ -7,8 +7,9 @@ SECRET_KEY, no Redis, no Celery), runs the equivalents of `superset db upgrade` 
 creates an admin, registers the warehouse through Superset's own Database model, and then asks
 Superset, not DuckDB, for:
 
-1. the marts (every `sql/marts/*.sql` name must be a view Superset lists in the file's schema,
-   which duckdb-engine names <catalog>.main, e.g. w.main for w.read.duckdb),
+1. the marts (every `sql/marts/*.sql` name must be a view Superset lists in the marts schema,
+   which duckdb-engine names <catalog>.marts, e.g. w.marts for w.read.duckdb; the loaded tables
+   are in <catalog>.main, the models under the marts in base, staging and intermediate),
 2. the columns of token_economics and software_gains (Database.get_columns, what "add dataset" shows),
 3. a dataset: SqlaTable.fetch_metadata() on token_economics, as the "add dataset" dialog does,
 4. rows through Database.get_df (the query path of charts and the API),
@@ -35,9 +36,9 @@ from pathlib import Path
 
 REFLECTED = ("token_economics", "software_gains")
 QUERY = ("SELECT round, accelerator, benchmark, scenario, tokens_per_second_per_accelerator "
-         "FROM token_economics WHERE tokens_per_second_per_accelerator IS NOT NULL "
+         "FROM marts.token_economics WHERE tokens_per_second_per_accelerator IS NOT NULL "
          "ORDER BY tokens_per_second_per_accelerator DESC LIMIT 5")
-SQLLAB_QUERY = "SELECT round, count(*) AS results FROM token_economics GROUP BY round ORDER BY round"
+SQLLAB_QUERY = "SELECT round, count(*) AS results FROM marts.token_economics GROUP BY round ORDER BY round"
 
 
 class CheckFailed(Exception):
@@ -149,9 +150,12 @@ def main(argv: list[str] | None = None) -> int:
             # duckdb-engine names schemas <catalog>.<schema>; the file's catalog is its name up to
             # the first dot (w.read.duckdb -> w), beside DuckDB's own system and temp catalogs
             schemas = database.get_all_schema_names()
-            ours = sorted(s for s in schemas if s.endswith(".main")
+            ours = sorted(s for s in schemas if s.endswith(".marts")
                           and s.split(".")[0] not in ("system", "temp"))
-            expect(len(ours) == 1, f"no single <catalog>.main schema among {sorted(schemas)}")
+            expect(len(ours) == 1, f"no single <catalog>.marts schema among {sorted(schemas)}")
+            catalog = ours[0].split(".")[0]
+            layers = {f"{catalog}.{name}" for name in ("main", "base", "staging", "intermediate")}
+            expect(layers <= set(schemas), f"missing schemas {sorted(layers - set(schemas))}")
             schema = ours[0]
             say(step, f"{sorted(schemas)}; the warehouse's: {schema}")
 

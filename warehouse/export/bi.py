@@ -1,11 +1,14 @@
 """A direct, read-only SQLAlchemy connection to the warehouse, the way BI tools (Superset) connect.
 
-Column reflection through duckdb-engine (0.17, its latest release) fails under SQLAlchemy 2.0.45 and
-later: SQLAlchemy's PostgreSQL catalog query, which duckdb-engine reuses, reads
-pg_catalog.pg_collation, which DuckDB emulates only in part (Mause/duckdb_engine#1379, #1391; the
-fix, Mause/duckdb_engine#1393, is not released). pyproject.toml therefore pins SQLAlchemy below
-2.0.45, the combination duckdb-engine supports; lift the pin once a duckdb-engine release carries
-the fix (tests/test_bi_connection.py says whether reflection works).
+The `bi` extra pins SQLAlchemy below 2.0.55: column reflection through duckdb-engine 0.17 (its
+latest release) was measured to work on 2.0.44 to 2.0.54 and to fail from 2.0.55 (REGCLASS) and on
+2.1.9 (pg_catalog.pg_collation, which DuckDB emulates only in part; Mause/duckdb_engine#1379,
+#1391). tests/test_bi_connection.py says whether reflection works on what is installed.
+
+The marts live in the `marts` schema, the models that build them in base, staging and
+intermediate, the loaded and reference tables in main (sql/layers.toml): an inspector lists the
+marts with schema="marts". The engine sets DuckDB's search path on each connection, so a bare name
+(`SELECT * FROM leaderboard`) finds a mart as it does in `mlperf-wh sql`.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from pathlib import Path
 from warehouse.errors import needs_extra
 
 with needs_extra("bi", "the BI connection helper"):
-    from sqlalchemy import create_engine
+    from sqlalchemy import create_engine, event
     from sqlalchemy.engine import Engine
 
 
@@ -35,4 +38,14 @@ def read_only_engine(warehouse_file: str | Path, writer_file: bool = False) -> E
     if not writer_file:
         from warehouse.store.publish import reader_path
         reader_path(str(warehouse_file))
-    return create_engine(connection_url(warehouse_file, writer_file))
+    engine = create_engine(connection_url(warehouse_file, writer_file))
+    event.listen(engine, "connect", _search_marts_first)
+    return engine
+
+
+def _search_marts_first(dbapi_connection, _record) -> None:
+    from warehouse.views.catalog import MARTS_SCHEMA, SCHEMAS
+    present = {name for (name,) in dbapi_connection.execute(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()").fetchall()}
+    path = [MARTS_SCHEMA] + [s for s in SCHEMAS if s != MARTS_SCHEMA]
+    dbapi_connection.execute(f"SET search_path = '{','.join(s for s in path if s in present)}'")

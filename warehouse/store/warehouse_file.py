@@ -1,11 +1,15 @@
 """Opening the warehouse file, with every way that can fail said in one line naming the file."""
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+
+from warehouse.resources import package_dir
 
 from warehouse.errors import ExpectedFailure, WarehouseUnavailable, is_disk_full
 
@@ -23,13 +27,38 @@ def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) ->
         con = duckdb.connect(path, read_only=read_only, config=config)
     except (duckdb.Error, OSError) as exc:
         raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
-    if not read_only:
-        try:
+    try:
+        if not read_only:
             _create_missing_tables(con, tables_sql)
-        except (duckdb.Error, OSError) as exc:
-            con.close()
-            raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
+        use_warehouse_schemas(con, create=not read_only)
+    except (duckdb.Error, OSError) as exc:
+        con.close()
+        raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
     return con
+
+
+SOURCE_SCHEMA = "main"  # the loader's tables and the reference tables
+
+
+@functools.lru_cache(maxsize=None)
+def warehouse_schemas() -> tuple[str, ...]:
+    """The search path: main, then each layer's schema of sql/layers.toml (`schema`, else the layer's
+    name), the marts first, so `leaderboard` is marts.leaderboard and `stg_results` staging.stg_results."""
+    with (package_dir("sql") / "layers.toml").open("rb") as f:
+        layers = {name: spec for name, spec in tomllib.load(f).items() if isinstance(spec, dict)}
+    return (SOURCE_SCHEMA,) + tuple(dict.fromkeys(spec.get("schema", name) for name, spec in reversed(layers.items())))
+
+
+def use_warehouse_schemas(con: duckdb.DuckDBPyConnection, create: bool = False) -> None:
+    """Bare names find the marts and the models they read; a warehouse written before there were
+    schemas has only main."""
+    schemas = warehouse_schemas()
+    present = {name for (name,) in con.execute(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()").fetchall()}
+    if create and not set(schemas) <= present:
+        con.execute(";".join(f"CREATE SCHEMA IF NOT EXISTS {s}" for s in schemas if s not in present))
+        present |= set(schemas)
+    con.execute(f"SET search_path = '{','.join(s for s in schemas if s in present)}'")
 
 
 _CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")

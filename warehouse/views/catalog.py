@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 import tomllib
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import duckdb
 import polars as pl
 
 from warehouse.resources import checksum, package_dir, read_record, write_record
+from warehouse.store.warehouse_file import SOURCE_SCHEMA, warehouse_schemas
 
 SQL_DIR = package_dir("sql")
 LAYERS_FILE_NAME = "layers.toml"
@@ -27,6 +29,7 @@ class Layer:
     name: str
     materialized: str
     reads: tuple[str, ...]
+    schema: str  # the DuckDB schema its models live in
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,8 @@ class Layering:
         with path.open("rb") as f:
             raw = tomllib.load(f)
         sources = raw.pop("sources", [])
-        layers = tuple(Layer(name, spec.get("materialized"), tuple(spec.get("reads", [])))
-                       for name, spec in raw.items())
+        layers = tuple(Layer(name, spec.get("materialized"), tuple(spec.get("reads", [])),
+                             spec.get("schema", name)) for name, spec in raw.items())
         known = {SOURCES} | {layer.name for layer in layers}
         for layer in layers:
             if layer.materialized not in MATERIALIZATIONS:
@@ -62,7 +65,11 @@ class Layering:
         return next(layer for layer in self.layers if layer.name == name)
 
 
-LAYERS = Layering.read().names
+
+LAYERING = Layering.read()
+LAYERS = LAYERING.names
+MARTS_SCHEMA = LAYERING.layer(LAYERS[-1]).schema
+SCHEMAS = warehouse_schemas()
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,11 @@ class ViewFile:
     path: Path
     sql: str
     kind: str   # 'view' or 'table': its layer's materialization
+    schema: str = SOURCE_SCHEMA
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.schema}.{self.name}"
 
     @functools.cached_property
     def name(self) -> str:
@@ -203,8 +215,41 @@ def definitions(sql_dir: Path | None = None) -> list[ViewFile]:
     views = []
     for path in view_files(sql_dir, layering):
         sql = path.read_text(encoding="utf-8")
-        views.append(ViewFile(path, sql, layering.layer(path.parent.name).materialized))
+        layer = layering.layer(path.parent.name)
+        views.append(ViewFile(path, sql, layer.materialized, layer.schema))
     return views
+
+
+def schema_of(views: list[ViewFile], sources=None) -> dict[str, str]:
+    """name -> schema of every model and source relation."""
+    sources = LAYERING.sources if sources is None else sources
+    return {name: SOURCE_SCHEMA for name in sources} | {v.name: v.schema for v in views}
+
+
+def qualified_sql(view: ViewFile, schemas: dict[str, str]) -> str:
+    """The model's SQL with every relation of another schema named with its schema (DuckDB binds a
+    view's bare names in the view's own schema, and a reader may attach the file under any name).
+    Names followed by a dot (a column's qualifier) or inside quotes are left as written."""
+    foreign = sorted((n for n in view.relations if schemas.get(n, view.schema) != view.schema), key=len, reverse=True)
+    if not foreign:
+        return view.sql
+    pattern = re.compile(rf"(?<![\w.'\"])\b({'|'.join(map(re.escape, foreign))})\b(?![\w'\"]|\s*\.)")
+    code, comments = _split_comments(view.sql)
+    return "".join(piece if is_comment else pattern.sub(lambda m: f"{schemas[m.group(1)]}.{m.group(1)}", piece)
+                   for piece, is_comment in zip(code, comments))
+
+
+_COMMENT_OR_STRING = re.compile(r"--[^\n]*|'(?:[^']|'')*'")
+
+
+def _split_comments(sql: str) -> tuple[list[str], list[bool]]:
+    """The text cut into pieces, each either code or a comment/string literal (left untouched)."""
+    pieces, kinds, at = [], [], 0
+    for match in _COMMENT_OR_STRING.finditer(sql):
+        pieces += [sql[at:match.start()], match.group(0)]
+        kinds += [False, True]
+        at = match.end()
+    return pieces + [sql[at:]], kinds + [False]
 
 
 def layering_problems(sql_dir: Path | None = None) -> list[str]:

@@ -15,7 +15,7 @@ import duckdb
 import polars as pl
 
 from warehouse.store import db
-from warehouse.views.catalog import LAYERS, SQL_DIR, ViewFile, definitions
+from warehouse.views.catalog import LAYERS, SCHEMAS, SOURCE_SCHEMA, SQL_DIR, ViewFile, definitions
 
 DOCS_FILE_NAME = "_columns.toml"
 DOCUMENTED_LAYERS = ("marts",)   # every column described, or tests/test_column_docs.py fails
@@ -92,9 +92,9 @@ def relation_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> pl.Dat
     return db.query_frame(con, """
         SELECT table_name AS view, column_name AS column, data_type AS type, column_index AS position
         FROM duckdb_columns()
-        WHERE schema_name = current_schema() AND database_name = current_database()
+        WHERE list_contains(?, schema_name) AND database_name = current_database()
           AND list_contains(?, table_name)
-        ORDER BY table_name, column_index""", [names])
+        ORDER BY table_name, column_index""", [list(SCHEMAS), names])
 
 
 def _describer(views: list[ViewFile]):
@@ -200,24 +200,27 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
     sources = [s for s in source_docs.source_names() if names is None or s in names]
     with db.one_thread(con):
         for view in views:
-            con.execute(f"COMMENT ON {view.kind.upper()} {view.name} IS {_quote(view.question)}")
+            con.execute(f"COMMENT ON {view.kind.upper()} {view.qualified_name} IS {_quote(view.question)}")
         columns = source_columns(con, sources)
         tables_said, columns_said = _existing_comments(con)
         for table in columns["table"].unique(maintain_order=True).to_list():
             about = source_docs.describe_table(table)
             if about and tables_said.get(table) != about:
-                con.execute(f"COMMENT ON TABLE {table} IS {_quote(about)}")
+                con.execute(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
         described = pl.concat([described_columns(con, views).select("view", "column", "description"),
                                columns.select(pl.col("table").alias("view"), "column", "description")])
+        where = {v.name: v.schema for v in views}
         for name, column, description in described.filter(pl.col("description").is_not_null()).iter_rows():
             # Source tables outlive builds and keep their comments: only what changed is said again.
             if columns_said.get((name, column)) != description:
-                con.execute(f'COMMENT ON COLUMN {name}."{column}" IS {_quote(description)}')
+                con.execute(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
+                            f'IS {_quote(description)}')
 
 
 def _existing_comments(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:
     """The comments the catalog already holds: by table, and by (table, column)."""
-    where = "WHERE database_name = current_database() AND schema_name = current_schema() AND comment IS NOT NULL"
+    where = (f"WHERE database_name = current_database() AND schema_name IN ({', '.join(repr(s) for s in SCHEMAS)})"
+             " AND comment IS NOT NULL")
     tables = dict(con.execute(f"SELECT table_name, comment FROM duckdb_tables() {where}").fetchall())
     columns = {(t, c): comment for t, c, comment in con.execute(
         f"SELECT table_name, column_name, comment FROM duckdb_columns() {where}").fetchall()}
@@ -237,7 +240,9 @@ def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
              "(`sql/_reads.json`) and the column descriptions in `sql/marts/_columns.toml`. Do not edit by",
              "hand. The same descriptions are DuckDB column comments in the warehouse and the `description`",
              "of each column in an export's manifest.json; the source tables and staging models carry",
-             "column comments too (`sql/_sources.toml`, `sql/staging/_columns.toml`, `schemas/`).", ""]
+             "column comments too (`sql/_sources.toml`, `sql/staging/_columns.toml`, `schemas/`).", "",
+             "The marts are in the DuckDB schema `marts` (`SELECT * FROM marts.leaderboard` from any client;",
+             "`mlperf-wh sql` finds a bare name through its search path); the loaded tables are in `main`.", ""]
     for view in (v for v in views if v.layer in DOCUMENTED_LAYERS):
         lines += [f"## `{view.name}` ({view.layer}, {view.kind})", "", view.question, ""]
         entry = catalog.get(view.name)

@@ -13,7 +13,8 @@ import duckdb
 from warehouse.identity.reference import Reference, default_reference
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
-from warehouse.views.catalog import ViewFile, _parse_ahead, definitions
+from warehouse.views.catalog import (SCHEMAS, SOURCE_SCHEMA, ViewFile, _parse_ahead, definitions,
+                                     qualified_sql, schema_of)
 
 def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
     """Every view after the views it reads from (a table must be rebuilt after its inputs)."""
@@ -32,35 +33,47 @@ def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
 
 
 def _existing_kinds(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """name -> 'view' or 'table', for everything in the schema (one catalog query, not one a model)."""
-    found = con.execute("SELECT table_name, table_type FROM information_schema.tables "
-                        "WHERE table_schema = current_schema()").fetchall()
-    return {name: "view" if kind == "VIEW" else "table" for name, kind in found}
+    """'schema.name' -> 'view' or 'table', for every relation of the warehouse's schemas (one
+    catalog query, not one a model)."""
+    found = con.execute("SELECT table_schema, table_name, table_type FROM information_schema.tables "
+                        "WHERE table_catalog = current_database() AND list_contains(?, table_schema)",
+                        [list(SCHEMAS)]).fetchall()
+    return {f"{schema}.{name}": "view" if kind == "VIEW" else "table" for schema, name, kind in found}
 
 
-def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None) -> None:
-    """Create or replace one model as its layer stores it (a view that was a table is dropped first)."""
+def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None,
+           schemas: dict[str, str] | None = None) -> None:
+    """Create or replace one model as its layer stores it, in its layer's schema (a view that was a
+    table is dropped first); `schemas`: where each relation it reads lives (catalog.schema_of)."""
     if existing and existing != view.kind:
-        con.execute(f"DROP {existing.upper()} {view.name}")
+        con.execute(f"DROP {existing.upper()} {view.qualified_name}")
+    sql = qualified_sql(view, schemas or schema_of(definitions()))
     try:
-        con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.name} AS\n{view.sql}")
+        con.execute(f"CREATE OR REPLACE {view.kind.upper()} {view.qualified_name} AS\n{sql}")
     except duckdb.Error as exc:
-        raise RuntimeError(f"cannot create {view.kind} {view.name} ({view.path}): {exc}") from exc
+        raise RuntimeError(f"cannot create {view.kind} {view.qualified_name} ({view.path}): {exc}") from exc
 
 
 RETIRED_MODEL = re.compile(r"^(base|stg|int)_")
 
 
 def drop_retired_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile]) -> list[str]:
-    """Drop the base, staging and intermediate models an earlier version created that no file defines
-    any more (a warehouse keeps them otherwise, stale, beside the models that replaced them)."""
-    defined = {v.name for v in views}
-    retired = [(name, kind) for name, kind in con.execute(
-        "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = current_schema()"
-    ).fetchall() if RETIRED_MODEL.match(name) and name not in defined]
-    for name, kind in retired:
-        con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} IF EXISTS {name}")
-    return [name for name, _ in retired]
+    """Drop what an earlier version created that no file defines any more, so it does not stay,
+    stale, beside the models that replaced it: in the models' schemas, every relation no file
+    defines; in main (where every model lived before each layer had its schema), every model's name
+    and every base, staging or intermediate name. -> 'schema.name' of each dropped."""
+    defined = {v.qualified_name for v in views}
+    names = {v.name for v in views}
+    model_schemas = set(SCHEMAS) - {SOURCE_SCHEMA}
+    retired = []
+    for qualified, kind in _existing_kinds(con).items():
+        schema, name = qualified.split(".", 1)
+        stale = (qualified not in defined if schema in model_schemas
+                 else name in names or bool(RETIRED_MODEL.match(name)))
+        if stale:
+            con.execute(f"DROP {kind.upper()} IF EXISTS {qualified}")
+            retired.append(qualified)
+    return retired
 
 
 @dataclass(frozen=True)
@@ -80,22 +93,25 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
     append what each model cost to build (bench/views_profile.py)."""
     from warehouse.identity.round_table import sync_registry
     views = in_dependency_order(definitions())
+    schemas = schema_of(views)
     ref = ref or default_reference()
     fingerprint = build_fingerprint(views, ref)
     with db.transaction(con):
         existing = _existing_kinds(con)
         partial = changed is not None and _last_fingerprint(con) == fingerprint and all(
-            v.name in existing for v in views)
+            v.qualified_name in existing for v in views)
         if partial:
             views = downstream_of(views, set(changed))
         else:
+            for schema in dict.fromkeys(schemas.values()):
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
             load_reference_tables(con, ref)
             sync_registry(con)
             drop_retired_models(con, views)
             existing = _existing_kinds(con)
         for view in views:
             started, cpu_started = time.perf_counter(), time.process_time()
-            create(con, view, existing.get(view.name))
+            create(con, view, existing.get(view.qualified_name), schemas)
             if profile is not None:
                 profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
@@ -120,7 +136,7 @@ def build_fingerprint(views: list[ViewFile], ref: Reference) -> str:
     """What a full build depends on: every model's SQL and every reference table's rows."""
     digest = hashlib.sha256()
     for view in views:
-        digest.update(f"{view.name}\0{view.kind}\0{view.sql}\0".encode())
+        digest.update(f"{view.qualified_name}\0{view.kind}\0{view.sql}\0".encode())
     for name in sorted(vars(ref)):
         digest.update(name.encode() + getattr(ref, name).write_csv().encode())
     return digest.hexdigest()
