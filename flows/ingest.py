@@ -10,7 +10,7 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.parameters import deployable_source, flow
 from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, materialize_views, run_rounds,
-                              task_runner, these_rounds)
+                              task_runner)
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
@@ -18,6 +18,7 @@ from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_con
 from warehouse.ingest.guards import GuardRefused
 from warehouse.errors import WarehouseUnavailable
 from warehouse.ingest.history import Run, load_with_history, record_failure
+from warehouse.ingest.look import these_rounds
 from warehouse.ingest.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
 from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids

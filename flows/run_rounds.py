@@ -35,13 +35,12 @@ from warehouse.ingest.fetch import (
     cannot_connect,
     fetch,
     is_transient,
-    missing_locally,
 )
 from warehouse.ingest.guards import GuardRefused
 from warehouse.ingest.history import Run, load_with_history, record_failure
 from warehouse.ingest.parse import MalformedFile
-from warehouse.ingest.pipeline import RoundOutcome, prepare, previous_fetches, source_id_for
-from warehouse.ingest.source_urls import redact
+from warehouse.ingest.look import Plan, absent_locally, handed_over, not_published, previous_of
+from warehouse.ingest.pipeline import RoundOutcome, prepare, source_id_for
 from warehouse.interrupt import raise_if_signalled
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
@@ -83,7 +82,7 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
         known = previous.get(location)
         try:
             # --force must get the bytes: no conditional request, or a 304 leaves nothing to parse.
-            fetched = fetch(location, file_name, settings, None if force else known)
+            fetched = handed_over(location) or fetch(location, file_name, settings, None if force else known)
         except NotFound:
             continue
         source_id = source_id_for(round_name, "official", file_name)
@@ -95,22 +94,6 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
             before.take(con)
             return load_with_history(con, fetched, prepared, round_name, "official", run, allow)
     return not_published(round_name, source)
-
-
-def previous_of(con: duckdb.DuckDBPyConnection, round: Round, source: str) -> dict[str, Previous | None]:
-    """What the last load of the round saw, for each of its candidate files at `source`."""
-    locations = [location for _, location in round.locations(source)]
-    return previous_fetches(con, source_id_for(round.name, "official", round.files[0]), locations)
-
-
-def not_published(round_name: str, source: str) -> RoundOutcome:
-    return RoundOutcome(round_name, "not_published", message=f"not published at this source ({redact(source)})")
-
-
-def absent_locally(round: Round, source: str) -> bool:
-    """True when the source is a local directory holding none of the round's candidate files: known
-    from the file system at once, no fetch (and no task run) to find it out."""
-    return all(missing_locally(location) for _, location in round.locations(source))
 
 
 class BeforeFirstLoad:
@@ -148,13 +131,6 @@ def _logger():
     except MissingContextError:
         import logging
         return logging.getLogger("mlperf.run")
-
-
-Plan = Callable[[duckdb.DuckDBPyConnection], tuple[list[Round], dict[str, Round]]]
-
-
-def these_rounds(rounds: list[Round]) -> Plan:
-    return lambda _con: (rounds, {})
 
 
 def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = False,

@@ -11,26 +11,15 @@ a changed file is reloaded; then the views refresh. A run with nothing new chang
 """
 from __future__ import annotations
 
-import duckdb
-
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
 from flows.local_runs import run_here
 from flows.parameters import deployable_source, flow
 from flows.run_rounds import run_rounds, task_runner
 from warehouse.export.run_report import RunReport
-from warehouse.identity.round_table import known_rounds, sync_registry
-from warehouse.identity.rounds import Round, following_round_names, resolve_source, round_named, round_sort_key
+from warehouse.identity.round_table import rounds_to_watch
+from warehouse.identity.rounds import resolve_source
 from warehouse.store import db
-
-
-def watch_plan(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, Round]]:
-    """Every known round, then the next names after the newest known one."""
-    sync_registry(con)
-    known = known_rounds(con)
-    newest = max(known, key=round_sort_key)
-    found = {name: round_named(name) for name in following_round_names(newest) if name not in known}
-    return list(known.values()) + list(found.values()), found
 
 
 def _watch_run_name() -> str:
@@ -42,7 +31,7 @@ def _watch_run_name() -> str:
 @flow(name="watch-rounds", flow_run_name=_watch_run_name, task_runner=task_runner())
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
     """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
-    report = run_rounds(watch_plan, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
+    report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
     if report.failed:
         raise RoundsFailed(report)
     return report

@@ -7,7 +7,7 @@ import polars as pl
 from schemas import ROUND
 
 FOUND_BY = ["registry", "watcher", "first load"]
-EVENT_STATUSES = ["loaded", "reloaded", "failed"]
+EVENT_STATUSES = ["loaded", "reloaded", "unchanged", "failed"]
 
 
 class RoundRow(pa.DataFrameModel):
@@ -35,7 +35,9 @@ class LoadEvent(pa.DataFrameModel):
     source_id: str = pa.Field(description="sources.source_id of the file; null when the attempt failed before one was known", nullable=True)
     url: str = pa.Field(description="where the bytes came from (URL or local path)", nullable=True)
     status: str = pa.Field(isin=EVENT_STATUSES, description="loaded: first load of the source; "
-                                                              "reloaded: it replaced an earlier load")
+                                                              "reloaded: it replaced an earlier load; "
+                                                              "unchanged: a run found the file as loaded; "
+                                                              "failed: an attempt that loaded nothing")
     sha256: str = pa.Field(description="checksum of the file loaded", nullable=True)
     previous_sha256: str = pa.Field(description="checksum of the load it replaced; null for a first load", nullable=True)
     rows_read: pl.Int64 = pa.Field(description="records in the file", ge=0)

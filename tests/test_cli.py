@@ -287,7 +287,7 @@ def test_every_help_shows_an_example(run):
 def test_help_names_what_the_package_defines(run, prefect_harness, monkeypatch):
     from flows.trees import DEFAULT_CONCURRENCY
     from warehouse.cli import build, global_options, outputs
-    from warehouse.export import EXPORT_FORMATS
+    from warehouse.export.bi_files import EXPORT_FORMATS
     from warehouse.ingest.guards import GUARDS
     from warehouse.ingest.tree_ingest import DEFAULT_CHUNK
     from warehouse.store.db import DEFAULT_DB

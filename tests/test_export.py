@@ -16,7 +16,7 @@ import pytest
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
-from warehouse.export import ExportError, default_views, export_views, sha256_of
+from warehouse.export.bi_files import ExportError, default_views, export_views, sha256_of
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
 from warehouse.store import db
 from tests.readers import connect_file

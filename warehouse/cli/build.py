@@ -103,11 +103,18 @@ def _guards(allow: list[str] | None) -> list[str]:
 
 def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: list[str], what: str,
                   fmt: Format) -> int:
+    from flows.look_first import unless_changed
+    from warehouse.identity.rounds import resolve_source
+    from warehouse.ingest.look import these_rounds
+    from warehouse.ingest.source_urls import check_source
+    from warehouse.store import db
+    source = check_source(resolve_source(source))
+    unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
+                                                  "backfill", views_must_be_current=True)
+    if unchanged is not None:
+        return print_run(unchanged, source, strict, fmt)
     from flows.ingest import backfill as backfill_flow
     from flows.local_runs import run_here
-    from warehouse.identity.rounds import resolve_source
-    from warehouse.ingest.source_urls import check_source
-    source = check_source(resolve_source(source))
     db_file = _writable_warehouse(f"mlperf-wh {what}")
     return print_run(run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow), source, strict, fmt)
 

@@ -38,7 +38,7 @@ def export(
     ] = None,
 ) -> int:
     """Write every mart and dimension to files for BI tools, with a manifest."""
-    from warehouse.export import ExportError, export_views
+    from warehouse.export.bi_files import ExportError, export_views
     from warehouse.store import db
     chosen = [v.strip() for v in views.split(",") if v.strip()] if views else None
     with db.connect(reading_file(), read_only=True) as con:

@@ -37,13 +37,19 @@ def register(app: typer.Typer) -> None:
 
 def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format.table) -> int:
     """Look for new or changed rounds once, as the scheduled watcher does, and load them."""
-    from flows.watch import watch_once
+    from flows.look_first import unless_changed
+    from warehouse.identity.round_table import rounds_to_watch
     from warehouse.identity.rounds import resolve_source
     from warehouse.store import db
-    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     source = resolve_source(source)
+    db_file = db.db_path(current().db)
+    unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
+    if unchanged is not None:
+        return print_run(unchanged, source, strict, fmt)
+    from flows.watch import watch_once
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     start_prefect_server_tied_to_this_process()
-    return print_run(watch_once(source, db.db_path(current().db)), source, strict, fmt)
+    return print_run(watch_once(source, db_file), source, strict, fmt)
 
 
 def serve(

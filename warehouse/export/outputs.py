@@ -29,7 +29,7 @@ def publish_for_people(db_file: str, export_dir: str | Path | None = None,
     """Write the export (every mart, with manifest.json) and the report from the warehouse file,
     each swapped in whole. Either directory may be None to skip it."""
     # Imported here: a run that publishes nothing never pays for the report stack (altair, jinja2).
-    from warehouse.export import export_views
+    from warehouse.export.bi_files import export_views
     with needs_extra("report", "the report"):
         from warehouse.export.report import render_report
     with db.connect(db_file, read_only=True) as con:

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 import duckdb
 import polars as pl
 
-from warehouse.ingest.pipeline import RoundOutcome
+from warehouse.ingest.outcome import RoundOutcome
 from warehouse.ingest.source_urls import redact
-from warehouse.ledger.claims import due_decision_ids
 from warehouse.store import db
 
 GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "total_accelerators",
@@ -46,6 +45,7 @@ def _frame_or_empty(con, sql: str) -> pl.DataFrame:
 
 def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
     verdicts = _frame_or_empty(con, "SELECT id, verdict FROM claim_audit")
+    from warehouse.ledger.claims import due_decision_ids  # Pandera: only for a run that loads
     return Snapshot(dict(verdicts.iter_rows()) if verdicts.height else {}, due_decision_ids(con),
                     _frame_or_empty(con, "SELECT * FROM software_gain_summary"),
                     _frame_or_empty(con, "SELECT * FROM generation_speedups"))

@@ -13,7 +13,7 @@ import polars as pl
 from schemas import polars_types
 from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ModelId, ProcessorAlias, RackCapacity,
                                ResultField, ScenarioConstraint, SystemPower)
-from warehouse import settings
+from warehouse.identity.reference_files import REFERENCE_FILES, reference_dir, reference_file
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
 
@@ -44,9 +44,7 @@ def _reference(directory: Path, validated: dict[str, str]) -> Reference:
     return reference
 
 
-def _in(directory: Path, name: str) -> Path:
-    path = directory / name
-    return path if path.exists() or directory == REFERENCE_DIR else REFERENCE_DIR / name
+_in = reference_file
 
 
 def _check_names(reference: Reference, directory: Path) -> None:
@@ -96,11 +94,6 @@ def write_validated_checksums() -> Path:
     return write_record(VALIDATED_FILE, shipped_checksums())
 
 
-def reference_dir() -> Path:
-    """MLPERF_REFERENCE_DIR (a copy of warehouse/identity/reference you edit), else the shipped tables."""
-    return settings.current().reference_dir or REFERENCE_DIR
-
-
 def default_reference() -> Reference:
     directory = reference_dir()
     files = tuple(_in(directory, name).stat().st_mtime_ns for name in REFERENCE_FILES)
@@ -113,7 +106,6 @@ MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
           "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power",
           "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints"}
-REFERENCE_FILES = tuple(MODELS)
 
 
 @lru_cache(maxsize=4)

@@ -13,8 +13,7 @@ import datetime as dt
 import duckdb
 import polars as pl
 
-from schemas.rounds import RoundRow
-from warehouse.identity.rounds import Round, load_registry, round_named, round_sort_key
+from warehouse.identity.rounds import Round, following_round_names, load_registry, round_named, round_sort_key
 from warehouse.store import db
 
 COLUMNS = ["round", "repository", "branch", "files", "published_on", "found_by"]
@@ -25,6 +24,7 @@ def _frame(rounds: list[Round], found_by: str, seen_on: dt.date | None = None) -
              "published_on": r.published or seen_on, "found_by": found_by} for r in rounds]
     schema = {"round": pl.String, "repository": pl.String, "branch": pl.String,
               "files": pl.List(pl.String), "published_on": pl.Date, "found_by": pl.String}
+    from schemas.rounds import RoundRow  # Pandera: only when a row is written
     return RoundRow.validate(pl.DataFrame(rows, schema=schema))
 
 
@@ -79,3 +79,13 @@ def known_rounds(con: duckdb.DuckDBPyConnection) -> dict[str, Round]:
 def loaded_rounds(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {r for (r,) in con.execute(
         "SELECT DISTINCT round FROM sources WHERE origin = 'official' AND rows_loaded > 0").fetchall()}
+
+
+def rounds_to_watch(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, Round]]:
+    """What the watcher looks at: every known round, then the next names after the newest known one
+    (those it finds, recorded when they load)."""
+    sync_registry(con)
+    known = known_rounds(con)
+    newest = max(known, key=round_sort_key)
+    found = {name: round_named(name) for name in following_round_names(newest) if name not in known}
+    return list(known.values()) + list(found.values()), found

@@ -5,31 +5,12 @@ from dataclasses import dataclass, field
 
 from warehouse.identity.rounds import published_records
 from warehouse.ingest import guards
-from warehouse.ingest.fetch import Fetched, FetchSettings, Previous, fetch
+from warehouse.ingest.fetch import Fetched, FetchSettings, fetch
+from warehouse.ingest.outcome import (ORIGINS, RoundOutcome, previous_fetch, previous_fetches,  # noqa: F401 - theirs
+                                      source_id_for)
 from warehouse.ingest.parse import RECORD_NO, detect_format, parse
-from warehouse.ingest.source_urls import redact
 from warehouse.ingest.validate import Validated, split_valid
 from warehouse.store import db
-
-ORIGINS = ("official", "unofficial")
-
-
-@dataclass
-class RoundOutcome:
-    round: str
-    status: str                    # loaded | unchanged | not_published | refused | failed
-    rows_read: int = 0
-    rows_loaded: int = 0
-    rows_quarantined: int = 0
-    source_id: str | None = None
-    location: str | None = None
-    message: str = ""
-    unknown_columns: list[str] = field(default_factory=list)
-    unreachable: bool = False      # failed because the source could not be reached at all
-
-    @property
-    def failed(self) -> bool:
-        return self.status in ("failed", "refused")
 
 
 @dataclass
@@ -38,13 +19,6 @@ class Prepared:
     validated: Validated
     unknown_columns: list[str]
     findings: list[guards.Finding] = field(default_factory=list)  # what the file itself tells
-
-
-def source_id_for(round_name: str, origin: str, file_name: str) -> str:
-    """An official round has one result table; unofficial files are sources of their own."""
-    if origin not in ORIGINS:
-        raise ValueError(f"origin must be one of {ORIGINS}, not {origin!r}")
-    return f"official/{round_name}" if origin == "official" else f"unofficial/{round_name}/{file_name}"
 
 
 def prepare(content: bytes, file_name: str, round_name: str, origin: str, label: str) -> Prepared:
@@ -89,23 +63,3 @@ def ingest_location(con, round_name: str, origin: str, file_name: str, location:
     fetched = fetch(location, file_name, settings or FetchSettings())
     return load(con, fetched, prepare(fetched.content, file_name, round_name, origin, location),
                 round_name, origin)
-
-
-def previous_fetch(con, source_id: str, location: str) -> Previous | None:
-    """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
-    return _previous(db.previous_source(con, source_id), location)
-
-
-def previous_fetches(con, source_id: str, locations: list[str]) -> dict[str, Previous | None]:
-    """previous_fetch of each place the source's file may be, from one look-up."""
-    found = db.previous_source(con, source_id)
-    return {location: _previous(found, location) for location in locations}
-
-
-def _previous(found: dict | None, location: str) -> Previous | None:
-    if not found:
-        return None
-    same_place = found["url"] == redact(location)
-    return Previous(found["sha256"], found["etag"] if same_place else None,
-                    found["last_modified"] if same_place else None)
-

@@ -6,12 +6,14 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import duckdb
 
-from warehouse.identity.reference import Reference, default_reference
-from warehouse.identity.resolve import load_reference_tables
+from warehouse.identity.reference_files import reference_bytes
+
+if TYPE_CHECKING:
+    from warehouse.identity.reference import Reference
 from warehouse.store import db
 from warehouse.views.catalog import (SCHEMAS, SOURCE_SCHEMA, ViewFile, _parse_ahead, definitions,
                                      qualified_sql, schema_of)
@@ -84,16 +86,19 @@ class BuildTime:
     cpu_seconds: float
 
 
-def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
+def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
                 profile: list[BuildTime] | None = None, changed: Iterable[str] | None = None) -> list[str]:
     """Create or replace every model in dependency order, in one transaction; -> the models built.
     With `changed` (the tables a ledger load just wrote: claims, decisions, prices, own measurements),
     only the models that read them, directly or through other models, when every model and reference
     table is as the last full build left it (its fingerprint); else every model. With `profile`,
     append what each model cost to build (bench/views_profile.py)."""
+    from warehouse.identity.reference import default_reference  # Pandera: only when building
+    from warehouse.identity.resolve import load_reference_tables
     from warehouse.identity.round_table import sync_registry
     views = in_dependency_order(definitions())
     schemas = schema_of(views)
+    inputs = None if ref is not None else inputs_checksum(views)
     ref = ref or default_reference()
     fingerprint = build_fingerprint(views, ref)
     with db.transaction(con):
@@ -118,7 +123,7 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: Reference | None = None,
         # a partial build re-comments the source tables the load wrote, as it may have replaced them
         apply_comments(con, {v.name for v in views} | set(changed) if partial else None)
         if not partial:
-            _record_fingerprint(con, fingerprint)
+            _record_fingerprint(con, fingerprint, inputs)
     return [v.name for v in views]
 
 
@@ -132,7 +137,7 @@ def downstream_of(views: list[ViewFile], tables: set[str]) -> list[ViewFile]:
     return affected
 
 
-def build_fingerprint(views: list[ViewFile], ref: Reference) -> str:
+def build_fingerprint(views: list[ViewFile], ref: "Reference") -> str:
     """What a full build depends on: every model's SQL and every reference table's rows."""
     digest = hashlib.sha256()
     for view in views:
@@ -154,9 +159,35 @@ def _last_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
     return found[0][0] if found else None
 
 
-def _record_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str) -> None:
-    con.execute(f"CREATE OR REPLACE TABLE {FINGERPRINT_TABLE} AS "
-                "SELECT ? AS fingerprint, current_timestamp AS built_at", [fingerprint])
+def _record_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str, inputs: str | None) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE {FINGERPRINT_TABLE} AS SELECT ? AS fingerprint, "
+                "?::VARCHAR AS inputs, current_timestamp AS built_at", [fingerprint, inputs])
+
+
+def inputs_checksum(views: list[ViewFile] | None = None) -> str:
+    """What a full build with the default reference is made of, from the files' bytes alone (no
+    table parsed or validated): every model's SQL and schema, the reference tables, the round
+    registry. Equal to the one the last full build recorded: the views are current."""
+    digest = hashlib.sha256()
+    for view in sorted(views or definitions(), key=lambda v: v.qualified_name):
+        digest.update(f"{view.qualified_name}\0{view.kind}\0{view.sql}\0".encode())
+    for name, content in reference_bytes():
+        digest.update(name.encode() + b"\0" + content)
+    return digest.hexdigest()
+
+
+def views_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """The last full build was made from the SQL and reference files as they are now, and every
+    model it made is still there: a run that loaded nothing need not build again."""
+    if not con.execute("SELECT 1 FROM duckdb_columns() WHERE table_name = ? AND column_name = 'inputs' "
+                       "AND schema_name = current_schema()", [FINGERPRINT_TABLE]).fetchall():
+        return False
+    found = con.execute(f"SELECT inputs FROM {FINGERPRINT_TABLE}").fetchall()
+    views = definitions()
+    if not found or found[0][0] != inputs_checksum(views):
+        return False
+    existing = _existing_kinds(con)
+    return all(existing.get(v.qualified_name) == v.kind for v in views)
 
 
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
