@@ -52,7 +52,17 @@ test-superset: install $(SUPERSET_VENV)/.installed
 	env -u PYTHONPATH $(SUPERSET_VENV)/bin/python tests/superset/check_superset.py \
 		"$$tmp/w.read.duckdb" --marts-dir sql/marts --home "$$tmp/superset"
 
-bench: install
+# The package alone, as a user installs it (no extras): bench/core_path_bench.py measures the core path
+# in it beside the dev venv, whose test extra brings pandas and hypothesis, which Pandera then imports.
+CORE_VENV ?= .venv-core
+
+$(CORE_VENV)/.installed: pyproject.toml
+	python3 -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install --quiet -e .
+	touch $@
+
+bench: install $(CORE_VENV)/.installed
 	$(PY) bench/run.py
 
 report: install

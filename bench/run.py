@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
 
+import core_path_bench  # noqa: E402
 import ingest_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import trees_bench  # noqa: E402
@@ -25,6 +26,7 @@ SECTIONS = [
     ("views", views_bench.main),
     ("trees", trees_bench.main),
     ("orchestration", orchestration_bench.main),
+    ("core", core_path_bench.main),
 ]
 
 

@@ -198,23 +198,26 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
     from warehouse.views import source_docs
     views = [v for v in definitions() if names is None or v.name in names]
     sources = [s for s in source_docs.source_names() if names is None or s in names]
+    statements = [f"COMMENT ON {view.kind.upper()} {view.qualified_name} IS {_quote(view.question)}"
+                  for view in views]
     with db.one_thread(con):
-        for view in views:
-            con.execute(f"COMMENT ON {view.kind.upper()} {view.qualified_name} IS {_quote(view.question)}")
         columns = source_columns(con, sources)
         tables_said, columns_said = _existing_comments(con)
         for table in columns["table"].unique(maintain_order=True).to_list():
             about = source_docs.describe_table(table)
             if about and tables_said.get(table) != about:
-                con.execute(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
+                statements.append(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
         described = pl.concat([described_columns(con, views).select("view", "column", "description"),
                                columns.select(pl.col("table").alias("view"), "column", "description")])
         where = {v.name: v.schema for v in views}
         for name, column, description in described.filter(pl.col("description").is_not_null()).iter_rows():
             # Source tables outlive builds and keep their comments: only what changed is said again.
             if columns_said.get((name, column)) != description:
-                con.execute(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
-                            f'IS {_quote(description)}')
+                statements.append(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
+                                  f'IS {_quote(description)}')
+        # One call for all of them: a thousand calls cost a round trip each (0.3 s of a fresh build).
+        if statements:
+            con.execute(";\n".join(statements))
 
 
 def _existing_comments(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:
