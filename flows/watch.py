@@ -68,3 +68,10 @@ def deployments(cron: str, source: str | None = None, db_file: str | None = None
                     "on each run's Artifacts tab.")
     backfill = backfill_deployment(None, source, db_file)
     return [watcher, backfill]
+
+
+def serve_deployments(cron: str, source: str | None, db_file: str | None, on_serving):
+    """`mlperf-wh serve`: both deployments served from here until SIGINT or SIGTERM ->
+    flows.serving.Stopped."""
+    from flows.serving import register, serve_until_stopped  # Prefect's runner: 0.3 s to import
+    return serve_until_stopped(register(deployments(cron, source, db_file)), on_serving)

@@ -1,6 +1,8 @@
 """Acceptance: a real `prefect server start` on 127.0.0.1 (its own PREFECT_HOME), `mlperf-wh serve`
 against it, both deployments read back through the Prefect API, a watch-rounds run triggered and
-waited for, its round in the warehouse and its markdown report on the run."""
+waited for, its round in the warehouse and its markdown report on the run. And serve stops like a
+server: SIGINT (Ctrl-C) ends it within 5 s with one line saying what happened, the Prefect server it
+started stopped after it."""
 from __future__ import annotations
 
 import os
@@ -122,7 +124,7 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
             state = api_call("GET", f"{api}/flow_runs/{run['id']}")["state"]
             return state if state["type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") else None
         state = wait_for("the watch-rounds run", finished, STARTUP_SECONDS, [serving])
-        assert state["type"] == "COMPLETED", (home / "serve.log").read_text()[-3000:]
+        assert state["type"] == "COMPLETED", run_logs(api, run["id"])
 
         with duckdb.connect(str(db), read_only=True) as con:
             assert dict(con.execute("SELECT round, rows_read FROM sources").fetchall()) == {
@@ -135,3 +137,77 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
         assert "| v6.0 | loaded | 520 | 520 | 0 |" in by_type["markdown"]["data"]
     finally:
         stop(serving)
+
+
+def run_logs(api: str, flow_run_id: str) -> str:
+    """What a flow run logged, as the UI shows it: why it failed, when it did."""
+    logs = api_post(api, "/logs/filter", {"logs": {"flow_run_id": {"any_": [flow_run_id]}}, "sort": "TIMESTAMP_ASC"})
+    return "\n".join(f"{entry['level']} {entry['message']}" for entry in logs)[-4000:]
+
+
+def session_members(session_id: int) -> set[int]:
+    """The processes still alive in a session (the CLI, the server it started, their children)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[3]) == session_id:
+            found.add(int(entry.name))
+    return found
+
+
+def interrupt_when_serving(serving: subprocess.Popen, log: Path, group: bool) -> tuple[float, str]:
+    """SIGINT once serve says it serves (to its whole process group, as a terminal's Ctrl-C does, or
+    to serve alone) -> the seconds it took to exit, and what it printed."""
+    wait_for("serve to serve", lambda: "; stop with Ctrl-C" in log.read_text(), STARTUP_SECONDS, [serving])
+    signalled = time.monotonic()
+    if group:
+        os.killpg(serving.pid, signal.SIGINT)
+    else:
+        serving.send_signal(signal.SIGINT)
+    serving.wait(timeout=60)
+    return time.monotonic() - signalled, log.read_text()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_stops_serve_then_the_prefect_server_it_started_within_5s(tmp_path):
+    home, port = tmp_path / "prefect-home", free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"} | {
+        "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    log = tmp_path / "serve.log"
+    serving = start([str(BIN / "mlperf-wh"), "serve", "--server-port", str(port), "--source", str(MIRROR),
+                     "--db", str(tmp_path / "w.duckdb")], env, log)
+    try:
+        seconds, said = interrupt_when_serving(serving, log, group=True)
+        left = session_members(serving.pid)
+    finally:
+        stop(serving)
+    assert serving.returncode == 0, said
+    assert seconds < 5, f"took {seconds:.1f} s to stop"
+    assert said.splitlines()[-1] == (
+        "stopped by SIGINT; no run was in flight; the deployments it served are paused until it serves "
+        "again; the Prefect server it started is stopped"), said
+    assert "rolled back" not in said and "error" not in said and "Traceback" not in said
+    assert left == set(), f"left running: {left}"
+    assert not _ok(f"http://127.0.0.1:{port}/api/health")
+
+
+def test_sigint_stops_serve_within_5s_and_pauses_its_deployments_on_a_server_it_did_not_start(
+        prefect_server, tmp_path):
+    api, env, home = prefect_server
+    log = tmp_path / "serve.log"
+    serving = start([str(BIN / "mlperf-wh"), "serve", "--cron", CRON, "--source", str(MIRROR),
+                     "--db", str(tmp_path / "w.duckdb")], env, log)
+    try:
+        seconds, said = interrupt_when_serving(serving, log, group=False)
+    finally:
+        stop(serving)
+    assert serving.returncode == 0, said
+    assert seconds < 5, f"took {seconds:.1f} s to stop"
+    assert said.splitlines()[-1] == (
+        "stopped by SIGINT; no run was in flight; the deployments it served are paused until it serves again")
+    assert _ok(f"{api}/health")  # not its server: still up
+    paused = {d["name"]: d["paused"] for d in api_post(api, "/deployments/filter")}
+    assert paused == {"mlperf-watch-rounds": True, "mlperf-backfill": True}
