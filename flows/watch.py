@@ -11,12 +11,15 @@ a changed file is reloaded; then the views refresh. A run with nothing new chang
 """
 from __future__ import annotations
 
+import datetime as dt
+
 import duckdb
 
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
 from flows.local_runs import run_here
 from flows.parameters import deployable_source, flow
+from flows.run_names import name_scheduled_runs, name_this_deployments_runs
 from flows.run_rounds import run_rounds, task_runner
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import known_rounds, sync_registry
@@ -33,16 +36,21 @@ def watch_plan(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, R
     return list(known.values()) + list(found.values()), found
 
 
+def watch_run_name(scheduled_start: dt.datetime | None) -> str:
+    """What a watch-rounds run is called: by when it was scheduled to start (UTC)."""
+    return f"watch-rounds-{scheduled_start:%Y-%m-%dT%H%M}" if scheduled_start else "watch-rounds"
+
+
 def _watch_run_name() -> str:
     from prefect.runtime import flow_run
-    started = flow_run.scheduled_start_time
-    return f"watch-rounds-{started:%Y-%m-%dT%H%M}" if started else "watch-rounds"
+    return watch_run_name(flow_run.scheduled_start_time)
 
 
 @flow(name="watch-rounds", flow_run_name=_watch_run_name, task_runner=task_runner())
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
     """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
     report = run_rounds(watch_plan, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
+    name_this_deployments_runs(watch_run_name)
     if report.failed:
         raise RoundsFailed(report)
     return report
@@ -71,7 +79,9 @@ def deployments(cron: str, source: str | None = None, db_file: str | None = None
 
 
 def serve_deployments(cron: str, source: str | None, db_file: str | None, on_serving):
-    """`mlperf-wh serve`: both deployments served from here until SIGINT or SIGTERM ->
-    flows.serving.Stopped."""
+    """`mlperf-wh serve`: both deployments registered, the watcher's upcoming runs named, then
+    served from here until SIGINT or SIGTERM -> flows.serving.Stopped."""
     from flows.serving import register, serve_until_stopped  # Prefect's runner: 0.3 s to import
-    return serve_until_stopped(register(deployments(cron, source, db_file)), on_serving)
+    runner = register(deployments(cron, source, db_file))
+    name_scheduled_runs(runner.deployment_ids[0], watch_run_name)  # deployments(): the watcher first
+    return serve_until_stopped(runner, on_serving)

@@ -1,8 +1,8 @@
 """Acceptance: a real `prefect server start` on 127.0.0.1 (its own PREFECT_HOME), `mlperf-wh serve`
-against it, both deployments read back through the Prefect API, a watch-rounds run triggered and
-waited for, its round in the warehouse and its markdown report on the run. And serve stops like a
-server: SIGINT (Ctrl-C) ends it within 5 s with one line saying what happened, the Prefect server it
-started stopped after it."""
+against it, both deployments read back through the Prefect API, the watcher's upcoming runs named as
+they will start, a watch-rounds run triggered and waited for, its round in the warehouse and its
+markdown report on the run. And serve stops like a server: SIGINT (Ctrl-C) ends it within 5 s with
+one line saying what happened, the Prefect server it started stopped after it."""
 from __future__ import annotations
 
 import os
@@ -114,6 +114,9 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
         deployments = wait_for("both deployments", both_deployments, STARTUP_SECONDS, [serving])
         watcher = deployments["mlperf-watch-rounds"]
         assert [s["schedule"]["cron"] for s in watcher["schedules"]] == [CRON]
+        upcoming = wait_for("the watcher's upcoming runs, named", lambda: named_runs(api, watcher["id"]),
+                            STARTUP_SECONDS, [serving])
+        assert len(upcoming) >= 3  # Prefect's scheduler makes at least 3 (PREFECT_API_SERVICES_SCHEDULER_MIN_RUNS)
         assert deployments["mlperf-backfill"]["schedules"] == []  # on demand
         flows = {f["id"]: f["name"] for f in api_post(api, "/flows/filter")}
         assert flows[watcher["flow_id"]] == "watch-rounds"
@@ -143,6 +146,21 @@ def run_logs(api: str, flow_run_id: str) -> str:
     """What a flow run logged, as the UI shows it: why it failed, when it did."""
     logs = api_post(api, "/logs/filter", {"logs": {"flow_run_id": {"any_": [flow_run_id]}}, "sort": "TIMESTAMP_ASC"})
     return "\n".join(f"{entry['level']} {entry['message']}" for entry in logs)[-4000:]
+
+
+def scheduled_runs(api: str, deployment_id: str) -> list[dict]:
+    return api_post(api, "/flow_runs/filter", {
+        "deployments": {"id": {"any_": [deployment_id]}},
+        "flow_runs": {"state": {"type": {"any_": ["SCHEDULED"]}}}})
+
+
+def named_runs(api: str, deployment_id: str) -> list[dict] | None:
+    """The deployment's scheduled runs once there are some and each is named by its start
+    (watch-rounds-2026-11-30T0600), else None."""
+    from datetime import datetime
+    runs = scheduled_runs(api, deployment_id)
+    expected = [f"watch-rounds-{datetime.fromisoformat(r['expected_start_time']):%Y-%m-%dT%H%M}" for r in runs]
+    return runs if runs and [r["name"] for r in runs] == expected else None
 
 
 def session_members(session_id: int) -> set[int]:
