@@ -109,10 +109,10 @@ def prefect_api(api_url: str | None, port: int):
     log = Path(get_current_settings().home) / f"serve-server-{port}.log"
     say(f"starting a Prefect server on 127.0.0.1:{port} (its log: {log})")
     sys.stdout.flush()
-    with prefect_server_on(port, log) as api_url, temporary_settings({PREFECT_API_URL: api_url}):
-        os.environ["PREFECT_API_URL"] = api_url  # the flow runs' processes read it there
+    with prefect_server_on(port, log) as started, temporary_settings({PREFECT_API_URL: started}):
+        os.environ["PREFECT_API_URL"] = started  # the flow runs' processes read it there
         try:
-            yield api_url, True
+            yield started, True
         finally:
             del os.environ["PREFECT_API_URL"]
 
