@@ -90,4 +90,14 @@ def serve_until_stopped(runner: _Runner, on_serving: Callable[[], None]) -> Stop
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+    _send_what_prefect_queued()
     return runner.stopped
+
+
+def _send_what_prefect_queued(timeout: float = 2.0) -> None:
+    """The logs and events Prefect still holds (the runner's lines about the runs it cancelled),
+    sent while the API answers: at exit the server `serve` started is gone ("Error logging to API")."""
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+    for worker in (APILogWorker, EventsWorker):
+        worker.drain_all(timeout=timeout)

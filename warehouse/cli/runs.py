@@ -122,8 +122,8 @@ def report_stop(stopped, server: str = "") -> int:
     flight were cancelled (their work was cut short)."""
     if stopped.signum is None:
         raise ExpectedFailure("serving ended without being asked to stop")
-    runs = (f"cancelled the runs in flight: {', '.join(stopped.cancelled)} (a load they had begun is rolled "
-            "back, what they loaded before is kept: rerun them)" if stopped.cancelled else "no run was in flight")
+    runs = (f"cancelled the runs in flight: {', '.join(stopped.cancelled)} (the rounds they loaded are kept, "
+            "a load cut short is rolled back: rerun them to finish)" if stopped.cancelled else "no run was in flight")
     line = "; ".join([f"stopped by {signal.Signals(stopped.signum).name}", runs,
                       "the deployments it served are paused until it serves again", *([server] if server else [])])
     if stopped.cancelled:
