@@ -34,8 +34,8 @@ def quiet_prefect_console(verbose: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     command(app, "watch", "mlperf-wh watch", "mlperf-wh watch --source ../shared/mlcommons/mirror --strict")(watch)
-    command(app, "serve", "PREFECT_API_URL=http://127.0.0.1:4200/api mlperf-wh serve",
-            "mlperf-wh serve --cron \"0 6 * * 1\"")(serve)
+    command(app, "serve", "mlperf-wh serve   (and a Prefect server of its own: UI at 127.0.0.1:4200)",
+            "PREFECT_API_URL=http://127.0.0.1:4200/api mlperf-wh serve --cron \"0 6 * * 1\"")(serve)
     command(app, "schedule", "mlperf-wh schedule --cron \"0 6 * * *\"")(schedule)
 
 
