@@ -71,12 +71,10 @@ report: install
 docs: install
 	$(VENV)/bin/mlperf-wh docs
 
-# A Prefect server on 127.0.0.1:4200 (UI at http://127.0.0.1:4200), then both deployments served to it.
+# Both deployments served to a Prefect server that serve starts on 127.0.0.1:4200 (UI at
+# http://127.0.0.1:4200); Ctrl-C stops the deployments, then the server.
 serve: install
-	$(VENV)/bin/prefect server start --host 127.0.0.1 --port 4200 & server=$$!; \
-	trap 'kill $$server' EXIT INT TERM; \
-	$(PY) -c "import time, urllib.request as u; exec('while True:\n try: u.urlopen(\'http://127.0.0.1:4200/api/health\'); break\n except OSError: time.sleep(1)')"; \
-	PREFECT_API_URL=http://127.0.0.1:4200/api $(VENV)/bin/mlperf-wh serve
+	env -u PREFECT_API_URL $(VENV)/bin/mlperf-wh serve
 
 clean:
 	rm -rf $(VENV) warehouse/*.duckdb

@@ -225,3 +225,10 @@ def deployment(cron: str | None, source: str | None = None, db_file: str | None 
         description="Fetch, validate and load every MLPerf Inference round; new rounds appear "
                     "after MLCommons publishes them (add them to warehouse/identity/reference/rounds.toml).",
     )
+
+
+def serve_backfill(cron: str, source: str | None, db_file: str | None, on_serving):
+    """`mlperf-wh schedule`: the backfill on `cron`, served from here until SIGINT or SIGTERM ->
+    flows.serving.Stopped."""
+    from flows.serving import register, serve_until_stopped  # Prefect's runner: 0.3 s to import
+    return serve_until_stopped(register([deployment(cron, source, db_file)]), on_serving)

@@ -11,10 +11,13 @@ a changed file is reloaded; then the views refresh. A run with nothing new chang
 """
 from __future__ import annotations
 
+import datetime as dt
+
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
 from flows.local_runs import run_here
 from flows.parameters import deployable_source, flow
+from flows.run_names import name_scheduled_runs, name_this_deployments_runs
 from flows.run_rounds import run_rounds, task_runner
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import rounds_to_watch
@@ -22,16 +25,21 @@ from warehouse.identity.rounds import resolve_source
 from warehouse.store import db
 
 
+def watch_run_name(scheduled_start: dt.datetime | None) -> str:
+    """What a watch-rounds run is called: by when it was scheduled to start (UTC)."""
+    return f"watch-rounds-{scheduled_start:%Y-%m-%dT%H%M}" if scheduled_start else "watch-rounds"
+
+
 def _watch_run_name() -> str:
     from prefect.runtime import flow_run
-    started = flow_run.scheduled_start_time
-    return f"watch-rounds-{started:%Y-%m-%dT%H%M}" if started else "watch-rounds"
+    return watch_run_name(flow_run.scheduled_start_time)
 
 
 @flow(name="watch-rounds", flow_run_name=_watch_run_name, task_runner=task_runner())
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
     """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
     report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
+    name_this_deployments_runs(watch_run_name)
     if report.failed:
         raise RoundsFailed(report)
     return report
@@ -57,3 +65,12 @@ def deployments(cron: str, source: str | None = None, db_file: str | None = None
                     "on each run's Artifacts tab.")
     backfill = backfill_deployment(None, source, db_file)
     return [watcher, backfill]
+
+
+def serve_deployments(cron: str, source: str | None, db_file: str | None, on_serving):
+    """`mlperf-wh serve`: both deployments registered, the watcher's upcoming runs named, then
+    served from here until SIGINT or SIGTERM -> flows.serving.Stopped."""
+    from flows.serving import register, serve_until_stopped  # Prefect's runner: 0.3 s to import
+    runner = register(deployments(cron, source, db_file))
+    name_scheduled_runs(runner.deployment_ids[0], watch_run_name)  # deployments(): the watcher first
+    return serve_until_stopped(runner, on_serving)

@@ -1,5 +1,6 @@
-"""An interrupted command says what the interruption left: a rolled-back load only when the command
-was writing the warehouse; a reader (sql, export, report) says the warehouse was not written."""
+"""An interrupted command says what the interruption left: a rolled-back load only when the signal
+cut a write short; a command whose writes had ended says none was in flight; a reader (sql, export,
+report) says the warehouse was not written."""
 from __future__ import annotations
 
 import signal
@@ -18,18 +19,32 @@ def interrupted(_=None):
     raise Interrupted(signal.SIGTERM)
 
 
-def test_a_reader_interrupted_says_the_warehouse_was_not_written(capsys, monkeypatch):
+@pytest.fixture(autouse=True)
+def no_writes_yet(monkeypatch):
     monkeypatch.setattr(lock, "WRITES_BEGUN", [])
+    monkeypatch.setattr(lock, "WRITES_CUT_SHORT", [])
+
+
+def test_a_reader_interrupted_says_the_warehouse_was_not_written(capsys):
     assert run_reporting_failures(interrupted) == 143
     assert one_error_line(capsys.readouterr().err) == \
         "error: interrupted by SIGTERM: the warehouse was not written"
 
 
-def test_a_writer_interrupted_says_its_load_was_rolled_back(capsys, monkeypatch, tmp_path):
-    monkeypatch.setattr(lock, "WRITES_BEGUN", [])
-
+def test_a_writer_interrupted_says_its_load_was_rolled_back(capsys, tmp_path):
     def write_then_interrupt():
         with lock.writer(str(tmp_path / "w.duckdb"), "a test load"):
             interrupted()
     assert run_reporting_failures(write_then_interrupt) == 143
     assert "the load in flight was rolled back" in one_error_line(capsys.readouterr().err)
+
+
+def test_interrupted_after_its_writes_ended_it_says_no_load_was_in_flight(capsys, tmp_path):
+    def write_then_wait_and_be_interrupted():
+        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"):
+            pass
+        interrupted()
+    assert run_reporting_failures(write_then_wait_and_be_interrupted) == 143
+    line = one_error_line(capsys.readouterr().err)
+    assert "rolled back" not in line
+    assert line == "error: interrupted by SIGTERM: no load was in flight (what was loaded is kept); rerun to finish"

@@ -6,7 +6,7 @@
 | 1    | a failure of the data, the source or the warehouse file (refused, rolled back, nothing lost); a `sql` query refused, or stopped at its time or memory limit |
 | 2    | a usage error (a bad argument, round name or flag) |
 | 70   | a bug: one line, and the traceback with `-v` or MLPERF_DEBUG=1 |
-| 130  | interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the load in flight was rolled back |
+| 130  | interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the load in flight was rolled back (`serve`, `schedule`: runs in flight were cancelled; stopped with none, they exit 0) |
 
 An expected failure prints one line, `error: ...`, on stderr. Everything else is a bug. Each domain
 error derives from ExpectedFailure (or UsageError) where it is raised (a fetch, a parse, a guard, a

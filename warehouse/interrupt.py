@@ -1,5 +1,6 @@
-"""Stopping cleanly: SIGINT/SIGTERM unwind the run (transactions roll back), and Prefect's temporary
-server never outlives the CLI, however the CLI ends (kill -9 included)."""
+"""Stopping cleanly: SIGINT/SIGTERM unwind the run (transactions roll back), and a Prefect server the
+CLI starts (the temporary one of a run, or `serve`'s) never outlives it, however it ends (kill -9
+included)."""
 from __future__ import annotations
 
 import atexit
@@ -9,7 +10,9 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from warehouse import settings
 from warehouse.errors import ExpectedFailure, Interrupted
@@ -157,3 +160,75 @@ def start_prefect_server_tied_to_this_process() -> None:
                               f"{str(exc).splitlines()[0]}") from exc
     atexit.register(_kill_tied_processes_if_interrupted)
     _tied_server_started = True
+
+
+# `prefect server start` ends at once on SIGTERM (0.2 s measured), as `kill` stops it; its graceful
+# stop on SIGINT took 2-4 s here, most of the 5 s a Ctrl-C of `serve` may take. Its database is
+# SQLite: what it committed stays.
+SERVER_STOP_SIGNAL, SERVER_STOP_GRACE = signal.SIGTERM, 3.0
+
+
+@contextmanager
+def prefect_server_on(port: int, log: Path):
+    """`prefect server start` on 127.0.0.1:`port` (API and UI) for the block -> its API URL; its
+    output goes to `log`. In a session of its own, so a terminal's Ctrl-C reaches only the CLI,
+    which stops what uses the server first and the server last, when the block ends; killed with
+    the CLI if the CLI is killed."""
+    url = f"http://127.0.0.1:{port}"
+    if not _port_free(port):
+        raise ExpectedFailure(f"127.0.0.1:{port} is in use (a Prefect server already?): serve to it "
+                              f"with PREFECT_API_URL={url}/api, or choose another --server-port")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with(os.getpid()), start_new_session=True)
+    try:
+        _wait_until_healthy(f"{url}/api", process, log)
+        yield f"{url}/api"
+    finally:
+        stop_process_group(process, SERVER_STOP_SIGNAL, SERVER_STOP_GRACE)
+
+
+def _port_free(port: int) -> bool:
+    import socket
+    with socket.socket() as sock:
+        # As the server binds it: connections of an earlier server still closing do not count.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait_until_healthy(api_url: str, process: subprocess.Popen, log: Path) -> None:
+    import requests
+    timeout = settings.current().prefect_startup_timeout
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        if process.poll() is not None:
+            last = (log.read_text(errors="replace").strip().splitlines() or ["no output"])[-1]
+            raise ExpectedFailure(f"the Prefect server exited with {process.returncode} while starting: "
+                                  f"{last} (its log: {log})")
+        try:
+            if requests.get(f"{api_url}/health", timeout=2).ok:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise ExpectedFailure(f"the Prefect server did not answer within {timeout:.0f} s "
+                          f"(MLPERF_PREFECT_STARTUP_TIMEOUT; its log: {log})")
+
+
+def stop_process_group(process: subprocess.Popen, signum: int, grace: float) -> None:
+    """`signum` to the process's group, SIGKILL to the group after `grace` seconds."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signum)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=5)

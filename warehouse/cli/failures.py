@@ -66,8 +66,10 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
 
 
 def _what_interruption_left() -> str:
-    from warehouse.store.lock import WRITES_BEGUN
-    if WRITES_BEGUN:
+    from warehouse.store.lock import WRITES_BEGUN, WRITES_CUT_SHORT
+    if WRITES_CUT_SHORT:
         return (": the load in flight was rolled back (what was loaded before it is kept); "
                 "rerun to finish")
+    if WRITES_BEGUN:
+        return ": no load was in flight (what was loaded is kept); rerun to finish"
     return ": the warehouse was not written"

@@ -3,17 +3,21 @@ Prefect server), `schedule` (the backfill alone on a cron); and keeping Prefect'
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from warehouse import settings
 from warehouse.cli.build import RunFormat, Source, Strict, print_run
-from warehouse.cli.console import Format, say
+from warehouse.cli.console import Format, note, say, warn
 from warehouse.cli.global_options import command, current
 from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
 
-DEFAULT_CRON = "0 6 * * *"
+DEFAULT_CRON = settings.default("watch_cron")
 
 
 def quiet_prefect_console(verbose: bool) -> None:
@@ -30,8 +34,8 @@ def quiet_prefect_console(verbose: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     command(app, "watch", "mlperf-wh watch", "mlperf-wh watch --source ../shared/mlcommons/mirror --strict")(watch)
-    command(app, "serve", "PREFECT_API_URL=http://127.0.0.1:4200/api mlperf-wh serve",
-            "mlperf-wh serve --cron \"0 6 * * 1\"")(serve)
+    command(app, "serve", "mlperf-wh serve   (and a Prefect server of its own: UI at 127.0.0.1:4200)",
+            "PREFECT_API_URL=http://127.0.0.1:4200/api mlperf-wh serve --cron \"0 6 * * 1\"")(serve)
     command(app, "schedule", "mlperf-wh schedule --cron \"0 6 * * *\"")(schedule)
 
 
@@ -56,21 +60,22 @@ def serve(
     cron: Annotated[str, typer.Option("--cron", envvar="MLPERF_WATCH_CRON", help=(
         "when the watcher looks for rounds (daily 06:00 UTC by default)"))] = DEFAULT_CRON,
     source: Source = None,
+    server_port: Annotated[int, typer.Option("--server-port", min=1, max=65535, help=(
+        "without PREFECT_API_URL: the port of the Prefect server serve starts on 127.0.0.1 "
+        "(API and UI; stopped after the deployments)"))] = 4200,
 ) -> int:
-    """Serve the watch-rounds (cron) and backfill deployments to the Prefect server PREFECT_API_URL names."""
-    if not os.environ.get("PREFECT_API_URL"):
-        raise UsageError("serve needs a running Prefect server: start one (`prefect server start`) and "
-                         "set PREFECT_API_URL, e.g. PREFECT_API_URL=http://127.0.0.1:4200/api")
+    """Serve the watch-rounds (cron) and backfill deployments to the Prefect server PREFECT_API_URL
+    names, or to one it starts (and stops after them)."""
     check_cron(cron)
-    check_prefect_api(os.environ["PREFECT_API_URL"])
-    from prefect import serve as prefect_serve
-
-    from flows.watch import deployments
-    say(f"serving watch-rounds (cron {cron!r}) and backfill against {os.environ['PREFECT_API_URL']}; "
-        "stop with Ctrl-C")
-    sys.stdout.flush()
-    prefect_serve(*deployments(cron, source, current().db), print_starting_message=False)
-    return EXIT_OK
+    api_url = os.environ.get("PREFECT_API_URL")
+    if api_url:
+        check_prefect_api(api_url)
+    from flows.watch import serve_deployments
+    with prefect_api(api_url, server_port) as (api_url, started):
+        ui = f" (a Prefect server it started; UI at {api_url.removesuffix('/api')})" if started else ""
+        stopped = serve_deployments(cron, source, current().db, on_serving=lambda: serving_line(
+            f"serving watch-rounds (cron {cron!r}) and backfill against {api_url}{ui}"))
+    return report_stop(stopped, "the Prefect server it started is stopped" if started else "")
 
 
 def schedule(
@@ -83,14 +88,54 @@ def schedule(
     check_cron(cron)
     if os.environ.get("PREFECT_API_URL"):
         check_prefect_api(os.environ["PREFECT_API_URL"])
-    from prefect import serve as prefect_serve
-
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
     start_prefect_server_tied_to_this_process()
 
-    from flows.ingest import deployment
-    say(f"serving the backfill on cron {cron!r}; stop with Ctrl-C")
-    prefect_serve(deployment(cron, source, current().db))
+    from flows.ingest import serve_backfill
+    return report_stop(serve_backfill(cron, source, current().db, on_serving=lambda: serving_line(
+        f"serving the backfill on cron {cron!r}")))
+
+
+def serving_line(what: str) -> None:
+    """Said once the deployments are served: from then on Ctrl-C stops them gracefully."""
+    say(f"{what}; stop with Ctrl-C")
+    sys.stdout.flush()
+
+
+@contextmanager
+def prefect_api(api_url: str | None, port: int):
+    """(the API URL, whether serve started its server) for the block: PREFECT_API_URL's server, or
+    `prefect server start` on `port`, stopped when the block ends (after what used it)."""
+    if api_url:
+        yield api_url, False
+        return
+    from prefect.settings import PREFECT_API_URL, get_current_settings, temporary_settings
+
+    from warehouse.interrupt import prefect_server_on
+    log = Path(get_current_settings().home) / f"serve-server-{port}.log"
+    say(f"starting a Prefect server on 127.0.0.1:{port} (its log: {log})")
+    sys.stdout.flush()
+    with prefect_server_on(port, log) as started, temporary_settings({PREFECT_API_URL: started}):
+        os.environ["PREFECT_API_URL"] = started  # the flow runs' processes read it there
+        try:
+            yield started, True
+        finally:
+            del os.environ["PREFECT_API_URL"]
+
+
+def report_stop(stopped, server: str = "") -> int:
+    """One line saying how serving stopped -> the exit code: 0, or 128 + the signal when runs in
+    flight were cancelled (their work was cut short)."""
+    if stopped.signum is None:
+        raise ExpectedFailure("serving ended without being asked to stop")
+    runs = (f"cancelled the runs in flight: {', '.join(stopped.cancelled)} (the rounds they loaded are kept, "
+            "a load cut short is rolled back: rerun them to finish)" if stopped.cancelled else "no run was in flight")
+    line = "; ".join([f"stopped by {signal.Signals(stopped.signum).name}", runs,
+                      "the deployments it served are paused until it serves again", *([server] if server else [])])
+    if stopped.cancelled:
+        warn(line)
+        return 128 + stopped.signum
+    note(line)
     return EXIT_OK
 
 

@@ -57,8 +57,10 @@ def holder_of(db_file: str) -> str:
         return "another process"
 
 
-# What this process has held the writer lock for: an interrupted command that never wrote says so.
+# What this process has held the writer lock for, and what of it an exception (an interrupt) cut
+# short, its transaction rolled back: an interrupted command says which of the two happened, if any.
 WRITES_BEGUN: list[str] = []
+WRITES_CUT_SHORT: list[str] = []
 
 
 @contextmanager
@@ -90,6 +92,9 @@ def writer(db_file: str, what: str, timeout: float | None = None,
         WRITES_BEGUN.append(what)
         try:
             yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
+        except BaseException:
+            WRITES_CUT_SHORT.append(what)
+            raise
         finally:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
