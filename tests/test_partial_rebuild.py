@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import dataclasses
+import sys
 
 from tests.conftest import ROOT
 from tests.test_measurements_read import CSV, VLLM_C64
@@ -18,6 +19,7 @@ from warehouse.views.catalog import definitions
 from warehouse.views.materialize import downstream_of, in_dependency_order
 
 LEDGER_TABLES = {"claims", "decisions", "prices", *MEASUREMENT_TABLES}
+TABLES = {v.name for v in definitions() if v.kind == "table"}  # what every full build re-creates
 
 
 def contents(con) -> dict[str, tuple[list[str], list[str]]]:
@@ -43,7 +45,7 @@ def test_a_ledger_load_rebuilds_only_what_reads_it_and_the_same_as_a_full_build(
     assert {"base_accelerator_names", "stg_own_measurements", "own_vs_mlperf", "drift"} <= set(built)
     partial = contents(private_con)
     everything = materialize(private_con)
-    assert len(everything) == len(definitions())
+    assert set(everything) == TABLES  # a full build: every table; the views' definitions are unchanged
     full = contents(private_con)
     assert partial.keys() == full.keys()
     for name in full:
@@ -52,10 +54,28 @@ def test_a_ledger_load_rebuilds_only_what_reads_it_and_the_same_as_a_full_build(
 
 def test_edited_reference_tables_or_a_missing_model_mean_a_full_build(private_con):
     edited = dataclasses.replace(default_reference(), racks=default_reference().racks.head(1))
-    assert len(materialize(private_con, ref=edited, changed={"claims"})) == len(definitions())
+    assert set(materialize(private_con, ref=edited, changed={"claims"})) == TABLES
     private_con.execute("DROP VIEW own_vs_mlperf")
-    assert len(materialize(private_con, changed={"claims"})) == len(definitions())
-    assert len(materialize(private_con, changed={"claims"})) < len(definitions())
+    assert set(materialize(private_con, changed={"claims"})) == TABLES | {"own_vs_mlperf"}
+    assert len(materialize(private_con, changed={"claims"})) < len(TABLES)
+
+
+def test_a_full_build_re_creates_a_view_only_when_its_definition_changed(private_con, monkeypatch):
+    downstream = {v.name for v in downstream_of(in_dependency_order(definitions()), {"stg_prices"})}
+    assert "token_economics" in downstream
+    edited = [dataclasses.replace(v, sql=v.sql + "-- edited\n") if v.name == "stg_prices" else v
+              for v in definitions()]
+    # the module, not the function warehouse.views exports under its name
+    monkeypatch.setattr(sys.modules["warehouse.views.materialize"], "definitions", lambda: edited)
+    built = set(materialize(private_con))
+    # the edited view and every view that reads it, directly or through other models
+    assert built - TABLES == {"stg_prices"} | (downstream - TABLES)
+    monkeypatch.undo()
+    assert private_con.execute("SELECT comment FROM duckdb_views() WHERE view_name = 'stg_prices'").fetchall()[0][0]
+    # a source table's columns are part of every view's definition (a view binds them when queried)
+    private_con.execute("ALTER TABLE main.prices ADD COLUMN added_later VARCHAR")
+    assert set(materialize(private_con)) == {v.name for v in definitions()}
+    assert set(materialize(private_con)) == TABLES
 
 
 def test_every_ledger_table_reaches_its_marts():

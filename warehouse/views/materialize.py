@@ -15,7 +15,8 @@ from warehouse.identity.reference_files import reference_bytes
 if TYPE_CHECKING:
     from warehouse.identity.reference import Reference
 from warehouse.store import db
-from warehouse.views.catalog import (SCHEMAS, SOURCE_SCHEMA, ViewFile, _parse_ahead, definitions,
+from warehouse.resources import checksum
+from warehouse.views.catalog import (LAYERING, SCHEMAS, SOURCE_SCHEMA, ViewFile, _parse_ahead, definitions,
                                      qualified_sql, schema_of)
 
 def in_dependency_order(views: list[ViewFile]) -> list[ViewFile]:
@@ -88,8 +89,9 @@ class BuildTime:
 
 def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
                 profile: list[BuildTime] | None = None, changed: Iterable[str] | None = None) -> list[str]:
-    """Create or replace every model in dependency order, in one transaction; -> the models built.
-    With `changed` (the tables a ledger load just wrote: claims, decisions, prices, own measurements),
+    """Create or replace the models in dependency order, in one transaction; -> the models built.
+    A full build re-creates every table and the views whose definition changed (a view is bound when
+    queried: one whose definition is unchanged stays, with its comments). With `changed` (the tables a ledger load just wrote: claims, decisions, prices, own measurements),
     only the models that read them, directly or through other models, when every model and reference
     table is as the last full build left it (its fingerprint); else every model. With `profile`,
     append what each model cost to build (bench/views_profile.py)."""
@@ -114,17 +116,60 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
             sync_registry(con)
             drop_retired_models(con, views)
             existing = _existing_kinds(con)
+            definitions_now, recorded = _definition_checksums(con, views), _recorded_definitions(con)
+            views = [v for v in views if not _still_current(v, existing, definitions_now, recorded)]
         for view in views:
             started, cpu_started = time.perf_counter(), time.process_time()
             create(con, view, existing.get(view.qualified_name), schemas)
             if profile is not None:
                 profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
-        # a partial build re-comments the source tables the load wrote, as it may have replaced them
-        apply_comments(con, {v.name for v in views} | set(changed) if partial else None)
+        from warehouse.views.source_docs import source_names
+        # a partial build re-comments the source tables the load wrote, as it may have replaced them;
+        # a full build every source table (said again only where a comment changed) and what it built
+        apply_comments(con, {v.name for v in views} | (set(changed) if partial else set(source_names())))
         if not partial:
             _record_fingerprint(con, fingerprint, inputs)
+            _record_definitions(con, definitions_now)
     return [v.name for v in views]
+
+
+# A view is bound when it is queried, so one whose definition is unchanged stays as it is (with its
+# comments) when the data under it is rebuilt: a full build re-creates every table (base,
+# intermediate: their rows follow the data) and only the views whose definition changed.
+DEFINITIONS_TABLE = "_materialized_models"
+
+
+def _definition_checksums(con: duckdb.DuckDBPyConnection, views: list[ViewFile]) -> dict[str, str]:
+    """name -> checksum of what a view's definition rests on: its own SQL and kind, the definitions
+    of the models it reads (through them, all the way down), and the columns of every source table."""
+    sources = repr(con.execute(
+        "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() "
+        f"AND schema_name = '{SOURCE_SCHEMA}' AND list_contains(?, table_name) ORDER BY ALL",
+        [sorted(LAYERING.sources)]).fetchall())
+    names, found = {v.name for v in views}, {}
+    for view in views:  # in dependency order
+        upstream = "\0".join(found[name] for name in sorted(view.reads(names)))
+        found[view.name] = checksum(f"{view.qualified_name}\0{view.kind}\0{view.sql}\0{upstream}\0{sources}")
+    return found
+
+
+def _still_current(view: ViewFile, existing: dict[str, str], now: dict[str, str], recorded: dict[str, str]) -> bool:
+    return (view.kind == "view" and existing.get(view.qualified_name) == "view"
+            and recorded.get(view.name) == now[view.name])
+
+
+def _recorded_definitions(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema()",
+                       [DEFINITIONS_TABLE]).fetchall():
+        return {}
+    return dict(con.execute(f"SELECT name, definition FROM {DEFINITIONS_TABLE}").fetchall())
+
+
+def _record_definitions(con: duckdb.DuckDBPyConnection, definitions_now: dict[str, str]) -> None:
+    con.execute(f"CREATE OR REPLACE TABLE {DEFINITIONS_TABLE} AS "
+                "SELECT unnest(?::VARCHAR[]) AS name, unnest(?::VARCHAR[]) AS definition",
+                [list(definitions_now), list(definitions_now.values())])
 
 
 def downstream_of(views: list[ViewFile], tables: set[str]) -> list[ViewFile]:
