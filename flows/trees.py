@@ -20,8 +20,8 @@ from flows.run_rounds import materialize_views
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import fetch_on_cluster, require_distributed
-from warehouse.ingest.tree_ingest import (DEFAULT_CHUNK, FileOutcome, TreeFile, TreeOutcome, check, chunks,
-                                          fetch_chunk, load, plan)
+from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
+from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db

@@ -149,7 +149,7 @@ def written_by_the_tree_ingest(path: str) -> dict[str, list[tuple]]:
         }
 
 
-@pytest.mark.slow  # a 2-worker LocalCluster (~15 s with its start-up)
+@pytest.mark.slow  # two tree ingests and a 2-worker LocalCluster (~20 s)
 def test_dask_cluster_of_two_workers_writes_what_the_thread_pool_writes(shared_warehouse, prefect_harness, tmp_path):
     from distributed import LocalCluster
 

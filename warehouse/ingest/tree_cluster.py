@@ -12,7 +12,8 @@ import math
 
 from warehouse.errors import needs_extra
 from warehouse.ingest.fetch import FetchSettings
-from warehouse.ingest.tree_ingest import FileOutcome, TreeFile, chunks, fetch_chunk
+from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
+from warehouse.ingest.tree_ingest import chunks
 
 CHUNKS_PER_THREAD = 2  # a second chunk per thread evens out a slow one without paying per-chunk costs
 CONNECT_TIMEOUT = "30s"
