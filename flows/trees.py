@@ -19,7 +19,7 @@ from flows.parameters import flow
 from flows.run_rounds import materialize_views
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
-from warehouse.ingest.tree_cluster import fetch_on_cluster, require_distributed
+from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
 from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
 from warehouse.settings import current as current_settings
@@ -108,6 +108,6 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
 def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = TreeRun()) -> TreeOutcome:
     """The tree ingest on the runner `run` asks for."""
     if run.dask_address:
-        require_distributed()
+        check_cluster_run(source)
     runner = ThreadPoolTaskRunner(max_workers=run.concurrency)
     return ingest_trees.with_options(task_runner=runner)(rounds, source, db_file, run)

@@ -184,3 +184,30 @@ def test_dask_cluster_of_two_workers_writes_what_the_thread_pool_writes(shared_w
     written = {runner: written_by_the_tree_ingest(path) for runner, path in paths.items()}
     assert [len(written["threads"][table]) for table in written["threads"]] == [61, 7, 71, 2]
     assert written["dask"] == written["threads"]
+
+
+@pytest.mark.slow  # a scheduler (a LocalCluster without workers) and two Prefect flow runs
+def test_a_dask_run_without_a_scheduler_workers_or_an_absolute_source_is_one_line(
+        private_warehouse, cli, monkeypatch, tmp_path):
+    from distributed import LocalCluster
+
+    from warehouse.ingest import tree_cluster
+    monkeypatch.setattr(tree_cluster, "CONNECT_SECONDS", 1)
+    monkeypatch.setattr(tree_cluster, "WORKER_SECONDS", 1)
+    root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    trees = ("trees", "--source", str(root), "--db", private_warehouse, "--rounds", "v6.0", "--dask")
+    nobody = "tcp://127.0.0.1:1"  # nothing listens on port 1
+    code, _, err = cli(*trees, nobody)
+    assert (code, err.strip().splitlines()[-1]) == (
+        1, f"error: the Dask scheduler {nobody} did not answer: Timed out trying to connect to {nobody} after 1 s")
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        code, _, err = cli(*trees, cluster.scheduler_address)
+    assert (code, err.strip().splitlines()[-1]) == (
+        1, f"error: no Dask worker joined the scheduler {cluster.scheduler_address} within 1 s")
+    assert "Traceback" not in err
+    # Each worker would read a relative directory from its own working directory: refused first.
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("trees", "--source", "repos", "--db", private_warehouse, "--dask", nobody)
+    assert (code, err.strip()) == (2, "error: repos: with --dask, give the source directory as an absolute "
+                                      "path (the workers read it, each from its own working directory) "
+                                      "(see: mlperf-wh trees --help)")
