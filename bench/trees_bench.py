@@ -8,13 +8,17 @@ does not share the ingest's interpreter.
 (a) files per second of the Prefect tree-ingest flow (thread-pool task runner) at concurrency 1, 4
     and 16, each into a fresh copy of a warehouse holding the three shared rounds (every file
     fetched, parsed, validated and loaded; views rebuilt);
-(b) the wall time of a whole `mlperf-wh trees --source <server> --db <copy>` in a subprocess
+(b) the same flow on a Dask LocalCluster of 1, 2 and 4 worker processes (one thread each), measured
+    as (a): the flow's own seconds, plan to views; each cluster's start-up is timed apart and not
+    counted. Target: 2 workers reach at least half the thread pool's best files/s;
+(c) the wall time of a whole `mlperf-wh trees --source <server> --db <copy>` in a subprocess
     (interpreter and Prefect start-up included), target < 30 s.
 
     .venv/bin/python bench/trees_bench.py      (or every benchmark: make bench)
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -32,6 +36,8 @@ SHARED = (ROOT.parent / "shared" / "mlcommons").resolve()
 ROUNDS = ("v4.1", "v5.1", "v6.0")
 CONCURRENCY = (1, 4, 16)
 CHUNK_SIZE = 32
+DASK_WORKERS = (1, 2, 4)
+DASK_TARGET_SHARE = 0.5   # of the thread pool's best files/s, by the 2-worker cluster
 WALL_TARGET_SECONDS = 30.0
 
 
@@ -76,19 +82,55 @@ def http_server(directory: Path):
         process.wait(timeout=10)
 
 
-def flow_runs(url: str, base_db: Path, workdir: Path) -> dict[int, dict]:
-    """The tree-ingest flow at each concurrency, each into a fresh copy of the base warehouse."""
-    from flows.trees import TreeRun, run_trees
+def flow_run(url: str, base_db: Path, path: Path, run) -> dict:
+    """The tree-ingest flow into a fresh copy of the base warehouse: files, the flow's seconds, counts."""
+    from flows.trees import run_trees
     from warehouse.identity.rounds import load_registry
     registry = load_registry()
-    rounds = [registry[name] for name in ROUNDS]
+    shutil.copyfile(base_db, path)
+    outcome = run_trees([registry[name] for name in ROUNDS], url, str(path), run)
+    return {"files": outcome.files, "seconds": outcome.seconds, "counts": outcome.counts}
+
+
+def flow_runs(url: str, base_db: Path, workdir: Path) -> dict[int, dict]:
+    """The tree-ingest flow on the thread pool at each concurrency."""
+    from flows.trees import TreeRun
+    return {concurrency: flow_run(url, base_db, workdir / f"concurrency{concurrency}.duckdb",
+                                  TreeRun(concurrency=concurrency, chunk_size=CHUNK_SIZE))
+            for concurrency in CONCURRENCY}
+
+
+def dask_runs(url: str, base_db: Path, workdir: Path) -> dict[int, dict]:
+    """The tree-ingest flow on a fresh LocalCluster of each size (worker processes, one thread
+    each); the cluster's start-up is timed apart."""
+    from distributed import LocalCluster
+
+    from flows.trees import TreeRun
     results = {}
-    for concurrency in CONCURRENCY:
-        path = workdir / f"concurrency{concurrency}.duckdb"
-        shutil.copyfile(base_db, path)
-        outcome = run_trees(rounds, url, str(path), TreeRun(concurrency=concurrency, chunk_size=CHUNK_SIZE))
-        results[concurrency] = {"files": outcome.files, "seconds": outcome.seconds, "counts": outcome.counts}
+    for workers in DASK_WORKERS:
+        started = time.perf_counter()
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster:
+            startup = time.perf_counter() - started
+            run = TreeRun(dask_address=cluster.scheduler_address)
+            results[workers] = flow_run(url, base_db, workdir / f"dask{workers}.duckdb", run) | {"startup": startup}
     return results
+
+
+def files_per_second(run: dict) -> float:
+    return run["files"] / run["seconds"]
+
+
+def print_dask(runs: dict[int, dict], threads: dict[int, dict]) -> None:
+    for workers, run in runs.items():
+        print(f"tree ingest flow, Dask {workers} worker{'s' if workers > 1 else ' '} (LocalCluster, processes, "
+              f"1 thread each): {files_per_second(run):.0f} files/s ({run['files']} files in {run['seconds']:.2f} s; "
+              f"{run['counts']}) [cluster start-up {run['startup']:.1f} s, not counted]")
+    best = max(files_per_second(r) for r in threads.values())
+    share = files_per_second(runs[2]) / best
+    verdict = "ok" if share >= DASK_TARGET_SHARE else "UNDER TARGET"
+    print(f"Dask, 2 workers, against the thread pool's best: {share:.2f}x ({files_per_second(runs[2]):.0f} vs "
+          f"{best:.0f} files/s; target >= {DASK_TARGET_SHARE}x) {verdict}")
 
 
 def cli_wall(url: str, base_db: Path, workdir: Path) -> dict:
@@ -102,11 +144,17 @@ def cli_wall(url: str, base_db: Path, workdir: Path) -> dict:
             "stdout": done.stdout, "stderr": done.stderr}
 
 
+def has_distributed() -> bool:
+    return importlib.util.find_spec("distributed") is not None
+
+
 def main(argv: list[str] | None = None) -> int:
     if not (SHARED / "trees").is_dir():
         print(f"trees bench: shared trees not found at {SHARED / 'trees'}")
         return 1
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # As mlperf-wh does (warehouse/cli/__init__.py): Prefect's 20 s is too short on a busy 2-core machine.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     workdir = Path(tempfile.mkdtemp(prefix="trees-bench-"))
     try:
         base_db = workdir / "base.duckdb"
@@ -114,13 +162,18 @@ def main(argv: list[str] | None = None) -> int:
         with http_server(lay_out(workdir / "repositories")) as url:
             wall = cli_wall(url, base_db, workdir)
             runs = flow_runs(url, base_db, workdir)
+            clusters = dask_runs(url, base_db, workdir) if has_distributed() else None
         for concurrency, run in runs.items():
-            print(f"tree ingest flow, concurrency {concurrency:>2} (chunks of {CHUNK_SIZE} files): "
+            print(f"tree ingest flow, thread pool, concurrency {concurrency:>2} (chunks of {CHUNK_SIZE} files): "
                   f"{run['files'] / run['seconds']:.0f} files/s ({run['files']} files in {run['seconds']:.2f} s; "
                   f"{run['counts']})")
         sequential, best = runs[1]["seconds"], min(r["seconds"] for r in runs.values())
         print(f"concurrency beats sequential: {'yes' if best < sequential else 'NO'} "
               f"(best {best:.2f} s vs {sequential:.2f} s at concurrency 1)")
+        if clusters is None:
+            print("tree ingest flow on Dask: skipped, distributed is not installed (pip install 'mlperf-warehouse[dask]')")
+        else:
+            print_dask(clusters, runs)
         verdict = "ok" if wall["seconds"] < WALL_TARGET_SECONDS and wall["returncode"] == 0 else "OVER TARGET"
         flow_line = next((line for line in wall["stdout"].splitlines() if " files in " in line), "?")
         print(f"mlperf-wh trees, every shared tree (subprocess, wall): {wall['seconds']:.2f} s "

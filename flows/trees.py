@@ -1,8 +1,9 @@
 """Tree ingest flow: the LoadGen summary and system description behind every loaded result.
 
-plan (DuckDB) -> fetch + parse chunks of files as Prefect tasks, at most `concurrency` chunks in
-flight, on a thread pool or on a Dask cluster -> validate every row at once -> load in one
-transaction -> rebuild the views. The work is in warehouse/tree_ingest.py; this only schedules it.
+plan (DuckDB) -> fetch + parse chunks of files: as Prefect tasks on a thread pool, at most
+`concurrency` chunks in flight, or as plain functions on a Dask cluster (one Prefect task here hands
+them out) -> validate every row at once -> load in one transaction -> rebuild the views. The work is
+in warehouse/ingest/tree_ingest.py and tree_cluster.py; this only schedules it.
 """
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.parameters import flow
 from flows.run_rounds import materialize_views
-from warehouse.errors import needs_extra
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
-from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, fetch_chunk, load, plan
+from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
+from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
+from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db
@@ -30,8 +32,9 @@ DEFAULT_CONCURRENCY = 8
 
 @dataclass(frozen=True)
 class TreeRun:
-    """How to run the tree ingest: chunks in flight, files per chunk, and where (a Dask scheduler
-    address, or None for a thread pool in this process)."""
+    """How to run the tree ingest: where (a Dask scheduler address, or None for a thread pool in
+    this process) and, on the thread pool, chunks in flight and files per chunk (on Dask the chunks
+    are sized to the cluster's threads)."""
     concurrency: int = DEFAULT_CONCURRENCY
     chunk_size: int = DEFAULT_CHUNK
     dask_address: str | None = None
@@ -42,13 +45,6 @@ class TreeRun:
             raise ValueError(f"concurrency and chunk size must be at least 1 "
                              f"(got {self.concurrency} and {self.chunk_size})")
 
-    def task_runner(self):
-        if self.dask_address:
-            with needs_extra("dask", "--dask"):
-                from prefect_dask import DaskTaskRunner
-            return DaskTaskRunner(address=self.dask_address)
-        return ThreadPoolTaskRunner(max_workers=self.concurrency)
-
 
 def dask_address(explicit: str | None = None) -> str | None:
     """--dask, else MLPERF_DASK_ADDRESS, else None (a thread pool)."""
@@ -58,6 +54,21 @@ def dask_address(explicit: str | None = None) -> str | None:
 @task(name="fetch-and-parse-tree-files", cache_policy=NO_CACHE)
 def fetch_and_parse(files, settings: FetchSettings, force: bool):
     return fetch_chunk(files, settings, force)
+
+
+@task(name="fetch-and-parse-tree-files-on-dask", cache_policy=NO_CACHE)
+def fetch_and_parse_on_dask(files, settings: FetchSettings, run: TreeRun):
+    return fetch_on_cluster(run.dask_address, files, settings, run.force)
+
+
+def fetch_all(files: list[TreeFile], settings: FetchSettings, run: TreeRun) -> list[FileOutcome]:
+    """On Dask, one task in this process that maps plain chunks over the workers; else a task per
+    chunk on the thread pool."""
+    if run.dask_address:
+        return fetch_and_parse_on_dask(files, settings, run)
+    chunk_results = bounded(lambda c: fetch_and_parse.submit(c, settings, run.force),
+                            chunks(files, run.chunk_size), run.concurrency)
+    return [outcome for chunk in chunk_results for outcome in chunk]
 
 
 def bounded(submit, items, limit: int):
@@ -83,9 +94,7 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
     if unnamed:
         logger.warning("%s result rows name no run folder (no Location): reload their round with "
                        "`mlperf-wh backfill --force --rounds ...`", unnamed)
-    outcomes = [outcome for chunk in bounded(lambda c: fetch_and_parse.submit(c, settings, run.force),
-                                             chunks(files, run.chunk_size), run.concurrency)
-                for outcome in chunk]
+    outcomes = fetch_all(files, settings, run)
     with db.connect(db_file) as con:
         result = load(con, check(outcomes))
     materialize_views(db_file)
@@ -98,4 +107,7 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
 
 def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = TreeRun()) -> TreeOutcome:
     """The tree ingest on the runner `run` asks for."""
-    return ingest_trees.with_options(task_runner=run.task_runner())(rounds, source, db_file, run)
+    if run.dask_address:
+        check_cluster_run(source)
+    runner = ThreadPoolTaskRunner(max_workers=run.concurrency)
+    return ingest_trees.with_options(task_runner=runner)(rounds, source, db_file, run)

@@ -236,7 +236,8 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
     from tests.trees_layout import round_repositories
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
-    from warehouse.ingest.tree_ingest import check, chunks, fetch_chunk, load, plan
+    from warehouse.ingest.tree_fetch import fetch_chunk
+    from warehouse.ingest.tree_ingest import check, chunks, load, plan
     from warehouse.store import db
     from warehouse.views import materialize
     root = round_repositories(tmp_path_factory.mktemp("repositories"))

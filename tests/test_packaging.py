@@ -148,7 +148,7 @@ def test_the_wheel_installed_in_a_fresh_venv_backfills_from_another_directory(tm
     assert verified > 0
 
 
-OPTIONAL_MODULES = ("altair", "vl_convert", "sqlalchemy", "duckdb_engine", "prefect_dask", "distributed")
+OPTIONAL_MODULES = ("altair", "vl_convert", "sqlalchemy", "duckdb_engine", "distributed")
 HIDE_OPTIONAL = ("import sys\n"
                  "class Hide:\n"
                  "    def find_spec(self, name, path=None, target=None):\n"

@@ -1,6 +1,6 @@
 """mlperf-wh trees over a loopback HTTP server laid out like the round repositories (shared trees/
 plus mirror/): every file loads, missing and unparsable files are recorded, re-runs fetch only what
-changed, and a Dask cluster of 2 workers gives the same tables as the thread pool."""
+changed, and a Dask cluster of 2 workers writes exactly what the thread pool writes."""
 from __future__ import annotations
 
 import json
@@ -130,13 +130,38 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
         con.close()
 
 
-@pytest.mark.slow
-def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehouse, prefect_harness, tmp_path):
+NVIDIA_RESULTS = "closed/NVIDIA/results"
+NVIDIA_NEGATIVE_RATE = f"{NVIDIA_RESULTS}/B200-SXM-180GBx8_TRT/whisper/Offline/performance/run_1/mlperf_log_summary.txt"
+NVIDIA_GARBLED = f"{NVIDIA_RESULTS}/B300-SXM-270GBx8_TRT/deepseek-r1/Offline/performance/run_1/mlperf_log_summary.txt"
+NVIDIA_GONE_SYSTEM = "closed/NVIDIA/systems/B300-SXM-270GBx8_TRT.json"
+
+
+def written_by_the_tree_ingest(path: str) -> dict[str, list[tuple]]:
+    """Every row the tree ingest writes, all columns but the two clock readings of tree_files."""
+    with connect_file(path, read_only=True) as con:
+        return {
+            "run_summaries": con.execute("SELECT * FROM run_summaries ORDER BY round, run_path").fetchall(),
+            "systems": con.execute("SELECT * FROM systems ORDER BY round, system_path").fetchall(),
+            "tree_files": con.execute("SELECT * EXCLUDE (fetched_at, loaded_at) FROM tree_files "
+                                      "ORDER BY round, path").fetchall(),
+            "quarantine": con.execute("SELECT * FROM quarantine WHERE source_id LIKE 'tree/%' "
+                                      "ORDER BY source_id").fetchall(),
+        }
+
+
+@pytest.mark.slow  # two tree ingests and a 2-worker LocalCluster (~20 s)
+def test_dask_cluster_of_two_workers_writes_what_the_thread_pool_writes(shared_warehouse, prefect_harness, tmp_path):
     from distributed import LocalCluster
 
     from flows.trees import TreeRun, run_trees
     from warehouse.identity.rounds import load_registry
     root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    # Every outcome a file can have, each decided on a worker or after: loaded, missing, unparsable
+    # (quarantined on the worker) and parsed but failing its Pandera model (quarantined here).
+    rate = (TREES / "inference_results_v6.0" / NVIDIA_NEGATIVE_RATE).read_text()
+    replace_file(root, "v6.0", NVIDIA_NEGATIVE_RATE, rate.replace("Samples per second: ", "Samples per second: -").encode())
+    replace_file(root, "v6.0", NVIDIA_GARBLED, b"MLPerf Results Summary\nScenario : Offline\n")
+    without(root, "v6.0", NVIDIA_GONE_SYSTEM)
     paths = {}
     for runner in ("threads", "dask"):
         paths[runner] = str(tmp_path / f"{runner}.duckdb")
@@ -149,21 +174,40 @@ def test_dask_cluster_of_two_workers_gives_the_thread_pool_tables(shared_warehou
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                           dashboard_address=None) as cluster:
             assert len(cluster.workers) == 2
-            dask = run_trees(v60, server.url, paths["dask"],
-                             TreeRun(concurrency=4, chunk_size=8, dask_address=cluster.scheduler_address))
+            dask = run_trees(v60, server.url, paths["dask"], TreeRun(dask_address=cluster.scheduler_address))
     # NVIDIA v6.0: 63 result rows (61 closed, 2 open) on 8 platforms -> 63 summaries + 8 system files.
     nvidia = [r for r in published_records("v6.0") if r["Submitter"] == "NVIDIA"]
     platforms = {run_folder_of(r).split("/results/")[0] + "/" + run_folder_of(r).split("/")[3] for r in nvidia}
     assert (len(nvidia), len(platforms)) == (63, 8)
-    assert threads.counts == dask.counts == {"loaded": 63 + 8}
-    tables = {}
-    for runner, path in paths.items():
-        with connect_file(path, read_only=True) as con:
-            tables[runner] = {
-                "run_summaries": con.execute("SELECT * FROM run_summaries ORDER BY round, run_path").fetchall(),
-                "systems": con.execute("SELECT * FROM systems ORDER BY round, system_path").fetchall(),
-                "tree_files": con.execute("SELECT round, path, kind, status, sha256, bytes FROM tree_files "
-                                          "ORDER BY round, path").fetchall(),
-            }
-    assert len(tables["threads"]["run_summaries"]) == 63
-    assert tables["dask"] == tables["threads"]
+    assert threads.counts == dask.counts == {"loaded": 63 + 8 - 3, "quarantined": 2, "missing": 1}
+    assert sorted(threads.problems) == sorted(dask.problems)
+    written = {runner: written_by_the_tree_ingest(path) for runner, path in paths.items()}
+    assert [len(written["threads"][table]) for table in written["threads"]] == [61, 7, 71, 2]
+    assert written["dask"] == written["threads"]
+
+
+@pytest.mark.slow  # a scheduler (a LocalCluster without workers) and two Prefect flow runs
+def test_a_dask_run_without_a_scheduler_workers_or_an_absolute_source_is_one_line(
+        private_warehouse, cli, monkeypatch, tmp_path):
+    from distributed import LocalCluster
+
+    from warehouse.ingest import tree_cluster
+    monkeypatch.setattr(tree_cluster, "CONNECT_SECONDS", 1)
+    monkeypatch.setattr(tree_cluster, "WORKER_SECONDS", 1)
+    root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    trees = ("trees", "--source", str(root), "--db", private_warehouse, "--rounds", "v6.0", "--dask")
+    nobody = "tcp://127.0.0.1:1"  # nothing listens on port 1
+    code, _, err = cli(*trees, nobody)
+    assert (code, err.strip().splitlines()[-1]) == (
+        1, f"error: the Dask scheduler {nobody} did not answer: Timed out trying to connect to {nobody} after 1 s")
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        code, _, err = cli(*trees, cluster.scheduler_address)
+    assert (code, err.strip().splitlines()[-1]) == (
+        1, f"error: no Dask worker joined the scheduler {cluster.scheduler_address} within 1 s")
+    assert "Traceback" not in err
+    # Each worker would read a relative directory from its own working directory: refused first.
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("trees", "--source", "repos", "--db", private_warehouse, "--dask", nobody)
+    assert (code, err.strip()) == (2, "error: repos: with --dask, give the source directory as an absolute "
+                                      "path (the workers read it, each from its own working directory) "
+                                      "(see: mlperf-wh trees --help)")

@@ -9,8 +9,8 @@ import sys
 
 # Prefect's anonymous telemetry would try the network (there may be none) on every run.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-# A brand-new ephemeral Prefect server (database migrations, installed collections such as
-# prefect-dask imported) can take longer than Prefect's 20 s default on a busy 2-core machine.
+# A brand-new ephemeral Prefect server (database migrations, installed Prefect collections
+# imported) can take longer than Prefect's 20 s default on a busy 2-core machine.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 

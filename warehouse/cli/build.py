@@ -163,12 +163,12 @@ def trees(
     rounds: Rounds = "",
     force: Annotated[bool, typer.Option("--force", help="fetch and reload even unchanged files")] = False,
     concurrency: Annotated[Optional[int], typer.Option(
-        "--concurrency", min=1, help="chunks of files fetched at once (default 8)")] = None,
+        "--concurrency", min=1, help="chunks of files fetched at once on the thread pool (default 8)")] = None,
     chunk_size: Annotated[Optional[int], typer.Option(
-        "--chunk-size", min=1, help="files per Prefect task (default 64)")] = None,
+        "--chunk-size", min=1, help="files per Prefect task on the thread pool (default 64)")] = None,
     dask: Annotated[Optional[str], typer.Option("--dask", metavar="ADDRESS", help=(
-        "run the tasks on this Dask scheduler, e.g. tcp://10.0.0.5:8786 (env MLPERF_DASK_ADDRESS; "
-        "default: a thread pool here)"))] = None,
+        "fetch and parse on the workers of this Dask scheduler, e.g. tcp://10.0.0.5:8786, two chunks "
+        "per worker thread (env MLPERF_DASK_ADDRESS; default: a thread pool here)"))] = None,
     source: Source = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:

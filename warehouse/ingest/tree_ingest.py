@@ -1,71 +1,39 @@
-"""Tree ingest without Prefect: plan which files the loaded results name, fetch + parse + validate a
-chunk of them (pure apart from the fetch), and load the outcome in one transaction.
+"""Tree ingest without Prefect: plan which files the loaded results name, fetch + parse chunks of them
+(tree_fetch.py, pure apart from the fetch), validate every parsed row at once, and load the outcome
+in one transaction.
 
-The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once; everything here also
-runs on its own (bench, tests).
+The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once, or on a Dask cluster
+(tree_cluster.py); everything here also runs on its own (bench, tests).
 """
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import polars as pl
-import requests
 
 from schemas.failures import failures_of
 from schemas.trees import RunSummary, SystemDescription
 from warehouse.identity.rounds import Round
-from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
-from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
-from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system, run_folder
+from warehouse.ingest.fetch import Previous
+from warehouse.ingest.tree_fetch import PARSERS, FileOutcome, TreeFile
+from warehouse.ingest.trees import SUMMARY_FILE, run_folder
 from warehouse.store import db
+from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
 
 
 class Kind(NamedTuple):
-    parse: Callable[[bytes, str], dict]
     model: type                    # the Pandera model a parsed row must pass
     types: dict[str, str]          # column -> type (warehouse/store/tree_tables.py)
     table: str
     key: str                       # the table's key column, besides round
 
 
-KINDS = {"summary": Kind(parse_summary, RunSummary, SUMMARY_TYPES, "run_summaries", "run_path"),
-         "system": Kind(parse_system, SystemDescription, SYSTEM_TYPES, "systems", "system_path")}
+KINDS = {"summary": Kind(RunSummary, SUMMARY_TYPES, "run_summaries", PARSERS["summary"].key),
+         "system": Kind(SystemDescription, SYSTEM_TYPES, "systems", PARSERS["system"].key)}
 DEFAULT_CHUNK = 64
-
-
-@dataclass(frozen=True)
-class TreeFile:
-    """One file to fetch: its round, path in the round repository, kind, where, and what the
-    warehouse saw last time (for conditional requests)."""
-    round: str
-    path: str
-    kind: str                      # summary | system
-    location: str
-    previous: Previous | None = None
-
-    @property
-    def key(self) -> str:
-        """The run folder of a summary, the file path of a system: the table's key."""
-        return self.path.removesuffix(f"/{SUMMARY_FILE}") if self.kind == "summary" else self.path
-
-    @property
-    def source_id(self) -> str:
-        """How a quarantined file is named in the quarantine table."""
-        return f"tree/{self.round}/{self.path}"
-
-
-@dataclass
-class FileOutcome:
-    file: TreeFile
-    status: str                    # parsed (until validated) | loaded | unchanged | quarantined | missing | failed
-    fetched: Fetched | None = None
-    reasons: list[str] = field(default_factory=list)
-    raw_text: str | None = None
-    record: dict | None = None     # the parsed row, until it is validated
 
 
 @dataclass
@@ -138,66 +106,7 @@ def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFi
 
 
 # ---------------------------------------------------------------------------------------------
-# fetch + parse + validate (one chunk)
-
-
-def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: requests.Session,
-                       force: bool = False) -> Fetched:
-    """warehouse.ingest.fetch.fetch, retried on transient errors with the settings' backoff (a chunk's
-    files are retried one by one, not the chunk). A loop, not tenacity or urllib3's Retry: the
-    same delays and is_transient test as the round flow's Prefect task retries, so a 4xx or a
-    size cap is never retried."""
-    delays = settings.retry_delays()
-    for attempt in range(len(delays) + 1):
-        try:
-            return fetch(file.location, file.path.rsplit("/", 1)[-1], settings,
-                         None if force else file.previous, session)
-        except FetchError as exc:
-            if not is_transient(exc) or attempt == len(delays):
-                raise
-            time.sleep(delays[attempt])
-    raise AssertionError("unreachable")
-
-
-def fetch_chunk(files: list[TreeFile], settings: FetchSettings, force: bool = False) -> list[FileOutcome]:
-    """Fetch and parse every file of the chunk, one after another; nothing is written anywhere."""
-    with _session_for(files) as session:
-        return [_fetch_one(file, settings, session, force) for file in files]
-
-
-def _session_for(files: list[TreeFile]) -> requests.Session:
-    """One keep-alive session per chunk. Its files share one host, so the proxy and CA settings
-    of the environment are resolved once for the chunk, not on every request (requests does that
-    per request by default, reading the whole environment each time)."""
-    session = requests.Session()
-    if files and is_http(files[0].location):
-        settings = session.merge_environment_settings(files[0].location, {}, None, None, None)
-        session.trust_env = False
-        session.proxies, session.verify = settings["proxies"], settings["verify"]
-    return session
-
-
-def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) -> FileOutcome:
-    try:
-        fetched = fetch_with_retries(file, settings, session, force)
-    except NotFound as exc:
-        return FileOutcome(file, "missing", reasons=[str(exc)])
-    except FetchError as exc:
-        return FileOutcome(file, "failed", reasons=[str(exc)])
-    content, fetched.content = fetched.content, None  # the parsed row (or text) travels on, not bytes
-    if not force and fetched.unchanged_since(file.previous):
-        return FileOutcome(file, "unchanged", fetched)
-    kind = KINDS[file.kind]
-    try:
-        record = kind.parse(content, file.location)
-    except UnparsableFile as exc:
-        return FileOutcome(file, "quarantined", fetched, exc.reasons, _text_of(content))
-    return FileOutcome(file, "parsed", fetched, raw_text=_text_of(content),
-                       record={"round": file.round, kind.key: file.key, "sha256": fetched.sha256, **record})
-
-
-def _text_of(content: bytes) -> str:
-    return content.decode("utf-8", errors="replace")
+# validate (every chunk's rows at once)
 
 
 @dataclass
