@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import duckdb
 import pytest
 
 from tests.conftest import SHARED_ROUNDS, serve
