@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     workdir = Path(tempfile.mkdtemp(prefix="trees-bench-"))
     try:
-        base_db = workdir / "base.duckdb"
+        base_db = workdir / "baseline.duckdb"
         core_once(str(base_db), ROUNDS)
         with http_server(lay_out(workdir / "repositories")) as url:
             wall = cli_wall(url, base_db, workdir)

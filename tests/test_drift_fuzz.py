@@ -218,7 +218,7 @@ def baselines(tmp_path_factory):
     """The unmodified files loaded: the rows every untouched record must reproduce."""
     out = {}
     for fmt in ("final", "checker_csv"):
-        con = db.connect(str(tmp_path_factory.mktemp(fmt) / "base.duckdb"))
+        con = db.connect(str(tmp_path_factory.mktemp(fmt) / "baseline.duckdb"))
         d = Drifted(real(fmt), fmt)
         load_into(con, d.content(), d.file_name)
         out[fmt] = canonical_rows(con, set())

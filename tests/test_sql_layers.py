@@ -5,7 +5,9 @@ import json
 import shutil
 
 import duckdb
+import pytest
 
+from warehouse.errors import WarehouseUnavailable
 from warehouse.identity.resolve import load_reference_tables
 from warehouse.store import db
 from warehouse.views import (
@@ -147,3 +149,11 @@ def test_the_search_path_is_main_then_each_layers_schema_marts_first():
     layering = Layering.read()
     assert warehouse_schemas() == ("main",) + tuple(layer.schema for layer in reversed(layering.layers)) == (
         "main", "marts", "intermediate", "staging", "base")
+
+
+def test_a_warehouse_file_named_like_a_schema_is_refused_in_one_line(tmp_path):
+    for name in ("staging.duckdb", "marts.read.duckdb"):
+        with pytest.raises(WarehouseUnavailable, match=rf"{name}: a warehouse file cannot be named"):
+            db.connect(str(tmp_path / name))
+        assert not (tmp_path / name).exists()
+    db.connect(str(tmp_path / "main.duckdb")).close()  # DuckDB names its catalog main_db

@@ -17,6 +17,7 @@ _LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
 
 
 def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) -> duckdb.DuckDBPyConnection:
+    refuse_a_schema_name(path)
     if read_only and not Path(path).exists():
         raise ExpectedFailure(f"no warehouse at {path}: run `mlperf-wh backfill` first")
     if Path(path).is_dir():
@@ -47,6 +48,17 @@ def warehouse_schemas() -> tuple[str, ...]:
     with (package_dir("sql") / "layers.toml").open("rb") as f:
         layers = {name: spec for name, spec in tomllib.load(f).items() if isinstance(spec, dict)}
     return (SOURCE_SCHEMA,) + tuple(dict.fromkeys(spec.get("schema", name) for name, spec in reversed(layers.items())))
+
+
+def refuse_a_schema_name(path: str) -> None:
+    """DuckDB names a file's catalog after its name up to the first dot (staging.read.duckdb:
+    staging); a catalog named like one of the warehouse's schemas makes every `staging.x` ambiguous."""
+    catalog = Path(path).name.split(".")[0]
+    if catalog in warehouse_schemas() and catalog != SOURCE_SCHEMA:  # DuckDB calls main.duckdb's catalog main_db
+        raise WarehouseUnavailable(
+            f"{path}: a warehouse file cannot be named {catalog}.*: DuckDB would name its catalog "
+            f"{catalog!r}, like the schema that holds the {catalog} models, and could not tell the two "
+            "apart; choose another name (e.g. mlperf.duckdb)")
 
 
 def use_warehouse_schemas(con: duckdb.DuckDBPyConnection, create: bool = False) -> None:
