@@ -44,8 +44,6 @@ def read_only_engine(warehouse_file: str | Path, writer_file: bool = False) -> E
 
 
 def _search_marts_first(dbapi_connection, _record) -> None:
-    from warehouse.views.catalog import MARTS_SCHEMA, SCHEMAS
-    present = {name for (name,) in dbapi_connection.execute(
-        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()").fetchall()}
-    path = [MARTS_SCHEMA] + [s for s in SCHEMAS if s != MARTS_SCHEMA]
-    dbapi_connection.execute(f"SET search_path = '{','.join(s for s in path if s in present)}'")
+    from warehouse.store.warehouse_file import use_warehouse_schemas
+    from warehouse.views.catalog import MARTS_SCHEMA
+    use_warehouse_schemas(dbapi_connection, first=MARTS_SCHEMA)

@@ -61,10 +61,13 @@ def refuse_a_schema_name(path: str) -> None:
             "apart; choose another name (e.g. mlperf.duckdb)")
 
 
-def use_warehouse_schemas(con: duckdb.DuckDBPyConnection, create: bool = False) -> None:
+def use_warehouse_schemas(con, create: bool = False, first: str | None = None) -> None:
     """Bare names find the marts and the models they read; a warehouse written before there were
-    schemas has only main."""
+    schemas has only main. `first`: the schema searched first (the BI engine: marts). `con`: a DuckDB
+    connection, or the DB-API connection duckdb-engine wraps around one."""
     schemas = warehouse_schemas()
+    if first:
+        schemas = (first,) + tuple(s for s in schemas if s != first)
     present = {name for (name,) in con.execute(
         "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database()").fetchall()}
     if create and not set(schemas) <= present:

@@ -160,10 +160,7 @@ def _still_current(view: ViewFile, existing: dict[str, str], now: dict[str, str]
 
 
 def _recorded_definitions(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema()",
-                       [DEFINITIONS_TABLE]).fetchall():
-        return {}
-    return dict(con.execute(f"SELECT name, definition FROM {DEFINITIONS_TABLE}").fetchall())
+    return dict(_bookkeeping(con, DEFINITIONS_TABLE, "name", "definition"))
 
 
 def _record_definitions(con: duckdb.DuckDBPyConnection, definitions_now: dict[str, str]) -> None:
@@ -195,12 +192,20 @@ def build_fingerprint(views: list[ViewFile], ref: "Reference") -> str:
 FINGERPRINT_TABLE = "_materialized"
 
 
+def _bookkeeping(con: duckdb.DuckDBPyConnection, table: str, *columns: str) -> list[tuple]:
+    """The rows of one of the build's own tables in main; none when it, or a column asked for, is
+    missing (a warehouse built by an earlier version). Looked up rather than caught: a failed
+    statement would abort the caller's transaction."""
+    present = {c for (c,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+        f"AND schema_name = '{SOURCE_SCHEMA}' AND table_name = ?", [table]).fetchall()}
+    if not set(columns) <= present:
+        return []
+    return con.execute(f"SELECT {', '.join(columns)} FROM {SOURCE_SCHEMA}.{table}").fetchall()
+
+
 def _last_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
-    # Looked up rather than caught: a failed statement would abort the caller's transaction.
-    if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND schema_name = current_schema()",
-                       [FINGERPRINT_TABLE]).fetchall():
-        return None
-    found = con.execute(f"SELECT fingerprint FROM {FINGERPRINT_TABLE}").fetchall()
+    found = _bookkeeping(con, FINGERPRINT_TABLE, "fingerprint")
     return found[0][0] if found else None
 
 
@@ -224,10 +229,7 @@ def inputs_checksum(views: list[ViewFile] | None = None) -> str:
 def views_current(con: duckdb.DuckDBPyConnection) -> bool:
     """The last full build was made from the SQL and reference files as they are now, and every
     model it made is still there: a run that loaded nothing need not build again."""
-    if not con.execute("SELECT 1 FROM duckdb_columns() WHERE table_name = ? AND column_name = 'inputs' "
-                       "AND schema_name = current_schema()", [FINGERPRINT_TABLE]).fetchall():
-        return False
-    found = con.execute(f"SELECT inputs FROM {FINGERPRINT_TABLE}").fetchall()
+    found = _bookkeeping(con, FINGERPRINT_TABLE, "inputs")
     views = definitions()
     if not found or found[0][0] != inputs_checksum(views):
         return False
