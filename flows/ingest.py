@@ -5,12 +5,12 @@ import datetime as dt
 import logging
 from pathlib import Path
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.parameters import deployable_source, flow
-from flows.run_rounds import (EXPECTED_FAILURES, current_flow_run_id, exception_of, materialize_views, run_rounds,
-                              task_runner)
+from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, materialize_views, run_rounds, task_runner
+from flows.steps import RetryWhen, call, run_logger
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
@@ -46,7 +46,7 @@ for _name in ("prefect.task_runs", "prefect.flow_runs"):
 # The declared retries are FetchSettings' defaults; a run applies its own settings (_fetcher).
 @task(name="fetch", retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       cache_policy=NO_CACHE,
-      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
+      retry_condition_fn=RetryWhen(is_transient))
 def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
     """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
     try:
@@ -81,7 +81,7 @@ def newly_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
 def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
     """Decisions whose review this ingest made due (their review round is now loaded)."""
     newly_due = newly_due_decisions(db_file, due_before)
-    logger = get_run_logger()
+    logger = run_logger()
     for decision_id in newly_due:
         logger.warning("decision %s is now due for review (mlperf-wh decisions show %s)",
                        decision_id, decision_id)
@@ -95,7 +95,7 @@ def _fetcher(settings: FetchSettings):
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
-    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=get_run_logger().warning):
+    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=run_logger().warning):
         outcome = _ingest_file(round_name, path, origin, db_file, force, frozenset(allow or ()))
         if outcome.status == "loaded":
             publish(db_file)
@@ -110,7 +110,7 @@ def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: b
         outcome = _ingest_location(round_name, origin, Path(path).name, path, db_file, settings, force,
                                    allow)
     except EXPECTED_FAILURES as exc:
-        get_run_logger().error("%s failed: %s", round_name, exc)
+        run_logger().error("%s failed: %s", round_name, exc)
         return _recorded(db_file, _failed(round_name, path, origin, exc), exc)
     if outcome is None:
         return _recorded(db_file, RoundOutcome(round_name, "failed", source_id=_source_id(round_name, origin, path),
@@ -150,8 +150,8 @@ def _recorded(db_file: str, outcome: RoundOutcome, exc: Exception | None = None)
 
 def _refresh_views(db_file: str, due_before: set[str]) -> None:
     """After loading: rebuild the views, then report decisions whose review became due."""
-    materialize_views(db_file)
-    report_due_decisions(db_file, due_before)
+    call(materialize_views, db_file)
+    call(report_due_decisions, db_file, due_before)
 
 
 def _ingest_location(round_name, origin, file_name, location, db_file, settings,
@@ -161,14 +161,14 @@ def _ingest_location(round_name, origin, file_name, location, db_file, settings,
     with file_errors(), db.connect(db_file) as con:
         previous = previous_fetch(con, source_id, location)
     # --force must get the bytes: no conditional request, or a 304 would leave nothing to parse.
-    fetched = _fetcher(settings)(location, file_name, settings, None if force else previous)
+    fetched = call(_fetcher(settings), location, file_name, settings, None if force else previous)
     if fetched is None:
         return None
     if fetched.unchanged_since(previous) and not force:
         return RoundOutcome(round_name, "unchanged", source_id=source_id, location=location,
                             message="unchanged since the last load")
-    prepared = parse_and_validate(fetched.content, file_name, round_name, origin, location)
-    return load_into_warehouse(db_file, fetched, prepared, round_name, origin, allow)
+    prepared = call(parse_and_validate, fetched.content, file_name, round_name, origin, location)
+    return call(load_into_warehouse, db_file, fetched, prepared, round_name, origin, allow)
 
 
 def _backfill_run_name() -> str:

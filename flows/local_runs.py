@@ -1,6 +1,12 @@
 """Flow runs this process starts and waits for (`mlperf-wh backfill`, `ingest`, `watch`, `trees`):
-the Prefect settings they run with, in one place.
+whether they are Prefect flow runs, and the Prefect settings they run with, in one place.
 
+- A Prefect flow run when a Prefect API is configured (PREFECT_API_URL, in the environment or the
+  active Prefect profile): the server shows it. Without one, Prefect would start its temporary
+  server for the run (about 4 s of CPU before the first task, more than a cold backfill's whole
+  work), so the run is the same flow called plainly (flows/steps.py) and `mlperf-wh history` records
+  it, with no flow run id. MLPERF_PREFECT_TEMPORARY_SERVER asks for the temporary server instead:
+  the run is then a flow run, kept in Prefect's local database.
 - No flow-run heartbeats (PREFECT_FLOWS_HEARTBEAT_FREQUENCY: Prefect sends one every 180 s by default).
   Heartbeats let a server mark a run Crashed when the process running it dies unseen; here the run
   is this process and its exit code says how it ended. They cost every run up to a second: the
@@ -13,7 +19,16 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
+from flows.steps import call, plainly
+from warehouse import settings
+
 HEARTBEAT_ENV = ("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", "PREFECT_RUNNER_HEARTBEAT_FREQUENCY")
+
+
+def orchestrated() -> bool:
+    """Whether a run started here is a Prefect flow run (see the module's docstring)."""
+    from prefect.settings import get_current_settings
+    return bool(get_current_settings().api.url) or settings.current().prefect_temporary_server
 
 
 @contextmanager
@@ -32,9 +47,17 @@ def local_settings():
 
 
 def run_here(flow, *args, **kwargs):
-    """Call `flow` (a Prefect flow, or a function that runs one) here, with the settings above; the
-    garbage collector, paused while the CLI's modules loaded, resumes for the run (warehouse/startup.py)."""
+    """Call `flow` (a Prefect flow, or a function that runs one) here: as a Prefect flow run with the
+    settings above, or plainly. The garbage collector, paused while the CLI's modules loaded,
+    resumes for the run (warehouse/startup.py)."""
     from warehouse import collector
     collector.resume()
+    if not orchestrated():
+        from warehouse.interrupt import leave_at_once_if_interrupted
+        leave_at_once_if_interrupted()
+        with plainly():
+            return call(flow, *args, **kwargs)
+    from warehouse.interrupt import start_prefect_server_tied_to_this_process
+    start_prefect_server_tied_to_this_process()
     with local_settings():
         return flow(*args, **kwargs)

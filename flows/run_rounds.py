@@ -17,10 +17,11 @@ from contextlib import contextmanager
 from typing import Callable
 
 import duckdb
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect.exceptions import MissingContextError
 from prefect.task_runners import ThreadPoolTaskRunner
+
+from flows.steps import RetryWhen, run_logger, submit
 
 from warehouse.errors import WarehouseUnavailable
 from warehouse.export.outputs import regenerate_after_run
@@ -72,7 +73,7 @@ def exception_of(state) -> BaseException | None:
 
 @task(name="ingest-round", task_run_name="ingest-{round_name}", cache_policy=NO_CACHE,
       retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
-      retry_condition_fn=lambda _task, _run, state: is_transient(exception_of(state)))
+      retry_condition_fn=RetryWhen(is_transient))
 def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
                  force: bool, run: Run, previous: dict[str, Previous | None],
                  before: "BeforeFirstLoad", allow: frozenset[str] = frozenset()) -> RoundOutcome:
@@ -125,14 +126,6 @@ def current_flow_run_id() -> str | None:
     return flow_run.id
 
 
-def _logger():
-    try:
-        return get_run_logger()
-    except MissingContextError:
-        import logging
-        return logging.getLogger("mlperf.run")
-
-
 def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = False,
                refresh_always: bool = True, allow: frozenset[str] = frozenset()) -> RunReport:
     """Run the rounds `plan` picks (reading the warehouse, under the writer lock) in the current
@@ -140,7 +133,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     table when they load. Views refresh after a load (always, with refresh_always)."""
     run = Run(kind, current_flow_run_id())
     settings = FetchSettings.from_env()
-    logger = _logger()
+    logger = run_logger()
     # One connection open for the whole run, under the lock: DuckDB opens a file once per process,
     # so the rounds' own connections share this open database instead of reading its catalog again
     # each (and checkpointing it as each one closes).
@@ -148,8 +141,8 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
         rounds, found = plan(con)
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
         before = BeforeFirstLoad()
-        futures = {r.name: ingest.submit(r.name, r, source, db_file, settings, force, run,
-                                         previous_of(con, r, source), before, allow)
+        futures = {r.name: submit(ingest, r.name, r, source, db_file, settings, force, run,
+                                  previous_of(con, r, source), before, allow)
                    for r in rounds if not absent_locally(r, source)}
         outcomes = [_outcome(r, futures[r.name]) if r.name in futures else not_published(r.name, source)
                     for r in rounds]

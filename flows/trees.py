@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from prefect import get_run_logger, task
+from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from flows.parameters import flow
 from flows.run_rounds import materialize_views
+from flows.steps import as_completed, call, run_logger, submit
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
@@ -65,8 +65,8 @@ def fetch_all(files: list[TreeFile], settings: FetchSettings, run: TreeRun) -> l
     """On Dask, one task in this process that maps plain chunks over the workers; else a task per
     chunk on the thread pool."""
     if run.dask_address:
-        return fetch_and_parse_on_dask(files, settings, run)
-    chunk_results = bounded(lambda c: fetch_and_parse.submit(c, settings, run.force),
+        return call(fetch_and_parse_on_dask, files, settings, run)
+    chunk_results = bounded(lambda c: submit(fetch_and_parse, c, settings, run.force),
                             chunks(files, run.chunk_size), run.concurrency)
     return [outcome for chunk in chunk_results for outcome in chunk]
 
@@ -87,7 +87,7 @@ def bounded(submit, items, limit: int):
 @flow(name="ingest-trees")
 def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -> TreeOutcome:
     started = time.perf_counter()
-    logger = get_run_logger()
+    logger = run_logger()
     settings = FetchSettings.from_env()
     with db.connect(db_file) as con:
         files, unnamed = plan(con, rounds, source)
@@ -97,7 +97,7 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
     outcomes = fetch_all(files, settings, run)
     with db.connect(db_file) as con:
         result = load(con, check(outcomes))
-    materialize_views(db_file)
+    call(materialize_views, db_file)
     result.seconds = time.perf_counter() - started
     for problem in result.problems:
         logger.warning(problem)
@@ -110,4 +110,4 @@ def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = Tre
     if run.dask_address:
         check_cluster_run(source)
     runner = ThreadPoolTaskRunner(max_workers=run.concurrency)
-    return ingest_trees.with_options(task_runner=runner)(rounds, source, db_file, run)
+    return call(ingest_trees.with_options(task_runner=runner), rounds, source, db_file, run)

@@ -47,13 +47,10 @@ def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunRe
 
 def watch_once(source: str, db_file: str) -> RunReport:
     """`mlperf-wh watch`: the watch-rounds flow, run here once; the report even when a round failed."""
-    state = run_here(watch_rounds, source, db_file, return_state=True)
-    failure = state.result(raise_on_failure=False)
-    if isinstance(failure, RoundsFailed):
-        return failure.report
-    if isinstance(failure, BaseException):
-        raise failure
-    return failure
+    try:
+        return run_here(watch_rounds, source, db_file)
+    except RoundsFailed as failed:
+        return failed.report
 
 
 def deployments(cron: str, source: str | None = None, db_file: str | None = None) -> list:

@@ -1,12 +1,14 @@
 """Fault suite, case 3: interruption. The installed `mlperf-wh` in a process of its own, as a user
-runs it: SIGTERM stops a backfill within seconds with the in-flight load rolled back, kill -9 leaves
-no Prefect server behind, and a slow-drip server cannot hold a fetch past its deadline."""
+runs it: SIGTERM stops a backfill within seconds with the in-flight load rolled back (a plain run,
+and a flow run on Prefect's temporary server), kill -9 leaves no Prefect server behind, and a
+slow-drip server cannot hold a fetch past its deadline."""
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,11 +28,15 @@ def prefect_home(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("prefect-home")
 
 
-def start_backfill(server_url: str, db: str, prefect_home: Path, *rounds: str) -> subprocess.Popen:
-    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+def start_backfill(server_url: str, db: str, prefect_home: Path, *rounds: str,
+                   temporary_server: bool = True, verbose: bool = False) -> subprocess.Popen:
+    """No Prefect API configured: a flow run on Prefect's temporary server (MLPERF_PREFECT_TEMPORARY_SERVER),
+    or, without `temporary_server`, a plain run."""
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+           "MLPERF_PREFECT_TEMPORARY_SERVER": "1" if temporary_server else "0"}
     env.pop("PREFECT_API_URL", None)
-    return subprocess.Popen([str(COMMAND), "backfill", "--source", server_url, "--db", db,
-                             "--rounds", ",".join(rounds)],
+    return subprocess.Popen([str(COMMAND), *(["-v"] if verbose else []), "backfill", "--source", server_url,
+                             "--db", db, "--rounds", ",".join(rounds)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -103,6 +109,40 @@ def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cl
         assert cli("backfill", "--source", server.url, "--db", interrupted, "--rounds", "v4.1,v6.0")[0] == 0
         assert cli("backfill", "--source", server.url, "--db", clean, "--rounds", "v4.1,v6.0")[0] == 0
     assert digest(interrupted, times=False) == digest(clean, times=False)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
+def test_sigterm_mid_plain_backfill_stops_within_5s_keeping_what_was_committed(tmp_path, prefect_home, monkeypatch):
+    """A plain run (no Prefect API): v6.0's fetch sleeps in a task thread, which the exit must not wait for."""
+    monkeypatch.setenv("MLPERF_FETCH_READ_TIMEOUT", "120")  # the fetch in flight stays in flight until the signal
+    # -v shows the tasks' lines, unless an earlier in-process command of this session quieted them here
+    monkeypatch.delenv("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", raising=False)
+    db = str(tmp_path / "interrupted.duckdb")
+    with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
+        process = start_backfill(server.url, db, prefect_home, "v4.1", "v6.0", temporary_server=False, verbose=True)
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+        reader.start()
+        wait_for_request(server, V60_PATH, process)
+        give_up = time.monotonic() + 60
+        while not any("ingest-v4.1 finished" in line for line in lines):  # -v: the task's own line
+            assert process.poll() is None and time.monotonic() < give_up, "".join(lines)
+            time.sleep(0.05)
+        assert descendants(process.pid) == set(), "a plain run starts no Prefect server"
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        stopped = time.monotonic() - signalled
+        reader.join(timeout=5)
+    err = "".join(lines)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert stopped < 5, f"took {stopped:.1f} s to stop"
+    assert "interrupted by SIGTERM" in one_error_line(_error_lines(err))
+    assert "Traceback" not in err
+    con = connect_file(db, read_only=True)
+    assert con.execute("SELECT DISTINCT round FROM sources").fetchall() == [("v4.1",)]
+    con.close()
 
 
 def _error_lines(err: str) -> str:
@@ -192,7 +232,8 @@ def uvicorn_below(pid: int) -> set[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [["trees"], ["watch"], ["ingest", "v6.0"]])
 def test_kill_9_of_any_flow_command_leaves_no_prefect_server_behind(tmp_path, prefect_home, command):
-    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+           "MLPERF_PREFECT_TEMPORARY_SERVER": "1"}
     env.pop("PREFECT_API_URL", None)
     with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
         process = subprocess.Popen([str(COMMAND), *command, "--source", server.url, "--db", str(tmp_path / "w.duckdb")],

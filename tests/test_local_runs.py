@@ -11,7 +11,7 @@ from prefect.settings import get_current_settings
 from flows.local_runs import local_settings, run_here
 
 
-def test_runs_started_here_have_no_heartbeats_unless_the_environment_asks(monkeypatch):
+def test_runs_started_here_have_no_heartbeats_unless_the_environment_asks(prefect_harness, monkeypatch):
     default = get_current_settings().flows.heartbeat_frequency
     assert default is not None  # Prefect's default sends them
     assert run_here(lambda: get_current_settings().flows.heartbeat_frequency) is None

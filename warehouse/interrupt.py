@@ -69,6 +69,15 @@ def _die_with(parent_pid: int):
 
 _tied: list[subprocess.Popen] = []
 _tied_server_started = False
+_nothing_to_flush = False
+
+
+def leave_at_once_if_interrupted() -> None:
+    """For a run without Prefect (flows/local_runs.py): after an interrupt the console script leaves
+    as soon as the warehouse is closed. No Prefect logs or events wait to be sent, and a task thread
+    still fetching (up to its read timeout) must not hold the exit."""
+    global _nothing_to_flush
+    _nothing_to_flush = True
 
 
 class _TiedSubprocess:
@@ -102,9 +111,10 @@ def _kill_tied_processes_if_interrupted() -> None:
 
 def exit_now_if_interrupted(code: int) -> None:
     """For the console script only: after an interrupt, with the temporary server ours (it dies
-    with us), leave at once instead of flushing Prefect's logs and events to it at exit. The
-    warehouse is already closed: every connection is a `with` block the interrupt unwound."""
-    if not _signalled or not _tied:
+    with us) or no Prefect in the run, leave at once instead of flushing Prefect's logs and events to
+    it at exit. The warehouse is already closed: every connection is a `with` block the interrupt
+    unwound."""
+    if not _signalled or not (_tied or _nothing_to_flush):
         return
     _kill_tied_processes_if_interrupted()
     _flush_standard_streams()

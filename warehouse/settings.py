@@ -54,6 +54,10 @@ class Settings(BaseSettings):
         "the `shrink` guard: the largest share of a source's loaded rows a reload may drop"))
     writer_wait: float = Field(60.0, ge=0, description=(
         "seconds a run waits for another run's writer lock on the warehouse before failing"))
+    prefect_temporary_server: bool = Field(False, description=(
+        "with no Prefect API configured (PREFECT_API_URL), run backfill, ingest, watch and trees as "
+        "Prefect flow runs on Prefect's temporary server (seconds more per run; kept in Prefect's local "
+        "database); unset: such runs are plain, recorded in `mlperf-wh history`; any value but 0 means yes"))
     prefect_startup_timeout: float = Field(120.0, gt=0, description=(
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)"))
     sql_timeout: float = Field(60.0, gt=0, description=(
@@ -84,7 +88,7 @@ class Settings(BaseSettings):
         memory_size(value)
         return value.strip()
 
-    @field_validator("debug", mode="before")
+    @field_validator("debug", "prefect_temporary_server", mode="before")
     @classmethod
     def _anything_but_zero(cls, value):
         return str(value).strip().lower() not in ("", "0", "false", "no", "off")

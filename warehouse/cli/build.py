@@ -120,11 +120,10 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
 
 
 def _writable_warehouse(what: str) -> str:
-    """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now;
-    then start Prefect's temporary server tied to this process (it never outlives the CLI). A
+    """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now
+    (flows.local_runs.run_here then starts Prefect's temporary server, when a run needs it). A
     warehouse not created yet has nothing to find wrong (the run creates it) once the writer lock,
     a file beside it, could be created."""
-    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     from warehouse.store import db
     from warehouse.store.lock import writer
     path = db.db_path(current().db)
@@ -132,7 +131,6 @@ def _writable_warehouse(what: str) -> str:
         if Path(path).exists():
             with db.connect(path):
                 pass
-    start_prefect_server_tied_to_this_process()
     return path
 
 
@@ -176,14 +174,12 @@ def trees(
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
-    from warehouse.interrupt import start_prefect_server_tied_to_this_process
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     source = check_source(resolve_source(source))  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
-    start_prefect_server_tied_to_this_process()
     outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")

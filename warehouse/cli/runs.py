@@ -51,8 +51,6 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
     from flows.watch import watch_once
-    from warehouse.interrupt import start_prefect_server_tied_to_this_process
-    start_prefect_server_tied_to_this_process()
     return print_run(watch_once(source, db_file), source, strict, fmt)
 
 

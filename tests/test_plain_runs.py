@@ -1,0 +1,139 @@
+"""Runs without a Prefect API (flows/local_runs.py, flows/steps.py): the same flows, called plainly.
+
+A run started here is a Prefect flow run only when a Prefect API is configured (or
+MLPERF_PREFECT_TEMPORARY_SERVER asks for Prefect's temporary server); otherwise no Prefect server is
+started and the flow's functions run here, with the retries and the thread pool their tasks and
+flows declare. These tests hold a plain run to what a flow run does: the same warehouse, the same
+retries, the same one-line failures.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MIRROR, serve
+from tests.faults import digest, one_error_line, query
+
+V41_PATH = "/inference_results_v4.1/main/summary_results.json"
+V60_PATH = "/inference_results_v6.0/main/summary_results.json"
+COMMAND = Path(sys.executable).parent / "mlperf-wh"
+
+
+@contextmanager
+def no_prefect_api(monkeypatch):
+    """This process as a user's without a Prefect server: no API URL, no temporary server asked for."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("MLPERF_PREFECT_TEMPORARY_SERVER", raising=False)
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        yield
+
+
+@pytest.fixture
+def plain_cli(monkeypatch, capsys):
+    """Run `mlperf-wh ARGS...` in this process with no Prefect API -> (code, out, err)."""
+    from warehouse.cli import main
+
+    def run(*args: str):
+        with no_prefect_api(monkeypatch):
+            code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run
+
+
+def test_a_run_is_a_flow_run_only_when_a_prefect_api_is_configured(prefect_harness, monkeypatch):
+    from flows.local_runs import orchestrated
+    assert orchestrated()  # the session's API
+    with no_prefect_api(monkeypatch):
+        assert not orchestrated()
+        monkeypatch.setenv("MLPERF_PREFECT_TEMPORARY_SERVER", "1")
+        assert orchestrated()
+
+
+def test_a_plain_backfill_builds_the_warehouse_a_flow_run_builds(cli, plain_cli, tmp_path):
+    with serve(MIRROR) as server:
+        flow_db, plain_db = str(tmp_path / "flow.duckdb"), str(tmp_path / "plain.duckdb")
+        assert cli("backfill", "--source", server.url, "--db", flow_db, "--rounds", "v4.1,v6.0")[0] == 0
+        code, out, err = plain_cli("backfill", "--source", server.url, "--db", plain_db, "--rounds", "v4.1,v6.0")
+    assert code == 0, err
+    assert "backfill: 2 loaded" in out
+    assert err == ""  # the tasks' own lines are for -v, as Prefect's are
+    assert digest(plain_db, times=False) == digest(flow_db, times=False)
+    # recorded in history, without a flow run behind it
+    assert query(plain_db, "SELECT round, status, flow_run_id FROM load_events ORDER BY round") == [
+        ("v4.1", "loaded", None), ("v6.0", "loaded", None)]
+    assert all(run_id for (run_id,) in query(flow_db, "SELECT flow_run_id FROM load_events"))
+
+
+def test_a_plain_run_retries_a_transient_failure_as_the_task_declares(plain_cli, db_file):
+    with serve(MIRROR, {V60_PATH: [503, 503]}) as server:
+        code, out, err = plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v6.0")
+        seen = server.handler.requests_seen.count(V60_PATH)
+    assert code == 0, err
+    assert seen == 3  # two 503s, then the file (MLPERF_FETCH_RETRIES: 3)
+    assert query(db_file, "SELECT count(*) FROM results") == [(520,)]
+
+
+def test_a_plain_run_fails_a_broken_round_in_one_line_and_loads_the_others(plain_cli, db_file):
+    with serve(MIRROR, {V60_PATH: [("body", b"[{\"ID\": ")]}) as server:
+        code, out, err = plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v4.1,v6.0")
+        seen = server.handler.requests_seen.count(V60_PATH)
+    assert code == 1
+    assert seen == 1  # a malformed file is not retried
+    line = one_error_line(err)
+    assert "v6.0" in line and "invalid JSON at line 1 column 9" in line, line
+    assert query(db_file, "SELECT round, status, flow_run_id FROM load_events ORDER BY round") == [
+        ("v4.1", "loaded", None), ("v6.0", "failed", None)]
+
+
+def test_verbose_shows_a_plain_runs_task_lines(plain_cli, db_file, monkeypatch):
+    monkeypatch.delenv("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", raising=False)
+    import logging
+    for handler in logging.getLogger("mlperf.run").handlers[:]:  # made by an earlier quiet run
+        logging.getLogger("mlperf.run").removeHandler(handler)
+    code, _out, err = plain_cli("-v", "ingest", "v6.0", "--file", MIRROR / V60_PATH.lstrip("/"), "--origin",
+                                "official", "--db", db_file)
+    for handler in logging.getLogger("mlperf.run").handlers[:]:
+        logging.getLogger("mlperf.run").removeHandler(handler)
+    assert code == 0, err
+    assert "| INFO    | fetch finished in" in err
+    assert "| INFO    | materialize-views finished in" in err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_installed_command_runs_without_any_prefect_server(tmp_path):
+    """A user's first run, whole process: no server is started, Prefect's home stays empty."""
+    home = tmp_path / "prefect"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_PREFECT"))}
+    env |= {"PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    db_path = tmp_path / "w.duckdb"
+    process = subprocess.Popen([str(COMMAND), "backfill", "--source", str(MIRROR), "--db", str(db_path),
+                                "--rounds", "v6.0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    children = set()
+    while process.poll() is None:
+        children |= _children(process.pid)
+    out, err = process.communicate()
+    assert process.returncode == 0, err
+    assert children == set(), "a plain run starts no process"
+    assert not home.exists() or list(home.iterdir()) == [], "no Prefect database was written"
+    assert query(str(db_path), "SELECT round, status, flow_run_id FROM load_events") == [("v6.0", "loaded", None)]
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
