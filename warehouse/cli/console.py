@@ -45,7 +45,8 @@ def error(text: str) -> None:
 
 
 def print_rows(frame, fmt: Format | str = Format.table) -> None:
-    """A polars frame as a table, CSV (header row) or JSON (a list of objects)."""
+    """A polars frame as a table, CSV (header row) or JSON (a list of objects); a table also from
+    warehouse.store.rows.Rows (no polars)."""
     fmt = Format(fmt)
     if fmt is Format.csv:
         from warehouse.export.cells import safe_frame
@@ -86,9 +87,8 @@ def long_table(frame, widest: int = 48) -> str:
     """Many rows, drawn in time proportional to the cells (Rich measures and wraps each one: 40 s for
     3,000 rows): a row per line, columns at their natural width up to `widest` characters (cut with …),
     numbers right-aligned; lines wider than the terminal are left to the pager (`less -S`)."""
-    cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
+    cells, numeric, _ = _columns(frame)
     widths = [min(widest, max([len(name), *map(len, column)])) for name, column in zip(frame.columns, cells)]
-    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
 
     def line(values, aligned=numeric) -> str:
         return "│ " + " ┆ ".join(_fit(v, w, right) for v, w, right in zip(values, widths, aligned)) + " │\n"
@@ -110,13 +110,10 @@ def rich_table(frame, width: int):
     """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; long text
     wraps (long words folded); headers stay on one line. When even the short columns do not fit, one
     record per block (column, value), as psql's expanded display."""
-    import polars as pl
     from rich.table import Table
     from rich.text import Text
-    cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
+    cells, numeric, unbroken = _columns(frame)
     natural = [max([len(name), *map(len, column)]) for name, column in zip(frame.columns, cells)]
-    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
-    unbroken = [dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean for dtype in frame.dtypes]
     fixed = [keep or n <= SHORT_TEXT for keep, n in zip(unbroken, natural)]
     needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
     if needed > width and len(natural) > 1:
@@ -128,6 +125,19 @@ def rich_table(frame, width: int):
     for row in zip(*cells):
         table.add_row(*(Text(value) for value in row))
     return table
+
+
+def _columns(frame) -> tuple[list[list[str]], list[bool], list[bool]]:
+    """(each column's cells as text, which columns are numbers, which never wrap: numbers, dates and
+    times, booleans) of a polars frame or of Rows."""
+    if hasattr(frame, "column_values"):  # warehouse.store.rows.Rows
+        values, numeric, unbroken = frame.column_values(), frame.numeric(), frame.unbroken()
+    else:
+        import polars as pl
+        values = [frame.get_column(name).to_list() for name in frame.columns]
+        numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+        unbroken = [dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean for dtype in frame.dtypes]
+    return [[cell_text(v) for v in column] for column in values], numeric, unbroken
 
 
 def _expanded(names: list[str], cells: list[list[str]]):

@@ -47,7 +47,7 @@ def sql(
     from warehouse.store import sandbox
     text = query_text(query, file)
     with sandbox.connect(reading_file()) as con:
-        frame = sandbox.run_query(con, text)
+        frame = sandbox.run_query(con, text, frame=fmt is not Format.table)
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0
     shown = frame.head(limit) if limit else frame

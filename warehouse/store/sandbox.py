@@ -27,11 +27,11 @@ from itertools import pairwise
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from warehouse import settings
 from warehouse.errors import ExpectedFailure
 from warehouse.store import db
+from warehouse.store.rows import Rows, query_rows
 
 SANDBOX_CONFIG = {
     "enable_external_access": False,
@@ -242,12 +242,13 @@ def table_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 # --- running it, within the limits -----------------------------------------------------------------
 
-def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+def run_query(con: duckdb.DuckDBPyConnection, sql: str, frame: bool = True) -> pl.DataFrame | Rows:
+    """The result as a polars frame, or (not `frame`: to print as a table) as Rows, without polars."""
     check_statements(con, sql)
     timeout = settings.current().sql_timeout
     with interrupted_after(con, timeout) as timed_out:
         try:
-            return db.query_frame(con, sql)
+            return db.query_frame(con, sql) if frame else query_rows(con, sql)
         except duckdb.Error as exc:
             raise failure_of(exc, timed_out.is_set(), timeout) from None
 

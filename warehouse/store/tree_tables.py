@@ -7,12 +7,8 @@ systems      one row per system description.
 """
 from __future__ import annotations
 
-import polars as pl
-
 from schemas.loadgen import SUMMARY_COLUMNS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS
 
-POLARS = {"text": pl.String, "bool": pl.Boolean, "int": pl.Int64, "float": pl.Float64,
-          "seed": pl.UInt64, "lines": pl.List(pl.String)}
 DUCKDB = {"text": "VARCHAR", "bool": "BOOLEAN", "int": "BIGINT", "float": "DOUBLE", "seed": "UBIGINT",
           "lines": "VARCHAR[]"}
 
@@ -28,7 +24,10 @@ SYSTEM_TYPES: dict[str, str] = {
     "raw_json": "text",
 }
 def polars_schema(types: dict[str, str]) -> dict[str, pl.DataType]:
-    return {c: POLARS[t] for c, t in types.items() if t in POLARS}
+    import polars as pl  # here: every connection reads this module's DDL; a query need not load polars
+    kinds = {"text": pl.String, "bool": pl.Boolean, "int": pl.Int64, "float": pl.Float64,
+             "seed": pl.UInt64, "lines": pl.List(pl.String)}
+    return {c: kinds[t] for c, t in types.items() if t in kinds}
 
 
 def _ddl(table: str, types: dict[str, str], key: str) -> str:
