@@ -100,11 +100,11 @@ def test_the_cli_reports_a_bad_value_in_one_line_with_exit_2(monkeypatch, capsys
 
 def test_config_prints_every_setting_with_where_its_value_came_from(capsys, monkeypatch):
     from warehouse.cli import main
-    from warehouse.settings import Settings, variable
+    from warehouse.settings import FIELDS, variable
     monkeypatch.setenv("MLPERF_WRITER_WAIT", "5")
     assert main(["config", "--format", "json"]) == 0
     rows = {r["variable"]: r for r in json.loads(capsys.readouterr().out)}
-    assert set(rows) == {variable(name) for name in Settings.model_fields}
+    assert set(rows) == {variable(name) for name in FIELDS}
     assert (rows["MLPERF_WRITER_WAIT"]["value"], rows["MLPERF_WRITER_WAIT"]["source"]) == ("5.0", "env")
     assert rows["MLPERF_FETCH_RETRIES"]["source"] == "default" and rows["MLPERF_FETCH_RETRIES"]["meaning"]
 
@@ -115,7 +115,7 @@ def test_a_variable_changed_after_a_read_is_what_the_next_read_sees(monkeypatch)
     assert settings.current().fetch_retries == 2
     monkeypatch.setenv("MLPERF_FETCH_RETRIES", "5")
     assert settings.current().fetch_retries == 5
-    monkeypatch.setenv("mlperf_shrink_limit", "0.5")  # pydantic-settings reads names in any case
+    monkeypatch.setenv("mlperf_shrink_limit", "0.5")  # names in any case, as pydantic-settings read them
     assert settings.current().shrink_limit == 0.5
     monkeypatch.delenv("mlperf_shrink_limit")
     monkeypatch.setenv("MLPERF_FETCH_RETRIES", "nine")

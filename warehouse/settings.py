@@ -1,4 +1,5 @@
-"""Every MLPERF_* environment variable the tool reads, in one typed place: its type, default and meaning.
+"""Every MLPERF_* environment variable the tool reads, in one place: how its text is read, its default
+and meaning.
 
 Read at call time (`current()`), never cached at import, so a variable set before a command (or by a
 test) applies to it. A value that does not parse is one line naming the variable, not a traceback.
@@ -7,10 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import Callable
 
 from warehouse.errors import UsageError
 
@@ -25,73 +26,124 @@ class SettingsError(UsageError):
     """An MLPERF_* variable holds a value of the wrong type or range."""
 
 
-class Settings(BaseModel):
-    """Built from the MLPERF_* variables by `current()` (names in any case, empty ones ignored): a
-    plain pydantic model, as pydantic-settings' BaseSettings would read them, without importing
-    pydantic-settings (0.09 s of every command; asyncio comes with it)."""
-    model_config = ConfigDict(extra="ignore", validate_default=True, frozen=True)
+@dataclass(frozen=True)
+class Field:
+    default: object
+    parse: Callable[[str], object]  # the variable's text -> the value; ValueError(why) when it cannot be one
+    description: str
 
-    source: str = Field("https://raw.githubusercontent.com/mlcommons", description=(
+
+def text(value: str) -> str:
+    return value
+
+
+def optional_path(value: str) -> Path:
+    return Path(value)
+
+
+def yes_unless_zero(value: str) -> bool:
+    """Any value but 0 (false, no, off) means yes."""
+    return value.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def host_list(value: str) -> tuple[str, ...]:
+    return tuple(h.strip().lower() for h in value.split(",") if h.strip())
+
+
+def number(gt: float | None = None, ge: float | None = None, le: float | None = None,
+           kind: type = float) -> Callable[[str], float | int]:
+    """A parser of numbers of `kind` within the bounds; its messages are pydantic's."""
+    what = ("a valid integer, unable to parse string as an integer" if kind is int
+            else "a valid number, unable to parse string as a number")
+
+    def parse(value: str):
+        try:
+            parsed = kind(value.strip())
+        except ValueError:
+            raise ValueError(f"Input should be {what}") from None
+        for bound, holds, words in ((gt, lambda b: parsed > b, "greater than"),
+                                    (ge, lambda b: parsed >= b, "greater than or equal to"),
+                                    (le, lambda b: parsed <= b, "less than or equal to")):
+            if bound is not None and not holds(bound):
+                raise ValueError(f"Input should be {words} {bound}")
+        return parsed
+    return parse
+
+
+def matching(pattern: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if re.search(pattern, value) is None:
+            raise ValueError(f"String should match pattern '{pattern}'")
+        return value
+    return parse
+
+
+def memory_limit(value: str) -> str:
+    try:
+        memory_size(value)
+    except ValueError as exc:
+        raise ValueError(f"Value error, {exc}") from None
+    return value.strip()
+
+
+# Every setting: MLPERF_<NAME> -> its default, how its text is read, what it means. Read without
+# pydantic or pydantic-settings (0.1 s and 0.09 s of every command to import and build a model).
+FIELDS: dict[str, Field] = {
+    "source": Field("https://raw.githubusercontent.com/mlcommons", text, (
         "where rounds are fetched from when --source is not given: an http(s):// base URL, a directory "
-        "or a file:// URL laid out like the round repositories"))
-    warehouse_db: str = Field("warehouse/mlperf.duckdb", description=(
-        "the warehouse file when --db is not given (relative to the current directory)"))
-    reference_dir: Path | None = Field(None, description=(
+        "or a file:// URL laid out like the round repositories")),
+    "warehouse_db": Field("warehouse/mlperf.duckdb", text, (
+        "the warehouse file when --db is not given (relative to the current directory)")),
+    "reference_dir": Field(None, optional_path, (
         "a directory holding your edited copy of the reference tables (accelerators.csv, benchmarks.csv, "
-        "rack_capacity.csv); unset: the tables shipped in the package"))
-    debug: bool = Field(False, description="print the traceback of a failure (as -v does); any value but 0 means yes")
-    fetch_connect_timeout: float = Field(10.0, gt=0, description="seconds to connect to the source, per request")
-    fetch_read_timeout: float = Field(60.0, gt=0, description="seconds without a byte from the source before a read fails")
-    fetch_max_bytes: int = Field(64 * MIB, gt=0, description="largest file a fetch accepts, in bytes")
-    fetch_retries: int = Field(3, ge=0, description="retries of a failed fetch (timeouts, 5xx, cut bodies)")
-    fetch_backoff: float = Field(1.0, ge=0, description=(
-        "seconds before the first retry; doubled for each next one"))
-    fetch_deadline: float = Field(600.0, gt=0, description=(
-        "seconds one attempt at one file may take, redirects included (stops a slow-drip server)"))
-    redirect_hosts: tuple[str, ...] = Field((), description=(
-        "comma-separated hosts a redirect may lead to, besides the source's own host"))
-    shrink_limit: float = Field(0.10, ge=0, le=1, description=(
-        "the `shrink` guard: the largest share of a source's loaded rows a reload may drop"))
-    writer_wait: float = Field(60.0, ge=0, description=(
-        "seconds a run waits for another run's writer lock on the warehouse before failing"))
-    prefect_temporary_server: bool = Field(False, description=(
+        "rack_capacity.csv); unset: the tables shipped in the package")),
+    "debug": Field(False, yes_unless_zero,
+                   "print the traceback of a failure (as -v does); any value but 0 means yes"),
+    "fetch_connect_timeout": Field(10.0, number(gt=0), "seconds to connect to the source, per request"),
+    "fetch_read_timeout": Field(60.0, number(gt=0), "seconds without a byte from the source before a read fails"),
+    "fetch_max_bytes": Field(64 * MIB, number(gt=0, kind=int), "largest file a fetch accepts, in bytes"),
+    "fetch_retries": Field(3, number(ge=0, kind=int), "retries of a failed fetch (timeouts, 5xx, cut bodies)"),
+    "fetch_backoff": Field(1.0, number(ge=0), "seconds before the first retry; doubled for each next one"),
+    "fetch_deadline": Field(600.0, number(gt=0), (
+        "seconds one attempt at one file may take, redirects included (stops a slow-drip server)")),
+    "redirect_hosts": Field((), host_list, (
+        "comma-separated hosts a redirect may lead to, besides the source's own host")),
+    "shrink_limit": Field(0.10, number(ge=0, le=1), (
+        "the `shrink` guard: the largest share of a source's loaded rows a reload may drop")),
+    "writer_wait": Field(60.0, number(ge=0), (
+        "seconds a run waits for another run's writer lock on the warehouse before failing")),
+    "prefect_temporary_server": Field(False, yes_unless_zero, (
         "with no Prefect API configured (PREFECT_API_URL), run backfill, ingest, watch and trees as "
         "Prefect flow runs on Prefect's temporary server (seconds more per run; kept in Prefect's local "
-        "database); unset: such runs are plain, recorded in `mlperf-wh history`; any value but 0 means yes"))
-    prefect_startup_timeout: float = Field(120.0, gt=0, description=(
-        "seconds Prefect's temporary API server may take to start (a first start migrates its database)"))
-    sql_timeout: float = Field(60.0, gt=0, description=(
-        "seconds one `mlperf-wh sql` query may run before it is stopped"))
-    sql_memory_limit: str = Field("25%", description=(
-        "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)"))
-    watch_cron: str = Field("0 6 * * *", description="cron schedule of the watch-rounds deployment (`serve`), UTC")
-    dask_address: str | None = Field(None, description=(
-        "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here"))
-    export_dir: Path | None = Field(None, description=(
-        "where a run that loaded something regenerates the BI export; unset: not regenerated"))
-    report_dir: Path | None = Field(None, description=(
-        "where a run that loaded something regenerates the report; unset: not regenerated"))
-    published_storage: str | None = Field(None, pattern=r"^v\d+\.\d+\.\d+$", description=(
+        "database); unset: such runs are plain, recorded in `mlperf-wh history`; any value but 0 means yes")),
+    "prefect_startup_timeout": Field(120.0, number(gt=0), (
+        "seconds Prefect's temporary API server may take to start (a first start migrates its database)")),
+    "sql_timeout": Field(60.0, number(gt=0), "seconds one `mlperf-wh sql` query may run before it is stopped"),
+    "sql_memory_limit": Field("25%", memory_limit, (
+        "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)")),
+    "watch_cron": Field("0 6 * * *", text, "cron schedule of the watch-rounds deployment (`serve`), UTC"),
+    "dask_address": Field(None, text, (
+        "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here")),
+    "export_dir": Field(None, optional_path, (
+        "where a run that loaded something regenerates the BI export; unset: not regenerated")),
+    "report_dir": Field(None, optional_path, (
+        "where a run that loaded something regenerates the report; unset: not regenerated")),
+    "published_storage": Field(None, matching(r"^v\d+\.\d+\.\d+$"), (
         "DuckDB storage version of the published read-only copy, e.g. v1.0.0 so DuckDB 1.x readers "
-        "(Metabase's driver, older DBeaver) open it; unset: the writer's own (a plain file copy, fastest)"))
+        "(Metabase's driver, older DBeaver) open it; unset: the writer's own (a plain file copy, fastest)")),
+}
 
-    @field_validator("redirect_hosts", mode="before")
-    @classmethod
-    def _comma_separated(cls, value):
-        if isinstance(value, str):
-            return tuple(h.strip().lower() for h in value.split(",") if h.strip())
-        return value
 
-    @field_validator("sql_memory_limit")
-    @classmethod
-    def _memory_size(cls, value):
-        memory_size(value)
-        return value.strip()
+class Settings:
+    """The value of every setting in FIELDS, as attributes (`current().sql_timeout`); read-only."""
+    __slots__ = tuple(FIELDS)
 
-    @field_validator("debug", "prefect_temporary_server", mode="before")
-    @classmethod
-    def _anything_but_zero(cls, value):
-        return str(value).strip().lower() not in ("", "0", "false", "no", "off")
+    def __init__(self, **values):
+        for name, field in FIELDS.items():
+            object.__setattr__(self, name, values.get(name, field.default))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"settings are read-only: set {variable(name)} instead")
 
 
 def memory_size(text: str) -> tuple[float, str]:
@@ -107,7 +159,7 @@ def variable(field_name: str) -> str:
 
 
 def default(field_name: str):
-    return Settings.model_fields[field_name].default
+    return FIELDS[field_name].default
 
 
 def current() -> Settings:
@@ -120,19 +172,27 @@ def current() -> Settings:
 def _settings_of(variables: frozenset[tuple[str, str]]) -> Settings:
     # Keyed by the MLPERF_* variables, the only input Settings reads: building one validates every
     # field again (1.5 ms; a cold backfill asked for them eight times).
-    values = {name[len(ENV_PREFIX):].lower(): value for name, value in variables if value != ""}
-    try:
-        return Settings(**{name: value for name, value in values.items() if name in Settings.model_fields})
-    except ValidationError as exc:
-        problems = "; ".join(f"{variable(str(e['loc'][0]))}={e.get('input')!r}: {e['msg']}" for e in exc.errors())
-        raise SettingsError(problems) from None
+    # Names in any case, an empty variable its default, an unknown MLPERF_* name ignored: as
+    # pydantic-settings read them.
+    given = {name[len(ENV_PREFIX):].lower(): value for name, value in sorted(variables) if value != ""}
+    values, problems = {}, []
+    for name, value in given.items():
+        if name not in FIELDS:
+            continue
+        try:
+            values[name] = FIELDS[name].parse(value)
+        except ValueError as exc:
+            problems.append(f"{variable(name)}={value!r}: {exc}")
+    if problems:
+        raise SettingsError("; ".join(problems))
+    return Settings(**values)
 
 
 def settings_rows() -> list[dict[str, str | None]]:
     """One row per setting: variable, value, default, meaning, source ('env' or 'default')."""
     settings = current()
     rows = []
-    for name, field in Settings.model_fields.items():
+    for name, field in FIELDS.items():
         env_value = os.environ.get(variable(name), "")
         rows.append({"variable": variable(name), "value": _text(getattr(settings, name)),
                      "default": _text(field.default), "meaning": field.description,

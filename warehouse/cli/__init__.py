@@ -16,9 +16,14 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command line (default: this process's arguments) -> its exit code."""
+    words = sys.argv[1:] if argv is None else [str(w) for w in argv]
+    from warehouse.cli.quick import plain_sql
+    if (quick := plain_sql(words)) is not None:  # `sql QUERY` without Typer (quick.py says why)
+        from warehouse.cli.failures import run_reporting_failures
+        from warehouse.cli.quick import run
+        return run_reporting_failures(lambda: run(quick))
     from warehouse.cli.global_options import verbose_requested
     from warehouse.cli.runs import quiet_prefect_console
-    words = sys.argv[1:] if argv is None else [str(w) for w in argv]
     verbose = verbose_requested(words)
     quiet_prefect_console(verbose)  # before any command imports (and configures) Prefect
     from warehouse.cli.app import run

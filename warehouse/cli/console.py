@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import Enum
 from functools import cache
 
-from warehouse.cli.global_options import current
+from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
 
 FLOAT_DIGITS = 6

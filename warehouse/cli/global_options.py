@@ -2,7 +2,6 @@
 the `command` decorator that gives a command them, its example and its help panel."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Optional
 
@@ -10,6 +9,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from warehouse import settings
+from warehouse.cli.invocation import GlobalOptions, current, reading_file, reset  # noqa: F401 - where commands find them
 
 DEFAULT_DB = settings.default("warehouse_db")  # as warehouse.store.db has it, without importing DuckDB
 PANEL = "Global options (before or after the command)"
@@ -18,43 +18,10 @@ SOURCE_HELP = ("base URL or local directory of the round repositories "
                "(env MLPERF_SOURCE, default the MLCommons repositories)")
 
 
-@dataclass
-class GlobalOptions:
-    db: str | None = None
-    verbose: bool = False
-    quiet: bool = False
-    writer_file: bool = False
-
-
 def verbose_requested(words: list[str]) -> bool:
     """-v anywhere before `--`: known before Click parses, for what must be set before Prefect loads."""
     words = words[:words.index("--")] if "--" in words else words
     return any(w in VERBOSE_WORDS for w in words)
-
-
-_current = GlobalOptions()
-
-
-def reset() -> None:
-    """A new invocation: the options of the previous one (in this process) are forgotten."""
-    global _current
-    _current = GlobalOptions()
-
-
-def current() -> GlobalOptions:
-    """The global options of the command being run."""
-    return _current
-
-
-def reading_file() -> str:
-    """The file a reading command opens: the published copy (warehouse.store.publish.reader_path),
-    or with --writer-file the warehouse itself."""
-    from warehouse.store import db
-    path = db.db_path(_current.db)
-    if _current.writer_file:
-        return path
-    from warehouse.store.publish import reader_path
-    return str(reader_path(path))
 
 
 def package_version() -> str:
@@ -69,8 +36,8 @@ def _remember(ctx, param, value):
     twice (before and after the command) keeps the later one, a flag stays on."""
     if value in (None, False):
         return value
-    setattr(_current, param.name, value)
-    if _current.verbose and _current.quiet:
+    setattr(current(), param.name, value)
+    if current().verbose and current().quiet:
         raise typer.BadParameter("-v/--verbose and -q/--quiet exclude each other", ctx=ctx, param=param)
     return value
 

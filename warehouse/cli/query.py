@@ -9,11 +9,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, note, print_json, print_rows, print_wrapped, say
+from warehouse.cli.console import Format, print_json, print_rows, print_wrapped
 from warehouse.cli.global_options import command, current, reading_file
+from warehouse.cli.quick import TABLE_LIMIT, print_query
 from warehouse.errors import EXIT_OK, UsageError
 
-TABLE_LIMIT = 100
 Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv or json")]
 
 
@@ -44,23 +44,7 @@ def sql(
 ) -> int:
     """Run a read-only SQL query over the warehouse's tables and views (MLPERF_SQL_TIMEOUT and
     MLPERF_SQL_MEMORY_LIMIT bound it)."""
-    from warehouse.store import sandbox
-    text = query_text(query, file)
-    with sandbox.connect(reading_file()) as con:
-        frame = sandbox.run_query(con, text, frame=fmt is not Format.table)
-    if limit is None:
-        limit = TABLE_LIMIT if fmt is Format.table else 0
-    shown = frame.head(limit) if limit else frame
-    print_rows(shown, fmt)
-    if shown.height < frame.height:
-        cut = f"showing {shown.height:,} of {frame.height:,} rows; --limit 0 for all"
-        # A table read by a program or a file keeps the note with the rows (a reader that has gone,
-        # `| head`, never sees it on stderr); csv and json keep stdout to the rows.
-        if fmt is Format.table and not sys.stdout.isatty():
-            say(cut)
-        else:
-            note(cut)
-    return EXIT_OK
+    return print_query(query_text(query, file), fmt, limit)
 
 
 def query_text(query: str | None, file: Path | None) -> str:
