@@ -1,15 +1,29 @@
+# Two environments. .venv is what `make run` builds and every documented command uses: the package with
+# its optional features (report, BI, Dask) and nothing for tests. .venv-test is the suite's: the test
+# extra on top (pytest, and pandas and hypothesis, which Pandera imports whenever they are installed:
+# about 0.5 s and 90 MiB more per run, so never in .venv).
 VENV ?= .venv
 PY := $(VENV)/bin/python
+TEST_VENV ?= .venv-test
+TEST_PY := $(TEST_VENV)/bin/python
 
-.PHONY: install run test test-slow test-unit test-readme test-superset bench docs report serve clean
+.PHONY: install install-test run test test-slow test-unit test-readme test-superset bench yardstick docs report serve clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[all]'
+	touch $@
+
+$(TEST_VENV)/.installed: pyproject.toml
+	python3 -m venv $(TEST_VENV)
+	$(TEST_PY) -m pip install --quiet --upgrade pip
+	$(TEST_PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
 install: $(VENV)/.installed
+
+install-test: $(TEST_VENV)/.installed
 
 run: install
 	$(VENV)/bin/mlperf-wh backfill
@@ -17,20 +31,20 @@ run: install
 # Every test but the slow ones (over ~10 s: whole processes starting Prefect, several flow runs in
 # a row, a fuzz, a Dask cluster, a fresh venv): those run in `make test-slow`, which CI runs after this.
 # --dist loadfile: a module's fixtures (its exports, the report page) are built by one worker, not both.
-test: install
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
+test: install-test
+	$(TEST_PY) -m pytest -q -n 2 --dist loadfile -m "not slow"
 
-test-slow: install
-	$(PY) -m pytest -q -n 2 --dist loadfile -m slow
+test-slow: install-test
+	$(TEST_PY) -m pytest -q -n 2 --dist loadfile -m slow
 
 # The unit tests alone (pure functions: no ../shared, no Prefect, no servers), in seconds.
-test-unit: install
-	$(PY) -m pytest -q -m unit
+test-unit: install-test
+	$(TEST_PY) -m pytest -q -m unit
 
 # Every shell command of README.md and of the guides in docs/, as written, in a fresh copy of the checkout
 # (CI runs it after `make test`; the order is DOCUMENTS in tests/readme_commands.py).
-test-readme: install
-	$(PY) tests/readme_commands.py
+test-readme: install-test
+	$(TEST_PY) tests/readme_commands.py
 
 # A real Apache Superset on the published read-only copy (docs/bi-superset.md): its own venv from
 # tests/superset/requirements.txt (a ~2.5 min install, never the project's venv), one round ingested
@@ -46,24 +60,29 @@ $(SUPERSET_VENV)/.installed: tests/superset/requirements.txt tests/superset/cons
 	$(SUPERSET_VENV)/bin/python -m pip install --quiet -r tests/superset/requirements.txt -c tests/superset/constraints.txt
 	touch $@
 
-test-superset: install $(SUPERSET_VENV)/.installed
+test-superset: install-test $(SUPERSET_VENV)/.installed
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	$(VENV)/bin/mlperf-wh --quiet --db "$$tmp/w.duckdb" ingest $(SUPERSET_ROUND) --source $(MIRROR) && \
+	$(TEST_VENV)/bin/mlperf-wh --quiet --db "$$tmp/w.duckdb" ingest $(SUPERSET_ROUND) --source $(MIRROR) && \
 	env -u PYTHONPATH $(SUPERSET_VENV)/bin/python tests/superset/check_superset.py \
 		"$$tmp/w.read.duckdb" --marts-dir sql/marts --home "$$tmp/superset"
 
-# The package alone, as a user installs it (no extras): bench/core_path_bench.py measures the core path
-# in it beside the dev venv, whose test extra brings pandas and hypothesis, which Pandera then imports.
-CORE_VENV ?= .venv-core
+# The yardstick: MLCommons' final-report tool (../shared/anchors/mlcommons-final-report, never copied
+# here) in an environment of its own holding only what it imports (bench/yardstick-requirements.txt).
+# `make bench` runs it beside the core path (bench/core_path_bench.py).
+ANCHOR ?= ../shared/anchors/mlcommons-final-report
+YARDSTICK_VENV ?= .venv-yardstick
 
-$(CORE_VENV)/.installed: pyproject.toml
-	python3 -m venv $(CORE_VENV)
-	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(CORE_VENV)/bin/python -m pip install --quiet -e .
+$(YARDSTICK_VENV)/.installed: bench/yardstick-requirements.txt
+	python3 -m venv $(YARDSTICK_VENV)
+	$(YARDSTICK_VENV)/bin/python -m pip install --quiet -r bench/yardstick-requirements.txt
 	touch $@
 
-bench: install $(CORE_VENV)/.installed
-	$(PY) bench/run.py
+yardstick: $(YARDSTICK_VENV)/.installed
+
+# Timed in .venv, what `make run` builds (and in .venv-test too where it exists, to show what the test
+# extra costs a run).
+bench: install $(YARDSTICK_VENV)/.installed
+	MLPERF_BENCH_ANCHOR=$(ANCHOR) $(PY) bench/run.py
 
 report: install
 	$(VENV)/bin/mlperf-wh report --out report
@@ -77,4 +96,4 @@ serve: install
 	env -u PREFECT_API_URL $(VENV)/bin/mlperf-wh serve
 
 clean:
-	rm -rf $(VENV) warehouse/*.duckdb
+	rm -rf $(VENV) $(TEST_VENV) warehouse/*.duckdb

@@ -1,86 +1,80 @@
-"""The core path beside MLCommons' final-report tool (issue 24, item 2): one round of v6.1's size,
-parse + validate + load + every model, whole process, wall time and peak memory (RSS).
+"""The core path beside MLCommons' final-report tool (issue 34, item 2), both measured here.
 
-The anchor is `tools/submission/generate_final_report.py` of mlcommons/inference, which turns a
-round's checker table into the final tables: 0.89 s and 83 MiB on the v6.1 checker table (492 rows),
-measured on this machine when the issue was filed. Its source is not reachable from here (no network,
-and ../shared holds no copy), so the bench states that figure instead of running the tool. Our input
-is the closest real round in ../shared: v6.0's final table, 520 rows.
+A: the core path, whole process (bench/core_path.py): v6.0's final table (520 rows) read, parsed,
+   validated, loaded and every model built; no Prefect. In .venv, what `make run` builds, and in
+   .venv-test where it exists (its test extra brings pandas, which Pandera imports when installed).
+   Two cases: a new warehouse, and the round loaded into a warehouse that holds v5.1 (a watcher's
+   case: the tables are rebuilt, the views whose definition is unchanged stay).
+B: the yardstick, `generate_final_report.py` of mlcommons/inference (../shared/anchors, never copied
+   here) on v6.0's table in the checker's format (520 rows), in .venv-yardstick (`make yardstick`),
+   in a new directory each run (it writes its spreadsheet and JSON there).
 
-Two cases: a new warehouse (what the tool does: one round from nothing), and the round a watcher
-finds, loaded into a warehouse that already holds v5.1 (the case a deployment meets each round: the
-tables are rebuilt, the views whose definition is unchanged stay).
+Targets: A's wall time <= 1.0x B's, its peak memory <= 2.0x.
 
-Each interpreter is measured that is present: the project's .venv (with the test extra: pandas and
-hypothesis, which Pandera imports whenever they are installed) and .venv-core, the package alone as a
-user installs it (`make bench` builds it: `pip install -e .`, no extras).
-
-    .venv/bin/python bench/run.py core       (MLPERF_BENCH_REPEAT runs each, median; default 5)
+    .venv/bin/python bench/run.py core       (MLPERF_BENCH_REPEAT pairs, median; default 5)
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from pairs import REPEAT, alternate, line, load, run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = (ROOT.parent / "shared" / "mlcommons" / "mirror").resolve()
 TABLE = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"
 EARLIER = MIRROR / "inference_results_v5.1" / "main" / "summary_results.json"
-ANCHOR_SECONDS, ANCHOR_MIB = 0.89, 83.0
+ANCHOR = Path(os.environ.get("MLPERF_BENCH_ANCHOR", ROOT.parent / "shared" / "anchors" / "mlcommons-final-report"))
+YARDSTICK_PYTHON = ROOT / ".venv-yardstick" / "bin" / "python"
 TARGET_RATIO, TARGET_MEMORY_RATIO = 1.0, 2.0
-REPEAT = int(os.environ.get("MLPERF_BENCH_REPEAT", "5"))
-INTERPRETERS = {"core install (.venv-core)": ROOT / ".venv-core" / "bin" / "python",
-                "dev install (.venv, test extra)": Path(sys.executable)}
+INTERPRETERS = {"run environment (.venv)": ROOT / ".venv" / "bin" / "python",
+                "test environment (.venv-test)": ROOT / ".venv-test" / "bin" / "python"}
+NUMBERS = itertools.count()
 
 
-def once(python: Path, db_file: Path, round_name: str = "v6.0", table: Path = TABLE) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one whole process loading `table` into `db_file`."""
-    started = time.perf_counter()
-    process = subprocess.Popen([str(python), str(ROOT / "bench" / "core_path.py"), round_name, str(table),
-                                str(db_file)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{python}: core_path.py failed: {process.stderr.read().decode()[-600:]}")
-    return elapsed, usage.ru_maxrss / 1024  # Linux: KiB
+def core_path(python: Path, scratch: Path, into: Path | None = None):
+    """A run of the core path into a new warehouse, or into a copy of `into`."""
+    def run():
+        db_file = scratch / f"w{next(NUMBERS)}.duckdb"
+        if into is not None:
+            shutil.copyfile(into, db_file)
+        return run_once([str(python), str(ROOT / "bench" / "core_path.py"), "v6.0", str(TABLE), str(db_file)])
+    return run
 
 
-def measure(python: Path, scratch: Path) -> dict[str, tuple[float, float]]:
-    """case -> (median wall, median peak RSS)."""
-    earlier = scratch / "earlier.duckdb"
-    once(python, earlier, "v5.1", EARLIER)  # also warms the page cache and the .pyc files
-    fresh, into = [], []
-    for n in range(REPEAT):
-        fresh.append(once(python, scratch / f"new{n}.duckdb"))
-        shutil.copyfile(earlier, scratch / f"into{n}.duckdb")
-        into.append(once(python, scratch / f"into{n}.duckdb"))
-    return {case: (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
-            for case, runs in (("new warehouse", fresh), ("into a warehouse with v5.1", into))}
+def yardstick(scratch: Path):
+    checker = ANCHOR / "summary_v6.0_checker.csv"
+
+    def run():
+        where = scratch / f"tool{next(NUMBERS)}"
+        where.mkdir()
+        shutil.copyfile(checker, where / checker.name)
+        return run_once([str(YARDSTICK_PYTHON), str(ANCHOR / "generate_final_report.py"), "--input", checker.name,
+                         "--version", "6.0", "--repository", "inference_results_v6.0"], cwd=str(where))
+    return run
 
 
 def main(argv: list[str]) -> int:
-    print(f"one round, v6.0 ({TABLE.name}, 520 rows), whole process, median of {REPEAT}; "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"anchor, MLCommons' final-report tool on the v6.1 checker table (stated): {ANCHOR_SECONDS:.2f} s, {ANCHOR_MIB:.0f} MiB")
+    if not YARDSTICK_PYTHON.exists() or not (ANCHOR / "generate_final_report.py").is_file():
+        print(f"the yardstick is missing: {YARDSTICK_PYTHON} (`make yardstick`) or {ANCHOR}")
+        return 1
+    print(f"v6.0, 520 rows, whole process, {REPEAT} pairs (A B A B ...), medians; load average {load()}")
     with tempfile.TemporaryDirectory(prefix="mlperf-core-bench-") as scratch:
+        scratch = Path(scratch)
         for name, python in INTERPRETERS.items():
             if not python.exists():
-                print(f"{name}: not built ({python}); `make bench` builds it")
+                print(f"{name}: not built")
                 continue
-            directory = Path(scratch) / python.parent.parent.name
-            directory.mkdir()
-            for case, (wall, memory) in measure(python, directory).items():
-                ratio, memory_ratio = wall / ANCHOR_SECONDS, memory / ANCHOR_MIB
-                verdict = "ok" if ratio <= TARGET_RATIO and memory_ratio <= TARGET_MEMORY_RATIO else "MISSED"
-                print(f"{name}, {case}: {wall:.2f} s, {memory:.0f} MiB; {ratio:.2f}x the anchor's time "
-                      f"(target <= {TARGET_RATIO:.1f}), {memory_ratio:.2f}x its memory "
-                      f"(target <= {TARGET_MEMORY_RATIO:.1f}) {verdict}")
+            earlier = scratch / f"earlier{next(NUMBERS)}.duckdb"
+            run_once([str(python), str(ROOT / "bench" / "core_path.py"), "v5.1", str(EARLIER), str(earlier)])
+            for case, into in (("new warehouse", None), ("into a warehouse holding v5.1", earlier)):
+                pair = alternate(core_path(python, scratch, into), yardstick(scratch))
+                print(line(f"core path, {name}, {case} / MLCommons' tool", pair, TARGET_RATIO, TARGET_MEMORY_RATIO))
+    print(f"load average at the end {load()}")
     return 0
 
 

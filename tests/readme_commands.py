@@ -1,6 +1,6 @@
 """Run every shell command of README.md and of the guides in docs/ as written, in order, in a fresh copy.
 
-    .venv/bin/python tests/readme_commands.py          (CI: .ci/run, after `make test`)
+    .venv-test/bin/python tests/readme_commands.py          (CI: .ci/run, after `make test`)
 
 The documents run in the order of DOCUMENTS, all in the same copy: README.md first (its `make run`
 builds the warehouse), then the guides, each of which may use what the earlier ones loaded. Each
@@ -13,10 +13,11 @@ The first failing block ends the run: its file and line, the exit code and the c
 failed (bash's trace) are printed, and the script exits 1.
 
 The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a
-command that names its own --source or MLPERF_SOURCE still wins). The copy gets a venv of its own
-whose third-party packages come from this checkout's venv (a .pth line) and which holds the copy
-itself as an editable install: `make install` then has nothing left to do, and every command runs
-the copy's code, not this checkout's."""
+command that names its own --source or MLPERF_SOURCE still wins). The copy gets its two venvs
+(.venv, .venv-test) whose third-party packages come from the venv running this script (a .pth line:
+the test venv's, so the copy's .venv has the test extra too, which a user's has not) and which hold the
+copy itself as an editable install: `make install` and `make install-test` then have nothing left to
+do, and every command runs the copy's code, not this checkout's."""
 from __future__ import annotations
 
 import argparse
@@ -83,9 +84,14 @@ def fresh_copy(into: Path) -> Path:
 
 
 def venv_for(copy: Path) -> None:
-    """copy/.venv: the project's dependencies through a .pth line, the copy installed editable
-    (offline: no index, no build isolation), and `make install`'s stamp so make leaves it be."""
-    venv = copy / ".venv"
+    """copy/.venv and copy/.venv-test (`make install` and `make install-test`): the project's
+    dependencies through a .pth line, the copy installed editable (offline: no index, no build
+    isolation), and make's stamp so make leaves each be."""
+    for name in (".venv", ".venv-test"):
+        _venv(copy / name, copy)
+
+
+def _venv(venv: Path, copy: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
     (site_packages,) = venv.glob("lib/python*/site-packages")
     (site_packages / "project_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
