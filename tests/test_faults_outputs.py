@@ -28,7 +28,7 @@ import pytest
 from tests.conftest import load_shared_rounds
 from tests.faults import copy_of, digest, file_digest, one_error_line
 from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_text
-from warehouse.export.output_dirs import MARKER, swap_in, write_listing
+from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
 HYPERLINK = '=HYPERLINK("http://evil.example/","click")'
 DDE = "=cmd|' /C calc'!A0"
@@ -207,12 +207,42 @@ def test_an_export_is_not_replaced_by_a_report(run, warehouse, tmp_path):
     assert tree_digest(out) == files_before
 
 
-def test_an_export_from_before_the_marker_is_proved_by_its_manifest(run, warehouse, tmp_path):
-    out = tmp_path / "bi"
-    assert run("--db", warehouse, *OUTPUTS["export"](out))[0] == 0
-    (out / MARKER).unlink()  # as an export written before the marker existed
-    assert run("--db", warehouse, "export", out, "--views", "dim_rounds", "--format", "csv")[0] == 0
-    assert sorted(p.name for p in out.iterdir()) == [MARKER, "dim_rounds.csv", "manifest.json"]
+def test_a_manifest_listing_someone_elses_files_proves_nothing(run, warehouse, tmp_path):
+    """Issue 31: a directory that was never an export, with a manifest.json listing its files with
+    their true sizes and checksums (as an export's manifest does), is refused; nothing is deleted."""
+    folder = user_files(tmp_path / "bi")
+    listed = [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size, "sha256": file_digest(p)}
+              for p in folder.rglob("*") if p.is_file()]
+    (folder / "manifest.json").write_text(json.dumps({"files": listed}))
+    before, files_before = digest(warehouse), tree_digest(folder)
+    code, _, err = run("--db", warehouse, "export", folder, "--views", "dim_rounds", "--format", "csv")
+    assert code == 1 and "holds no export written by mlperf-wh" in one_error_line(err)
+    assert digest(warehouse) == before and tree_digest(folder) == files_before
+
+
+@pytest.mark.parametrize("claim", [None, "forged"], ids=["no-marker", "marker-of-another-directory"])
+def test_a_partial_directory_is_removed_only_when_it_proves_itself_ours(run, warehouse, tmp_path, claim):
+    """Issue 31: `.<target>.partial-<dead pid>-*` is removed only with the marker the tool wrote
+    into it; a directory of that name holding anyone's files (or a marker copied from elsewhere) stays."""
+    planted = user_files(tmp_path / ".bi.partial-999999999-planted")
+    if claim:
+        (planted / PARTIAL_MARKER).write_text(json.dumps({"written_by": "mlperf-wh", "directory": "other",
+                                                         "inode": 1, "pid": 999999999}))
+    files_before = tree_digest(planted)
+    assert run("--db", warehouse, "export", tmp_path / "bi", "--views", "dim_rounds", "--format", "csv")[0] == 0
+    assert tree_digest(planted) == files_before
+
+
+def test_a_partial_directory_a_killed_export_left_is_removed(tmp_path):
+    from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials
+    target = tmp_path / "bi"
+    staging = make_staging_dir(target)
+    (staging / "half.csv").write_text("a,b\n1,")
+    abandoned = staging.rename(tmp_path / staging.name.replace(f"-{os.getpid()}-", "-999999999-"))
+    (abandoned / PARTIAL_MARKER).write_text(json.dumps({**json.loads((abandoned / PARTIAL_MARKER).read_text()),
+                                                        "directory": abandoned.name, "pid": 999999999}))
+    remove_abandoned_partials(target)
+    assert not abandoned.exists()
 
 
 @pytest.mark.parametrize("command", WRITTEN_OUTPUTS)

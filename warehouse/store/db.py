@@ -172,24 +172,10 @@ def connect(path: str | None = None, read_only: bool = False,
     WarehouseUnavailable, in one line naming the file."""
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    refuse_planted_wal(db_path(path))
     con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES)
     if not read_only:
         migrate(con)
     return con
-
-
-def refuse_planted_wal(path: str) -> None:
-    """DuckDB replays <warehouse>.wal when it opens the file, even read-only, and truncates it after a
-    checkpoint; a writer only ever leaves a regular file there, so a symlink (or a fifo, a directory)
-    was planted: opening would read, or truncate, whatever it points at."""
-    from pathlib import Path
-
-    from warehouse.errors import WarehouseUnavailable
-    wal = Path(f"{path}.wal")
-    if wal.is_symlink() or (wal.exists() and not wal.is_file()):
-        raise WarehouseUnavailable(f"{wal} is not a write-ahead log DuckDB wrote (a symlink or not a regular "
-                                   "file); the warehouse will not be opened while it is there: remove it and rerun")
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
