@@ -423,3 +423,54 @@ def test_bytes_in_csv_are_hex(run, warehouse):
     assert code == 0, err
     assert out.splitlines() == ["b,l", '78,"[1, 2]"']
 
+
+
+# --- issue 31: text is inert in JSON output, chart specs and the page's inline JSON -----------------
+
+HOSTILE_LABELS = ["esc\x1b[31mred", "<!--<script>", "bidi\u202eevil", "</script><b>"]
+
+
+@pytest.mark.unit
+def test_a_spec_is_inline_json_without_a_raw_angle_bracket():
+    from warehouse.export.report_interactive import spec_json
+    spec = {"data": {"values": [{"label": label} for label in HOSTILE_LABELS]}}
+    text = spec_json(spec)
+    assert not re.search(r"[<>&]", text) and text.isascii()
+    assert json.loads(text) == spec
+
+
+@pytest.mark.unit
+def test_a_label_that_cannot_be_drawn_is_drawn_escaped():
+    """A raw ESC in a label made vl-convert panic (exit 70 for every report, a Rust backtrace in
+    the line): the spec's strings are made inert first, and drawn as `\\u001b`."""
+    import altair as alt
+    import vl_convert as vlc
+
+    from warehouse.export.report_interactive import inert_spec
+    chart = alt.Chart(pl.DataFrame({"label": HOSTILE_LABELS, "v": [1, 2, 3, 4]})).mark_point().encode(
+        x="v:Q", y="label:N")
+    svg = vlc.vegalite_to_svg(inert_spec(chart.to_dict()))
+    ET.fromstring(svg)  # well-formed XML
+    assert "esc\\u001b[31mred" in svg and "bidi\\u202eevil" in svg and "\x1b" not in svg
+
+
+def test_json_output_writes_control_and_bidi_characters_as_escapes(run, warehouse):
+    code, out, err = run("--db", warehouse, "sql", "SELECT statement FROM claims", "--format", "json")
+    assert (code, err) == (0, "")
+    assert not RAW_HOSTILE.search(out) and "\\u202e" in out
+    assert json.loads(out)[0]["statement"] == HOSTILE_STATEMENT.encode().decode("unicode_escape")  # as stored
+
+
+@pytest.mark.slow
+def test_a_report_over_hostile_labels_is_written_inert(run, warehouse, tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("label,model_id,output_tokens_per_second,accelerator,accelerators,tpot_mean_ms\n" + "".join(
+        f'"{label}",meta-llama/Llama-3.1-8B-Instruct,{5000 + i},H200,8,{20 + i}\n' for i, label in enumerate(HOSTILE_LABELS)))
+    assert run("--db", warehouse, "measurements", "load", runs)[0] == 0
+    code, _, err = run("--db", warehouse, "report", "--out", tmp_path / "report")
+    assert (code, err) == (0, ""), err
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<!--<script" not in page and "\x1b" not in page and "\u202e" not in page
+    scripts = re.findall(r'<script type="application/json" id="spec-own_vs_mlperf">(.*?)</script>', page, re.S)
+    labels = {v["run"] for v in json.loads(scripts[0])["datasets"].popitem()[1] if v["source"] == "own run"}
+    assert labels == {"esc\\u001b[31mred", "<!--<script>", "bidi\\u202eevil", "</script><b>"}

@@ -18,8 +18,12 @@ from warehouse.errors import UsageError
 
 ENV_PREFIX = "MLPERF_"
 MIB = 1024 * 1024
+# Durations are finite and at most a day: a timer of inf or 1e308 s is no limit (the thread that
+# enforces it dies), and a sleep of that length overflows.
+DAY = 86_400.0
 SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
               "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3, "tib": 1024 ** 4}
+LARGEST_MEMORY = 1024 ** 5
 _MEMORY_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(%|[kmgt]i?b|b)", re.IGNORECASE)
 
 
@@ -40,23 +44,23 @@ class Settings(BaseSettings):
         "a directory holding your edited copy of the reference tables (accelerators.csv, benchmarks.csv, "
         "rack_capacity.csv); unset: the tables shipped in the package"))
     debug: bool = Field(False, description="print the traceback of a failure (as -v does); any value but 0 means yes")
-    fetch_connect_timeout: float = Field(10.0, gt=0, description="seconds to connect to the source, per request")
-    fetch_read_timeout: float = Field(60.0, gt=0, description="seconds without a byte from the source before a read fails")
-    fetch_max_bytes: int = Field(64 * MIB, gt=0, description="largest file a fetch accepts, in bytes")
-    fetch_retries: int = Field(3, ge=0, description="retries of a failed fetch (timeouts, 5xx, cut bodies)")
-    fetch_backoff: float = Field(1.0, ge=0, description=(
+    fetch_connect_timeout: float = Field(10.0, gt=0, le=DAY, allow_inf_nan=False, description="seconds to connect to the source, per request")
+    fetch_read_timeout: float = Field(60.0, gt=0, le=DAY, allow_inf_nan=False, description="seconds without a byte from the source before a read fails")
+    fetch_max_bytes: int = Field(64 * MIB, gt=0, le=16 * 1024 * MIB, description="largest file a fetch accepts, in bytes")
+    fetch_retries: int = Field(3, ge=0, le=100, description="retries of a failed fetch (timeouts, 5xx, cut bodies)")
+    fetch_backoff: float = Field(1.0, ge=0, le=3600, allow_inf_nan=False, description=(
         "seconds before the first retry; doubled for each next one"))
-    fetch_deadline: float = Field(600.0, gt=0, description=(
+    fetch_deadline: float = Field(600.0, gt=0, le=DAY, allow_inf_nan=False, description=(
         "seconds one attempt at one file may take, redirects included (stops a slow-drip server)"))
     redirect_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), description=(
         "comma-separated hosts a redirect may lead to, besides the source's own host"))
-    shrink_limit: float = Field(0.10, ge=0, le=1, description=(
+    shrink_limit: float = Field(0.10, ge=0, le=1, allow_inf_nan=False, description=(
         "the `shrink` guard: the largest share of a source's loaded rows a reload may drop"))
-    writer_wait: float = Field(60.0, ge=0, description=(
+    writer_wait: float = Field(60.0, ge=0, le=DAY, allow_inf_nan=False, description=(
         "seconds a run waits for another run's writer lock on the warehouse before failing"))
-    prefect_startup_timeout: float = Field(120.0, gt=0, description=(
+    prefect_startup_timeout: float = Field(120.0, gt=0, le=DAY, allow_inf_nan=False, description=(
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)"))
-    sql_timeout: float = Field(60.0, gt=0, description=(
+    sql_timeout: float = Field(60.0, gt=0, le=DAY, allow_inf_nan=False, description=(
         "seconds one `mlperf-wh sql` query may run before it is stopped"))
     sql_memory_limit: str = Field("25%", description=(
         "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)"))
@@ -78,6 +82,20 @@ class Settings(BaseSettings):
             return tuple(h.strip().lower() for h in value.split(",") if h.strip())
         return value
 
+    @field_validator("source")
+    @classmethod
+    def _well_formed_url(cls, value):
+        if (problem := url_problem(value)) is not None:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("reference_dir")
+    @classmethod
+    def _existing_directory(cls, value):
+        if value is not None and not value.is_dir():
+            raise ValueError("no such directory (it holds your copy of the reference tables)")
+        return value
+
     @field_validator("sql_memory_limit")
     @classmethod
     def _memory_size(cls, value):
@@ -95,7 +113,23 @@ def memory_size(text: str) -> tuple[float, str]:
     match = _MEMORY_SIZE.fullmatch(text.strip())
     if match is None or float(match.group(1)) <= 0 or (match.group(2) == "%" and float(match.group(1)) > 100):
         raise ValueError("a share of memory up to 100% (25%) or a size with its unit (8GB, 512MiB)")
-    return float(match.group(1)), match.group(2)
+    number, unit = float(match.group(1)), match.group(2)
+    if unit != "%" and number * SIZE_UNITS[unit.lower()] > LARGEST_MEMORY:
+        raise ValueError("a size up to 1 PiB")
+    return number, unit
+
+
+def url_problem(text: str) -> str | None:
+    """Why an http(s):// URL cannot be used (a bracket left open, a port that is no number), or None."""
+    if not text.lower().startswith(("http://", "https://")):
+        return None
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - parsing the port is what fails
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    return None if parts.hostname else "not a valid URL (no host)"
 
 
 def variable(field_name: str) -> str:
@@ -119,7 +153,8 @@ def _settings_of(_variables: frozenset[tuple[str, str]]) -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        problems = "; ".join(f"{variable(str(e['loc'][0]))}={e.get('input')!r}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{variable(str(e['loc'][0]))}={e.get('input')!r}: {e['msg'].removeprefix('Value error, ')}"
+                             for e in exc.errors())
         raise SettingsError(problems) from None
 
 

@@ -90,7 +90,9 @@ def existing_file(path: Path) -> Path:
     """A file argument that does not exist is the same one-line failure (exit 1) for every command."""
     if not path.is_file():
         from warehouse.errors import ExpectedFailure
-        raise ExpectedFailure(f"{path}: no such file")
+        what = "no such file" if not path.exists() else "is a directory, not a file" if path.is_dir() else \
+            "not a regular file (a pipe or a device)"
+        raise ExpectedFailure(f"{path}: {what}")
     return path
 
 

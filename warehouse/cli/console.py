@@ -51,9 +51,24 @@ def print_rows(frame, fmt: Format | str = Format.table) -> None:
         from warehouse.export.cells import safe_frame
         sys.stdout.write(safe_frame(frame).write_csv())
     elif fmt is Format.json:
-        print(frame.write_json())
+        print(inert_json(json_ready(frame).write_json()))
     else:
         print_table(frame)
+
+
+def json_ready(frame):
+    """Bytes as hex (as in CSV: polars writes no bytes to JSON), objects as text."""
+    import polars as pl
+    return frame.with_columns(
+        *(pl.col(name).bin.encode("hex") for name, dtype in frame.schema.items() if dtype == pl.Binary),
+        *(pl.col(name).cast(pl.String) for name, dtype in frame.schema.items() if dtype == pl.Object))
+
+
+def inert_json(text: str) -> str:
+    """JSON text with every control, bidi and noncharacter code point written as JSON's own `\\uXXXX`
+    escape: the same values to a parser, nothing a terminal acts on or draws reversed."""
+    from warehouse.export.cells import ESCAPED
+    return ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def print_wrapped(text: str) -> None:
@@ -87,7 +102,7 @@ def long_table(frame, widest: int = 48) -> str:
     3,000 rows): a row per line, columns at their natural width up to `widest` characters (cut with …),
     numbers right-aligned; lines wider than the terminal are left to the pager (`less -S`)."""
     cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
-    widths = [min(widest, max([len(name), *map(len, column)])) for name, column in zip(frame.columns, cells)]
+    widths = [min(widest, max([len(escape_control(name)), *map(len, column)])) for name, column in zip(frame.columns, cells)]
     numeric = [dtype.is_numeric() for dtype in frame.dtypes]
 
     def line(values, aligned=numeric) -> str:
@@ -95,7 +110,7 @@ def long_table(frame, widest: int = 48) -> str:
     rule = "".join(("├" if i else "╞") + "═" * (w + 2) for i, w in enumerate(widths)).replace("├", "╪") + "╡\n"
     top = "┌" + "┬".join("─" * (w + 2) for w in widths) + "┐\n"
     bottom = "└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n"
-    header = line(frame.columns, [False] * len(widths))
+    header = line([escape_control(name) for name in frame.columns], [False] * len(widths))
     return top + header + rule + "".join(line(row) for row in zip(*cells)) + bottom
 
 
@@ -114,15 +129,16 @@ def rich_table(frame, width: int):
     from rich.table import Table
     from rich.text import Text
     cells = [[cell_text(v) for v in frame.get_column(name).to_list()] for name in frame.columns]
-    natural = [max([len(name), *map(len, column)]) for name, column in zip(frame.columns, cells)]
+    names = [escape_control(name) for name in frame.columns]
+    natural = [max([len(name), *map(len, column)]) for name, column in zip(names, cells)]
     numeric = [dtype.is_numeric() for dtype in frame.dtypes]
     unbroken = [dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean for dtype in frame.dtypes]
     fixed = [keep or n <= SHORT_TEXT for keep, n in zip(unbroken, natural)]
     needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
     if needed > width and len(natural) > 1:
-        return _expanded(frame.columns, cells)
+        return _expanded(names, cells)
     table = Table(box=_box(), header_style="bold")
-    for name, is_number, is_fixed, n in zip(frame.columns, numeric, fixed, natural):
+    for name, is_number, is_fixed, n in zip(names, numeric, fixed, natural):
         table.add_column(Text(name, no_wrap=True, overflow="ellipsis"), justify="right" if is_number else "left",
                          width=n if is_fixed else None, no_wrap=is_fixed, overflow="fold")
     for row in zip(*cells):

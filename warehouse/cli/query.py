@@ -46,14 +46,13 @@ def sql(
     MLPERF_SQL_MEMORY_LIMIT bound it)."""
     from warehouse.store import sandbox
     text = query_text(query, file)
-    with sandbox.connect(reading_file()) as con:
-        frame = sandbox.run_query(con, text)
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0
-    shown = frame.head(limit) if limit else frame
+    with sandbox.connect(reading_file()) as con:
+        shown, total = sandbox.run_query(con, text, limit or None)
     print_rows(shown, fmt)
-    if shown.height < frame.height:
-        cut = f"showing {shown.height:,} of {frame.height:,} rows; --limit 0 for all"
+    if shown.height < total:
+        cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
         # A table read by a program or a file keeps the note with the rows (a reader that has gone,
         # `| head`, never sees it on stderr); csv and json keep stdout to the rows.
         if fmt is Format.table and not sys.stdout.isatty():
@@ -67,10 +66,13 @@ def query_text(query: str | None, file: Path | None) -> str:
     """The query from the argument, -f FILE, or stdin (`-`, or no argument and a pipe or file on stdin)."""
     if query is not None and file is not None:
         raise UsageError("give the query as QUERY or with -f FILE, not both")
+    from warehouse.inputs import SIZE_BOUNDS, bounded, complete_text, read_bounded, text_of
     if file is not None:
-        return file.read_text(encoding="utf-8")
+        return complete_text(read_bounded(file, "sql"), str(file))
     if query == "-" or (query is None and stdin_is_piped()):
-        query = sys.stdin.read() or None
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read(SIZE_BOUNDS["sql"] + 1) if stream else sys.stdin.read(SIZE_BOUNDS["sql"] + 1).encode()
+        query = text_of(bounded(raw, SIZE_BOUNDS["sql"], "stdin", "sql"), "stdin") or None
     if query is None:
         raise UsageError("Missing argument 'QUERY': give it, or -f FILE, or pipe it on stdin")
     return query
@@ -136,8 +138,11 @@ def history(
     fmt: Fmt = Format.table,
 ) -> int:
     """Every load and failed attempt: run, round, checksum, counts, changes (the load_events table)."""
+    from warehouse.identity.rounds import validate_round_name
     from warehouse.ingest.history import events, for_screen
     from warehouse.store import db
+    if round is not None:
+        validate_round_name(round)  # `--round ../x` is a usage error, not "no loads yet"
     with db.connect(reading_file(), read_only=True) as con:
         frame = events(con, round_name=round)
     if fmt is Format.table:

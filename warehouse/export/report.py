@@ -22,7 +22,8 @@ from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, r
                                           resolved_target, swap_in, write_listing)
 from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, SCENARIO, VERIFICATION,
                                                  AcceleratorPalette, Filter, Filters, filters_for, gain_scale,
-                                                 spec_json, text_colour_on_gain, vega_runtime)
+                                                 inert_spec, inert_value, spec_json, text_colour_on_gain,
+                                                 vega_runtime)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -471,7 +472,8 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     staging = make_staging_dir(target)
     try:
         drawn = _write_charts(charts, staging / "charts")
-        environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape())
+        environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
+                                  finalize=inert_value)
         page = environment.get_template("report.html").render(
             charts=charts, tables=tables, specs={name: spec_json(spec) for name, spec in drawn.items()},
             runtime=vega_runtime() if drawn else None, generated_at=datetime.now(timezone.utc),
@@ -493,7 +495,7 @@ def _write_charts(charts: list[Chart], directory: Path) -> dict[str, dict]:
     directory.mkdir()
     specs = {}
     for chart in (c for c in charts if c.chart is not None):
-        specs[chart.name] = chart.chart.to_dict()
+        specs[chart.name] = inert_spec(chart.chart.to_dict())
         svg = vlc.vegalite_to_svg(specs[chart.name])
         (directory / f"{chart.name}.svg").write_text(svg, encoding="utf-8")
         (directory / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svg, scale=1.5))

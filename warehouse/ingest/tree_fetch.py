@@ -12,7 +12,9 @@ from typing import Callable, NamedTuple
 import requests
 
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
+from warehouse.errors import one_line
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+from warehouse.inputs import INT64
 
 
 class Parser(NamedTuple):
@@ -105,8 +107,35 @@ def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) ->
         record = parser.parse(content, file.location)
     except UnparsableFile as exc:
         return FileOutcome(file, "quarantined", fetched, exc.reasons, _text_of(content))
+    except UNREADABLE as exc:  # one file past a bound (nesting, a number's size) is quarantined, not the round
+        return FileOutcome(file, "quarantined", fetched, [f"cannot be read: {one_line(exc)[:300]}"], _text_of(content))
+    if beyond := out_of_bounds(record):
+        return FileOutcome(file, "quarantined", fetched, beyond, _text_of(content))
     return FileOutcome(file, "parsed", fetched, raw_text=_text_of(content),
                        record={"round": file.round, parser.key: file.key, "sha256": fetched.sha256, **record})
+
+
+# What a parser raises on a file past a bound: an integer too long for Python to read, nesting
+# deeper than its recursion limit, a shape the parser never meets in real files.
+UNREADABLE = (ValueError, RecursionError, TypeError, OverflowError)
+
+
+UINT64 = range(0, 2**64)
+
+
+def out_of_bounds(record: dict) -> list[str]:
+    """Every integer of a parsed row must fit its 64-bit column (LoadGen's seeds are unsigned:
+    warehouse/store/tree_tables.py): one that does not is its file's reason to be quarantined (else
+    the whole round's rows would fail to load)."""
+    return [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
+            if isinstance(value, int) and not isinstance(value, bool)
+            and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+
+
+def _digits(value: int) -> str:
+    if value.bit_length() < 80:
+        return str(value)
+    return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"  # str() of a huge one is refused
 
 
 def _text_of(content: bytes) -> str:

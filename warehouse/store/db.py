@@ -293,13 +293,75 @@ def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.Dat
     relation = con.sql(sql, params=params) if params else con.sql(sql)
     if relation is None:
         return pl.DataFrame()
-    unreadable = [name for name, kind in zip(relation.columns, relation.types) if _POLARS_CANNOT_READ.search(str(kind))]
-    if unreadable:  # as text, as DuckDB prints them
+    return relation_frame(relation)
+
+
+def relation_frame(relation: duckdb.DuckDBPyRelation, limit: int | None = None) -> pl.DataFrame:
+    """A relation's rows (at most `limit`) as a polars frame that can be printed in every format:
+    one conversion rule for every DuckDB type.
+
+    - column names made unique (`round`, `round_2`): polars, and a CSV header, hold a name once;
+    - types polars cannot hold, or holds wrongly, as the text DuckDB prints for them (AS_TEXT:
+      INTERVAL and VARIANT, UNION, BIGNUM, UHUGEINT (read as a signed number), BIT, the
+      second/milli/nanosecond timestamps (whose infinity DuckDB hands over as a wrong date), maps
+      keyed by anything but text, and any date, time or bytes inside a list, struct or map);
+    - a DATE or TIMESTAMP column holding a value polars cannot draw (infinity, a year past 9999)
+      is read again as text (polars panics drawing one)."""
+    names = unique_names(relation.columns)
+    as_text = {name for name, kind in zip(names, relation.types) if needs_text(str(kind))}
+    frame = _fetch(relation, names, as_text, limit)
+    undrawable = {name for name, dtype in frame.schema.items() if name not in as_text and _out_of_range(frame[name], dtype)}
+    return _fetch(relation, names, as_text | undrawable, limit) if undrawable else frame
+
+
+def unique_names(columns: list[str]) -> list[str]:
+    taken, names = set(), []
+    for name in columns:
+        unique, n = name, 1
+        while unique in taken:
+            n += 1
+            unique = f"{name}_{n}"
+        taken.add(unique)
+        names.append(unique)
+    return names
+
+
+# Kept as their own types at the top level (polars reads and draws them; a date's range is checked).
+TYPED_AT_TOP = re.compile(r"DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB")
+AS_TEXT = re.compile(r"\b(INTERVAL|VARIANT|UNION|BIGNUM|VARINT|UHUGEINT|BIT|BITSTRING|GEOMETRY|TIMESTAMP_(S|MS|NS)"
+                     r"|TIME_NS|TIME WITH TIME ZONE|TIMETZ|DATE|TIME|TIMESTAMP|BLOB)\b|MAP\((?!VARCHAR,)")
+
+
+def needs_text(kind: str) -> bool:
+    return not TYPED_AT_TOP.fullmatch(kind) and bool(AS_TEXT.search(kind))
+
+
+def _fetch(relation, names: list[str], as_text: set[str], limit: int | None) -> pl.DataFrame:
+    if as_text or names != relation.columns:  # by position (#1): two columns may share a name
         relation = relation.project(", ".join(
-            f'CAST("{n}" AS VARCHAR) AS "{n}"' if n in unreadable else f'"{n}"' for n in
-            (c.replace('"', '""') for c in relation.columns)))
+            f"CAST(#{i} AS VARCHAR) AS {_quoted(n)}" if n in as_text else f"#{i} AS {_quoted(n)}"
+            for i, n in enumerate(names, start=1)))
+    if limit is not None:
+        relation = relation.limit(limit)
     return pl.DataFrame(relation)  # through the Arrow PyCapsule interface, without pyarrow
 
 
-# DuckDB types polars does not import from Arrow (it panics on INTERVAL; VARIANT is an extension type).
-_POLARS_CANNOT_READ = re.compile(r"\b(INTERVAL|VARIANT)\b")
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+# What Python's date and datetime hold (years 1-9999): polars draws a value through them.
+_DAYS = (-719_162, 2_932_896)
+_MICROSECONDS = (_DAYS[0] * 86_400_000_000, (_DAYS[1] + 1) * 86_400_000_000 - 1)
+
+
+def _out_of_range(column: pl.Series, dtype) -> bool:
+    if dtype == pl.Date:
+        low, high = _DAYS
+    elif isinstance(dtype, pl.Datetime):
+        scale = {"ms": 1 / 1000, "us": 1, "ns": 1000}[dtype.time_unit]
+        low, high = (int(bound * scale) for bound in _MICROSECONDS)
+    else:
+        return False
+    physical = column.to_physical().drop_nulls()
+    return physical.len() > 0 and (physical.min() < low or physical.max() > high)

@@ -13,8 +13,11 @@ Two locks, each enough on its own for what it covers:
   when it is on ALLOWED_TABLE_FUNCTIONS; any call of a function that reads files, the environment
   or acts on the database is refused wherever it stands.
 
-A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted; one that needs more memory than
-MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
+A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted, while it computes or while its rows
+are read; one whose computation needs more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one
+line naming the limit and how to raise it. The rows printed are fetched at most `--limit` (plus one:
+DuckDB counts the others), so `--limit` bounds what this process holds; MLPERF_SQL_MEMORY_LIMIT bounds
+DuckDB's working memory (joins, sorts, aggregates, the count), not the rows a `--limit 0` fetches.
 """
 from __future__ import annotations
 
@@ -242,14 +245,29 @@ def table_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 # --- running it, within the limits -----------------------------------------------------------------
 
-def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None) -> tuple[pl.DataFrame, int]:
+    """The rows of the last statement (at most `limit` fetched: the others are counted by DuckDB,
+    never held here) and how many there are in all."""
     check_statements(con, sql)
     timeout = settings.current().sql_timeout
     with interrupted_after(con, timeout) as timed_out:
         try:
-            return db.query_frame(con, sql)
-        except duckdb.Error as exc:
+            relation = con.sql(sql)
+            if relation is None:
+                return pl.DataFrame(), 0
+            frame = db.relation_frame(relation, None if limit is None else limit + 1)
+            if limit is None or frame.height <= limit:
+                return frame, frame.height
+            return frame.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+        except (duckdb.Error, pl.exceptions.PolarsError) as exc:
+            if isinstance(exc, pl.exceptions.PolarsError) and not _from_duckdb(exc, timed_out.is_set()):
+                raise
             raise failure_of(exc, timed_out.is_set(), timeout) from None
+
+
+def _from_duckdb(exc: Exception, timed_out: bool) -> bool:
+    """A polars error raised while it read DuckDB's rows is DuckDB's (an interrupt, memory)."""
+    return timed_out or "external error" in str(exc)
 
 
 @contextmanager
@@ -274,7 +292,7 @@ def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFa
     if timed_out:
         return LimitReached(f"the query ran past `sql`'s time limit of {timeout:g} s and was stopped; "
                             f"narrow it, or raise the limit: {settings.variable('sql_timeout')}=SECONDS")
-    if isinstance(exc, duckdb.OutOfMemoryException):
+    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory Error" in str(exc):
         limit = settings.current().sql_memory_limit
         if limit.endswith("%"):
             limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"
