@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import load_shared_rounds
-from tests.faults import copy_of, digest, file_digest, one_error_line
+from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
 from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_text
 from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
@@ -99,18 +99,6 @@ def published(db: str) -> str:
 @pytest.fixture
 def warehouse(hostile_warehouse, tmp_path) -> str:
     return published(copy_of(hostile_warehouse, tmp_path))
-
-
-@pytest.fixture
-def run(capsys):
-    """`mlperf-wh ARGS...` in this process -> (exit code, stdout, stderr)."""
-    from warehouse.cli import main
-
-    def invoke(*args):
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return invoke
 
 
 def tree_digest(directory: Path) -> dict[str, str]:

@@ -16,21 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import copy_of, digest, file_digest, one_error_line
-from warehouse.cli import main
+from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
 from warehouse.store.publish import publish
 from tests.readers import connect_file
 
 OUTSIDE = "OUTSIDE"  # replaced by a path in the test's own directory
-
-
-@pytest.fixture
-def run(capsys):
-    def cli(*args):
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return cli
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ own (CSV, TOML, SQL) is complete only when its last line ends with a line break:
 mid-line (`...,19` of `...,195`) is refused, never loaded as the shorter value. A CSV header naming
 a column twice is refused (a reader would keep one of the two silently). JSON is read with its
 closing bracket as its end mark, and within bounds: nesting no deeper than MAX_DEPTH, integers
-that fit in 64 bits, no key twice in one object. An id (a claim's, a decision's) is trimmed and
-case-folded, and refused when it holds a control or bidi character, before it is compared with
-the ids other files own.
+that fit in 64 bits, no key given twice in one object with two values. An id (a claim's, a
+decision's) is trimmed and case-folded, and refused when it holds a control or bidi character,
+before it is compared with the ids other files own.
 
 Each refusal raises the caller's error class (an ExpectedFailure: one line, exit 1) naming the file
 and what is wrong. Pure functions, apart from `read_bounded`.
@@ -118,11 +118,15 @@ def _bounded_int(digits: str) -> int:
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object whose keys are given once, or again with the same value (published files do that:
+    a v4.1 system description gives "network_speed_mbit": "" twice); two values for one key are
+    refused, since a reader would keep one of them silently."""
     found = dict(pairs)
     if len(found) != len(pairs):
-        seen: set[str] = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise _OutOfBounds(f"the key {twice!r} twice in one object (a reader would keep one of the two silently)")
+        for key, value in pairs:
+            if found[key] != value:
+                raise _OutOfBounds(f"the key {key!r} twice in one object, with two values "
+                                   "(a reader would keep one of the two silently)")
     return found
 
 
@@ -154,7 +158,7 @@ def check_depth(value, label: str, error: type[Exception] = InputRefused, limit:
 def normalised_id(value: str, what: str) -> str:
     """An id as the warehouse compares and stores it: trimmed, case-folded; ValueError when it holds
     a control or bidi character (the same id would read otherwise), or nothing."""
-    normal = value.strip().casefold()
+    normal = value.strip().lower()  # lower(), not casefold(): what DuckDB's lower() does to stored ids
     if escape_control(normal) != normal or any(c in normal for c in "\t\n\r"):
         raise ValueError(f"{what} {value!r} holds a control or bidi character")
     if not normal:

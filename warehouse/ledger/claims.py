@@ -286,7 +286,7 @@ def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = Fals
 def load_decisions(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False,
                    allow_empty: bool = False) -> int:
     """Load (or reload) one decisions file; a decision id another file owns is an error unless `replace`."""
-    known = {cid.strip().casefold() for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
+    known = {cid.strip().lower() for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
     frame = decisions_frame(path, known, allow_empty).with_columns(
         pl.lit(str(Path(path).resolve())).alias("decision_file"))
     if not replace:
