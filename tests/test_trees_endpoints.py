@@ -226,3 +226,74 @@ def test_a_warehouse_of_the_earlier_tree_tables_gains_the_new_columns(tmp_path):
              "samples_issued": None}]
         assert rows(con, "SELECT run_path, files_held FROM tree_files") == [
             {"run_path": "closed/A/results/p/m/Offline/performance/run_1", "files_held": None}]
+
+
+def test_the_seeds_decision_gets_tokens_per_rack_from_the_runs_own_output_tokens(v61):
+    # MLPerf's table publishes Qwen3-VL in samples/s only; the Vera Rubin NVL72 runs print their tokens.
+    path, root = v61
+    query = ("SELECT scenario, accelerator, verification, throughput_per_rack, throughput_unit, "
+             "tokens_per_second_per_rack, tokens_basis FROM rack_throughput "
+             "WHERE round = 'v6.1' AND benchmark = 'qwen3-vl-235b-a22b' ORDER BY scenario, accelerator")
+    with connect_file(path, read_only=True) as con:
+        before = rows(con, query)
+    assert {(r["tokens_per_second_per_rack"], r["tokens_basis"]) for r in before} == {(None, None)}
+    ingest_trees(path, str(root))
+    with connect_file(path, read_only=True) as con:
+        racks = {(r["scenario"], r["accelerator"]): r for r in rows(con, query)}
+        economics = {r["scenario"]: r for r in rows(con, "SELECT * FROM token_economics WHERE result_id = '6.1-F001' "
+                                                          "AND benchmark = 'qwen3-vl-235b-a22b'")}
+    # Vera Rubin NVL72 (72 GPUs, 72 a rack): per rack = per GPU x 72 = the run's own figure.
+    # Offline: 2392.7 samples/s published; tps 102722.30022046335 -> 102722.30022046335 / 72 x 72 tokens/s a rack.
+    vr = racks[("Offline", "Vera Rubin")]
+    assert (vr["throughput_per_rack"], vr["throughput_unit"], vr["verification"]) == (
+        pytest.approx(2392.7 / 72 * 72, rel=1e-12), "Samples/s", "preview")
+    assert vr["tokens_per_second_per_rack"] == pytest.approx(102722.30022046335 / 72 * 72, rel=1e-12)
+    assert vr["tokens_basis"] == "run output tokens"
+    # Server: 2323.27 queries/s published; tps 99742.4611703127.
+    assert racks[("Server", "Vera Rubin")]["tokens_per_second_per_rack"] == pytest.approx(99742.4611703127, rel=1e-12)
+    # Lambda B200 x8 (32 a rack): 101.561 / 8 x 32 = 406.244 samples/s; the endpoint client prints no tokens.
+    b200 = racks[("Offline", "B200")]
+    assert b200["throughput_per_rack"] == pytest.approx(101.561 / 8 * 32, rel=1e-12)
+    assert (b200["tokens_per_second_per_rack"], b200["tokens_basis"]) == (None, None)
+    # token_economics: the run's tokens beside the table's samples; per GPU 102722.30 / 72 = 1426.7.
+    offline = economics["Offline"]
+    assert (offline["throughput"], offline["run_tokens_per_second"], offline["tokens_derived"]) == (
+        2392.7, 102722.30022046335, False)
+    assert round(offline["tokens_per_second_per_accelerator"], 1) == 1426.7
+    # DeepSeek-R1 publishes tokens: the table's figure stays, the run's beside it (1175890.22 vs 1175890.2208).
+    with connect_file(path, read_only=True) as con:
+        [deepseek] = rows(con, "SELECT tokens_per_second, tokens_basis, run_tokens_per_second FROM token_economics "
+                               "WHERE result_id = '6.1-F001' AND benchmark = 'deepseek-r1'")
+    assert deepseek == {"tokens_per_second": 1175890.22, "tokens_basis": "published tokens",
+                        "run_tokens_per_second": 1175890.2208168241}
+
+
+def test_own_runs_are_matched_to_the_endpoint_harness_runs_pattern(v61, tmp_path):
+    # A made-up own run of Qwen3-VL on a Vera Rubin rack (own_measurements' CSV format): TTFT p99 2000 ms,
+    # TPOT p99 100 ms, 100000 output tokens/s on 72 accelerators.
+    from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
+    path, root = v61
+    ingest_trees(path, str(root))
+    own = tmp_path / "own.csv"
+    own.write_text("label,model_id,accelerator,accelerators,system,measured_at,completed,duration_s,"
+                   "output_tokens_per_second,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,note\n"
+                   "vr-q3vl,Qwen/Qwen3-VL-235B-A22B-Instruct,Vera Rubin,72,a rack,2026-11-10T10:00:00,"
+                   "1000,100,100000,2000,90,100,MADE-UP NUMBERS for a test\n")
+    with db.connect(path) as con:
+        load_measurements(con, own, None, RunOptions())
+        materialize(con, changed=MEASUREMENT_TABLES)
+        found = {r["scenario"]: r for r in rows(con, "SELECT * FROM own_vs_mlperf WHERE label = 'vr-q3vl' "
+                                                     "AND result_id = '6.1-F001'")}
+    server = found["Server"]
+    # The MLPerf side: the endpoint harness's p99s (4413.215109 ms, 161.422662 ms) and the run's tokens.
+    assert (server["mlperf_ttft_p99_ms"], server["mlperf_tpot_p99_ms"]) == (4413.215109, 161.422662)
+    assert server["mlperf_tokens_per_second_per_accelerator"] == pytest.approx(99742.4611703127 / 72, rel=1e-12)
+    # 100000 / 72 over 99742.46 / 72 = 1.00258.
+    assert server["own_over_mlperf"] == pytest.approx(100000 / 99742.4611703127, rel=1e-12)
+    # Distance from the MLPerf run's measured pattern: sqrt(ln(2000/4413.215109)^2 + ln(100/161.422662)^2).
+    import math
+    assert server["pattern_distance"] == pytest.approx(
+        math.sqrt(math.log(2000 / 4413.215109) ** 2 + math.log(100 / 161.422662) ** 2), rel=1e-12)
+    # No TTFT/TPOT limit is on record for Qwen3-VL: no verdict on the pattern, only its distance.
+    assert server["pattern_match"] is None and server["nearest_pattern"] is True
+    assert found["Offline"]["pattern_distance"] is None

@@ -3,7 +3,14 @@
 -- One row per throughput result (Offline, Server, Interactive) whose unit is not suspect (stg_results).
 -- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s: one
 --   query is one sample); tokens_per_second: the result when it counts tokens, the samples x the
---   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else null (Qwen3-VL's samples/s).
+--   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else the output tokens per second
+--   the run itself measured (run_tokens_per_second), else null. tokens_basis says which: 'published
+--   tokens', 'published samples x tokens per sample' or 'run output tokens' (Qwen3-VL publishes
+--   samples/s only; the endpoint harness's runs print their tokens).
+-- run_tokens_per_second: the run's own output tokens per second, from its summary (`mlperf-wh trees`)
+--   for the row's scenario: LoadGen's 'Tokens per second' (Offline) or 'Completed tokens per second'
+--   (Server, Interactive), never its '(inferred)' lines (samples x a configured count); the endpoint
+--   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
 --   (stg_rack_capacity, with its stated assumption); rack_basis says whether the entry ran a whole
 --   rack or more ('measured on N accelerators') or the rack is extrapolated linearly from a smaller
@@ -29,10 +36,31 @@
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
 -- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
-WITH rates AS (
-    SELECT *
-    FROM stg_results
-    WHERE metric = 'performance' AND higher_is_better AND unit_verdict IS DISTINCT FROM 'suspect'
+WITH run_tokens AS (
+    SELECT round, run_path, loadgen_scenario, tokens_per_second AS offline_tokens,
+           completed_tokens_per_second AS completed_tokens
+    FROM stg_run_summaries
+),
+rates AS (
+    SELECT
+        r.* EXCLUDE (tokens_per_second),
+        r.tokens_per_second AS published_tokens_per_second,
+        CASE WHEN r.scenario = 'Offline' AND k.loadgen_scenario = 'Offline' THEN k.offline_tokens
+             WHEN r.scenario IN ('Server', 'Interactive') AND k.loadgen_scenario = 'Server' THEN k.completed_tokens
+        END AS run_tokens_per_second
+    FROM stg_results AS r
+    LEFT JOIN run_tokens AS k USING (round, run_path)
+    WHERE r.metric = 'performance' AND r.higher_is_better AND r.unit_verdict IS DISTINCT FROM 'suspect'
+),
+tokened AS (
+    SELECT
+        *,
+        coalesce(published_tokens_per_second, run_tokens_per_second) AS tokens_per_second,
+        CASE WHEN published_tokens_per_second IS NOT NULL AND units = 'Tokens/s' THEN 'published tokens'
+             WHEN published_tokens_per_second IS NOT NULL THEN 'published samples x tokens per sample'
+             WHEN run_tokens_per_second IS NOT NULL THEN 'run output tokens'
+        END AS tokens_basis
+    FROM rates
 ),
 measured AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS measured_watts
@@ -50,7 +78,7 @@ priced AS (
              WHEN t.tdp_watts IS NOT NULL THEN 'TDP' END AS accelerator_power_basis,
         rc.accelerators_per_rack, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
-    FROM rates AS t
+    FROM tokened AS t
     LEFT JOIN measured AS m
       ON  m.source_id = t.source_id AND m.entry_id = t.entry_id AND m.model = t.model
       AND m.used_model IS NOT DISTINCT FROM t.used_model AND m.scenario = t.scenario
@@ -64,7 +92,8 @@ SELECT
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,
     t.tokens_per_second,
-    t.units <> 'Tokens/s' AND t.tokens_per_second IS NOT NULL AS tokens_derived,
+    t.units <> 'Tokens/s' AND t.published_tokens_per_second IS NOT NULL AS tokens_derived,
+    t.tokens_basis, t.run_tokens_per_second,
     t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
     CASE WHEN t.accelerators_per_rack IS NULL OR t.total_accelerators IS NULL THEN NULL
