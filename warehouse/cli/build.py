@@ -194,7 +194,7 @@ def trees(
     for problem in outcome.problems:
         print(problem, file=sys.stderr)
     if outcome.found_nothing:
-        error(nothing_found(outcome, chosen, source))
+        error(nothing_found(outcome, source))
         return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
 

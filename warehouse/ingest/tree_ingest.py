@@ -8,7 +8,7 @@ The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once, or 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import NamedTuple
 
@@ -18,7 +18,7 @@ from schemas.endpoints import LOADGEN
 from schemas.failures import failures_of
 from schemas.trees import SUMMARY_MODELS, SystemDescription
 from warehouse.errors import ExpectedFailure
-from warehouse.identity.rounds import Round
+from warehouse.identity.rounds import Round, round_sort_key
 from warehouse.ingest.fetch import FetchError, FetchSettings, Previous, cannot_connect, is_http
 from warehouse.ingest.source_urls import local_path, redact
 from warehouse.ingest.tree_fetch import PARSERS, FileOutcome, TreeFile, fetch_with_retries
@@ -55,6 +55,7 @@ class TreeOutcome:
     counts: dict[str, int]
     problems: list[str]
     seconds: float = 0.0
+    rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
 
     @property
     def files(self) -> int:
@@ -151,15 +152,15 @@ def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFi
 
 
 def require_trees(files: list[TreeFile], rounds: list[Round], source: str, settings: FetchSettings) -> None:
-    """Before fetching: a directory source must hold the tree of at least one round asked for, and
-    a URL must answer (one try of the first file, with the usual retries); else one line, at once,
-    not a file 'missing' or 'failed' for every result row."""
-    if not files:
+    """Before fetching: a directory source must hold the tree of at least one round whose files are
+    asked for, and a URL must answer (one try of the first file, with the usual retries); else one
+    line, at once, not a file 'missing' or 'failed' for every result row."""
+    asked = [r for r in rounds if any(f.round == r.name for f in files)]
+    if not asked:
         return
     if not is_http(source):
-        if not any(holds_a_tree(tree_root(source, r)) for r in rounds):
-            names = ", ".join(r.name for r in rounds)
-            raise NoTrees(f"{source} holds no submission tree of {names} (looked for "
+        if not any(holds_a_tree(tree_root(source, r)) for r in asked):
+            raise NoTrees(f"{source} holds no submission tree of {', '.join(r.name for r in asked)} (looked for "
                           f"inference_results_vX.Y/main/closed/ and inference_results_vX.Y/closed/, or open/): "
                           "point --source at a directory laid out as the trees are published, "
                           "e.g. ../shared/mlcommons/trees")
@@ -179,9 +180,9 @@ def check_source_has_trees(db_file: str, rounds: list[Round], source: str) -> No
     require_trees(files, rounds, source, FetchSettings.from_env())
 
 
-def nothing_found(outcome: TreeOutcome, rounds: list[Round], source: str) -> str:
+def nothing_found(outcome: TreeOutcome, source: str) -> str:
     """The one line for a run in which no file asked for was at the source."""
-    return (f"no submission tree file of {', '.join(r.name for r in rounds)} at {redact(source)}: "
+    return (f"no submission tree file of {', '.join(outcome.rounds)} at {redact(source)}: "
             f"all {outcome.files} files asked for are missing")
 
 
@@ -279,7 +280,7 @@ def load(con, checked: Checked) -> TreeOutcome:
         counts[o.status] = counts.get(o.status, 0) + 1
     problems = [f"{o.file.location}: {o.status}: {'; '.join(o.reasons)}"
                 for o in outcomes if o.status in ("quarantined", "failed")]
-    return TreeOutcome(counts, problems)
+    return TreeOutcome(counts, problems, rounds=sorted({o.file.round for o in outcomes}, key=round_sort_key))
 
 
 FILE_ROW_SCHEMA = {
