@@ -12,9 +12,13 @@
 --   (Server, Interactive), never its '(inferred)' lines (samples x a configured count); the endpoint
 --   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
---   (stg_rack_capacity, with its stated assumption); rack_basis says whether the entry ran a whole
---   rack or more ('measured on N accelerators') or the rack is extrapolated linearly from a smaller
---   system ('extrapolated from N accelerators': it assumes scaling costs nothing).
+--   (stg_rack_capacity, with its stated assumption); how the rack figure was got:
+--   measured_rack: the entry ran a whole rack or more (total_accelerators >= accelerators_per_rack);
+--   rack_from_servers: it did not, but ran at least one whole server of the rack
+--     (accelerators_per_server: an NVL72 compute tray of 4, an 8-GPU baseboard): an estimate;
+--   rack_basis says it in words: 'measured on N accelerators', 'extrapolated from N accelerators'
+--     (linearly: it assumes scaling costs nothing), or 'extrapolated from N accelerator(s), less than
+--     one server (S)': never ranked with racks (rack_throughput).
 -- Power, never mixed; three bases, each its own column, each null when it cannot be stated:
 --   measured_watts: the entry's own MLPerf power result for the same benchmark and scenario (units
 --     Watts: the average wall power of the whole system under test during the run);
@@ -35,6 +39,10 @@
 --   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
+-- division, availability: as published; findings: the anomaly rules the row breaks (int_row_findings).
+-- procurement_grade: verified (closed division, available, audited), no anomaly finding, and the row
+--   compares as its hardware (stg_results.not_comparable_because null). Open-division and research
+--   (rdi) entries stay, and never rank first in a "best" answer (rack_throughput ranks verified rows).
 -- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
 WITH run_tokens AS (
     SELECT round, run_path, loadgen_scenario, tokens_per_second AS offline_tokens,
@@ -76,7 +84,7 @@ priced AS (
         coalesce(t.published_accelerator_watts, t.tdp_watts) * t.total_accelerators AS accelerators_only_watts,
         CASE WHEN t.published_accelerator_watts IS NOT NULL THEN t.accelerator_power_stated_as
              WHEN t.tdp_watts IS NOT NULL THEN 'TDP' END AS accelerator_power_basis,
-        rc.accelerators_per_rack, rc.assumption AS rack_assumption,
+        rc.accelerators_per_rack, rc.accelerators_per_server, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
     FROM tokened AS t
     LEFT JOIN measured AS m
@@ -96,10 +104,17 @@ SELECT
     t.tokens_basis, t.run_tokens_per_second,
     t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
+    t.total_accelerators >= t.accelerators_per_rack AS measured_rack,
+    t.total_accelerators < t.accelerators_per_rack AND t.total_accelerators >= t.accelerators_per_server
+        AS rack_from_servers,
     CASE WHEN t.accelerators_per_rack IS NULL OR t.total_accelerators IS NULL THEN NULL
          WHEN t.total_accelerators >= t.accelerators_per_rack
              THEN format('measured on {} accelerators', t.total_accelerators)
-         ELSE format('extrapolated from {} accelerators', t.total_accelerators) END AS rack_basis,
+         WHEN t.total_accelerators >= t.accelerators_per_server
+             THEN format('extrapolated from {} accelerators', t.total_accelerators)
+         ELSE format('extrapolated from {} accelerator{}, less than one server ({})', t.total_accelerators,
+                     CASE WHEN t.total_accelerators = 1 THEN '' ELSE 's' END, t.accelerators_per_server)
+    END AS rack_basis,
     t.value_per_accelerator * t.accelerators_per_rack AS throughput_per_rack,
     t.tokens_per_second / t.total_accelerators * t.accelerators_per_rack AS tokens_per_second_per_rack,
     t.measured_watts, t.system_estimate_watts, t.power_reference, t.accelerators_only_watts,
@@ -115,8 +130,13 @@ SELECT
     t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
-    t.verification,
+    t.verification, t.division, t.availability,
+    coalesce(f.findings, []) AS findings,
+    t.verification = 'verified' AND f.findings IS NULL AND t.not_comparable_because IS NULL AS procurement_grade,
     t.source_id, t.record_no  -- the row's key, for own_vs_mlperf (the mart leaves them out)
 FROM priced AS t
 LEFT JOIN int_latency_profile AS lp
   ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units
+LEFT JOIN (SELECT source_id, record_no, list(DISTINCT rule ORDER BY rule) AS findings
+           FROM int_row_findings GROUP BY ALL) AS f
+  ON f.source_id = t.source_id AND f.record_no = t.record_no
