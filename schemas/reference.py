@@ -71,7 +71,14 @@ class RackCapacity(pa.DataFrameModel):
 
     accelerator: str = pa.Field(description="canonical accelerator (accelerators.csv)", unique=True)
     accelerators_per_rack: pl.Int64 = pa.Field(description="accelerators one rack holds, by the assumption", ge=1)
+    accelerators_per_server: pl.Int64 = pa.Field(
+        description="accelerators one server of the rack holds (an NVL72 compute tray: 4; an HGX or OAM "
+                    "baseboard: 8): a per-rack figure extrapolated from fewer is never ranked with racks", ge=1)
     assumption: str = pa.Field(description="the rack the figure assumes (e.g. one NVL72 rack)")
+
+    @pa.dataframe_check(error="accelerators_per_server is more than accelerators_per_rack")
+    def server_fits_rack(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col("accelerators_per_server") <= pl.col("accelerators_per_rack"))
 
 
 class SystemPower(pa.DataFrameModel):
@@ -175,6 +182,35 @@ def succession_holds(frame: pl.LazyFrame, part: str) -> pl.LazyFrame:
             step = before.get(step)
         ok.append(holds)
     return pl.LazyFrame({"ok": ok})
+
+
+class SoftwareStack(pa.DataFrameModel):
+    """software_stacks.csv: the published software string -> the serving stack family it names
+    (TensorRT, vLLM, SGLang...), so a generation speedup can say whether both sides ran the same
+    stack. First matching row wins (file order), so a string naming several stacks takes the first
+    row's: NVIDIA's v6.0 string names TensorRT-LLM, Dynamo and a vLLM build, and is TensorRT."""
+
+    pattern: str = pa.Field(unique=True, description="regular expression searched in the published software string")
+    stack: str = pa.Field(str_length={"min_value": 1}, description="the stack family")
+    note: str = pa.Field(description="what the pattern catches, with a published string it was written for")
+
+    @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
+    def compiles(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series)
+
+
+class PlausibilityCeiling(pa.DataFrameModel):
+    """plausibility_ceilings.csv: how large a software gain or a generation speedup may be before it
+    needs corroboration to be believed. A pair above its ceiling that is not corroborated (same
+    submitter and system on both sides, notes that agree) is an `implausible_gain` finding and leaves
+    procurement grade. The ceilings are set from the largest corroborated pairs of the loaded rounds
+    (derivation says which); tests/test_golden_answers.py fails when a corroborated pair passes one."""
+
+    comparison: str = pa.Field(unique=True, isin=["software_gain", "generation_speedup"],
+                               description="software_gains (per step between rounds) or generation_speedups")
+    ceiling: float = pa.Field(gt=1, description="the largest gain (times) believed without corroboration")
+    derivation: str = pa.Field(str_length={"min_value": 1},
+                               description="the corroborated pairs the ceiling was set from, and the margin")
 
 
 class ResultField(pa.DataFrameModel):

@@ -121,3 +121,28 @@ def test_the_run_report_lists_corrected_units_and_anomalies_of_the_loaded_rounds
     assert lines == ["v6.0: 8 accelerator_count_disagrees (6.0-0001, 6.0-0003)",
                      "v6.0: 23 scaling_superlinear (6.0-0044, 6.0-0045, 6.0-0046, 6.0-0047, 6.0-0050)",
                      "v6.0: 37 units corrected (whisper Offline (Samples/s -> Tokens/s))"]
+
+
+def test_a_pair_finding_one_sides_own_finding_explains_is_listed_on_that_side(tmp_path):
+    # Nebius v6.0 deepseek-r1 Server: 6.0-0082 on 8 GB300 64510 Tokens/s, 6.0-0081 on 72 575580:
+    # efficiency (575580 / 64510) / (72 / 8) = 0.99137. Reshaped as a broken small entry (an
+    # accelerator name stating "(x4)" on 8, and half the throughput, 32255) the pair reads
+    # (575580 / 32255) / 9 = 1.98274, superlinear; the small side's own accelerator_count_disagrees
+    # explains it, so the pair's finding is listed on 6.0-0082, not on the sound 72-GPU entry.
+    from tests.shared_rows import load_excerpt
+    from warehouse.store import db
+    from warehouse.views import materialize
+    small = record("v6.0", "6.0-0082", "deepseek-r1", "Server")
+    large = record("v6.0", "6.0-0081", "deepseek-r1", "Server")
+    assert (small["Performance_Result"], large["Performance_Result"]) == (64510, 575580)
+    broken = dict(small, Accelerator=small["Accelerator"] + " (x4)", Performance_Result=64510 / 2)
+    with db.connect(str(tmp_path / "w.duckdb")) as con:
+        load_excerpt(con, "v6.0", [broken, large], tmp_path)
+        materialize(con)
+        pair = one(con, "SELECT * FROM scaling_efficiency")
+        assert pair["efficiency"] == pytest.approx((575580 / 32255) / 9, rel=1e-12)
+        assert (pair["superlinear"], pair["has_finding_small"], pair["has_finding_large"]) == (True, True, False)
+        found = one(con, "SELECT * FROM anomalies WHERE rule = 'scaling_superlinear'")
+        assert (found["result_id"], found["related_result_id"]) == ("6.0-0082", "6.0-0081")
+        assert found["detail"].endswith("the smaller system has a finding of its own, which explains it")
+        assert [r["rule"] for r in rows(con, "SELECT rule FROM anomalies WHERE result_id = '6.0-0081'")] == []

@@ -159,14 +159,14 @@ def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     with (exports["csv"] / "claim_audit.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     expected = db.query_frame(wcon, "SELECT id, statement, rows_used, rows_as_cited, rows_best, "
-                                    "cited_result_ids FROM claim_audit")
+                                    "rows_equal_scale, cited_result_ids FROM claim_audit")
     assert len(rows) == expected.height == 16  # 15 example claims + 1 on the shared rows
     by_id = {r["id"]: r for r in rows}
     for claim in expected.to_dicts():
         row = by_id[claim["id"]]
         assert row["statement"] == claim["statement"]
         assert json.loads(row["cited_result_ids"]) == claim["cited_result_ids"]
-        for nested in ("rows_used", "rows_as_cited", "rows_best"):
+        for nested in ("rows_used", "rows_as_cited", "rows_best", "rows_equal_scale"):
             assert json.loads(row[nested]) == claim[nested]
     reproduced = json.loads(by_id["gb300-vs-gb200-dsr1-server"]["rows_used"])
     assert [r["role"] for r in reproduced] == ["new", "base"]
@@ -174,7 +174,8 @@ def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     columns = {c["name"]: c for c in manifest(exports["csv"])["views"]["claim_audit"]["columns"]}
     nested = [f for f in manifest(exports["csv"])["files"] if f["view"] == "claim_audit"][0]["columns"]
     assert {c["name"] for c in nested if c.get("encoding") == "json"} == {
-        "rows_used", "rows_as_cited", "rows_best", "rows_cross_scale", "findings_used", "cited_result_ids"}
+        "rows_used", "rows_as_cited", "rows_best", "rows_cross_scale", "rows_equal_scale", "findings_used",
+        "cited_result_ids"}
     assert columns["verdict"]["description"]
 
 

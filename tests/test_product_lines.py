@@ -64,12 +64,12 @@ def test_a_predecessor_two_steps_back_is_compared_and_says_so(shared_con):
 
 
 def test_a_newer_part_that_is_slower_is_kept_and_flagged(shared_con):
-    # v6.0 qwen3-vl-235b-a22b Server at 8: B300 6.0-0084 Nebius 45.1513 Queries/s against its
-    # predecessor B200, 6.0-0094 RedHat 67.8642. 45.1513 / 67.8642 = 0.66532: kept, flagged.
-    assert published("v6.0", "6.0-0084", "qwen3-vl-235b-a22b", "Server") == 45.1513
-    assert published("v6.0", "6.0-0094", "qwen3-vl-235b-a22b", "Server") == 67.8642
-    row = one(shared_con, SPEEDUP, ["v6.0", "qwen3-vl-235b-a22b", "Server", 8, "B300", "B200"])
-    assert row["speedup"] == pytest.approx(45.1513 / 67.8642, rel=1e-12)
+    # v4.1 dlrm-v2-99 Server at 4: H100 NVL v4.1-0015 against its predecessor H100 PCIe v4.1-0055.
+    new = published("v4.1", "v4.1-0015", "dlrm-v2-99", "Server")
+    base = published("v4.1", "v4.1-0055", "dlrm-v2-99", "Server")
+    assert new < base
+    row = one(shared_con, SPEEDUP, ["v4.1", "dlrm-v2-99", "Server", 4, "H100 NVL", "H100 PCIe"])
+    assert row["speedup"] == pytest.approx(new / base, rel=1e-12) == pytest.approx(0.88568, abs=5e-6)
     assert row["newer_is_slower"] is True and row["procurement_grade"] is True
     flags = rows(shared_con, "SELECT newer_is_slower, count(*) AS n FROM generation_speedups GROUP BY ALL")
     assert {f["newer_is_slower"] for f in flags} == {True, False}
@@ -112,8 +112,11 @@ def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
     assert len(report.new_speedups) == 3
     for speedup in report.new_speedups:
         assert speedup["segment"] == "datacenter" and speedup["line"]
-    lines = dict(report.sections())["Largest new generation speedups"]
-    assert lines[0].startswith("B200 over H200 SXM (NVIDIA HGX, 8 each), qwen3-vl-235b-a22b Server (v6.0)")
+    for speedup in report.new_speedups:
+        assert speedup["like_for_like"] and speedup["procurement_grade"]
+    lines = dict(report.sections())["Largest new generation speedups (same stack, equal size, verified)"]
+    # RedHat, vLLM on both: 6.0-0091 B200 gpt-oss-120b Offline over 6.0-0092 H200 (tests/test_golden_answers.py)
+    assert lines[0].startswith("3.25x B200 over H200 SXM x8 gpt-oss-120b Offline, vLLM: 6.0-0092 -> 6.0-0091")
 
 
 @pytest.mark.unit

@@ -1,7 +1,8 @@
 -- Which result is the best of each hardware configuration, by each rule the comparison marts use?
 -- Rows: among verified and preview (closed-division) performance rows with canonical hardware and a
 -- known count of it (stg_results: the accelerator and total accelerators, or for a CPU-only system the
--- processor and total processors), the best row of each (round, submitter, hardware, hardware count,
+-- processor and total processors) that compare as that hardware (stg_results.not_comparable_because
+-- null: not run without its accelerator, not 0 accelerators counted, not inferred), the best row of each (round, submitter, hardware, hardware count,
 -- benchmark, scenario, units, verification): at most one verified and one preview row per
 -- submitter's configuration. accelerator and total_accelerators are null for a CPU-only system.
 -- "Best" follows the units (checked, stg_results): highest throughput, lowest latency
@@ -23,6 +24,8 @@
 -- basis same_scale).
 -- The hardware's attributes (segment, line...) are not carried here (stg_hardware has them): the
 -- window sorts move every column of every row, and these would cost a third of the build.
+-- stack (the serving stack family, stg_results), platform and notes_hash (a hash of the published notes)
+-- let a comparison say whether both sides ran the same stack on the same system with the same notes.
 -- has_finding: the row has an anomaly (int_row_findings): it still competes for "best", so a wrong
 -- number cannot hide behind a lesser one, and every comparison it takes part in is not procurement
 -- grade.
@@ -30,13 +33,13 @@ WITH comparable AS (
     SELECT
         round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
         total_accelerators, benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, verification, software,
+        result_id, entry_id, verification, software, stack, platform, hash(notes) AS notes_hash,
         f.source_id IS NOT NULL AS has_finding,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results AS r
     LEFT JOIN (SELECT DISTINCT source_id, record_no FROM int_row_findings) AS f USING (source_id, record_no)
     WHERE metric = 'performance' AND verification IN ('verified', 'preview')
-      AND hardware IS NOT NULL AND hardware_count IS NOT NULL
+      AND hardware IS NOT NULL AND hardware_count IS NOT NULL AND not_comparable_because IS NULL
 ),
 ranked AS (
     -- One sort per partition: a row is the best of its kind when it comes first, in the order of

@@ -29,7 +29,20 @@
 --   when one exists (the claim's own cross-scale figure stays beside it, recomputed_cross_scale).
 --   rows_used are the rows behind it (roles 'new' and 'base', absolute 'new' only).
 --   recomputed_scenario is its scenario. scale_changed: that figure compares systems of two sizes.
--- relative_difference = (recomputed - multiplier) / multiplier.
+-- recomputed_equal_scale (rows_equal_scale): the largest figure between two systems of one size, whenever
+--   one exists: a software gain's same-scale figure, a generation speedup's (taken at the new side's
+--   size); null for the other kinds.
+-- relative_difference = (recomputed - multiplier) / multiplier; null when nothing recomputes the claim's
+--   own figure: no rows, no number, or a stage whose figure no published result can hold
+--   (post_submission_unverified, vendor_self_test).
+-- The grade: how the claimed number stands against every figure the data supports at the claim's own
+--   conditions (as cited, best against best, equal size). figure_supported: the highest of them (for a
+--   latency claimed as an absolute, the lowest latency: grades compare "more" claimed with "more"
+--   supported); grade, with a 5% tolerance (the rounding of blog multipliers, as the verdict's rule 3):
+--     'overstated': the claim is more than 5% above every supported figure (overstated_by: by how much,
+--        0.377 = 37.7%); 'understated': more than 5% below every one; 'holds': otherwise;
+--     'unsupported': nothing recomputes it (no rows, or a post-deadline or self-tested stage);
+--     null: no number was claimed. grade_reason says it with every figure.
 -- weak_baseline: the cited baseline is more than 2% worse than the best verified baseline in the
 --   same scenario (throughput cited / best < 0.98; latency best / cited < 0.98; per accelerator for a
 --   per_accelerator software gain); null when no cited baseline stands or no verified baseline exists.
@@ -166,6 +179,15 @@ cross_scale AS (
     WHERE scale_changed
     QUALIFY row_number() OVER (PARTITION BY id ORDER BY figure DESC, result_id, b_result_id) = 1
 ),
+equal_scale AS (
+    -- the largest figure of two systems of one size: a software gain's same-scale figure, a
+    -- generation speedup's (its baseline is taken at the new side's size)
+    SELECT f.id, f.figure AS equal_figure, f.figure_rows AS equal_rows
+    FROM figure_rows AS f
+    JOIN stg_claims AS c ON c.id = f.id
+    WHERE c.kind IN ('software_gain', 'generation_speedup') AND f.basis = 'same_scale' AND NOT f.scale_changed
+    QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.figure DESC, f.result_id, f.b_result_id) = 1
+),
 best_absolute AS (
     SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
            NULL AS best_baseline_result_id, NULL AS best_baseline_submitter, false AS best_scale_changed,
@@ -215,11 +237,14 @@ audited AS (
         CASE WHEN coalesce(cited_scale_changed, false) THEN a.recomputed_as_cited ELSE x.cross_figure END
             AS recomputed_cross_scale,
         CASE WHEN coalesce(cited_scale_changed, false) THEN a.rows_as_cited ELSE coalesce(x.cross_rows, []) END
-            AS rows_cross_scale
+            AS rows_cross_scale,
+        e.equal_figure AS recomputed_equal_scale,
+        coalesce(e.equal_rows, []) AS rows_equal_scale
     FROM stg_claims AS c
     LEFT JOIN as_cited AS a ON a.claim_id = c.id
     LEFT JOIN best AS b ON b.id = c.id
     LEFT JOIN cross_scale AS x ON x.id = c.id
+    LEFT JOIN equal_scale AS e ON e.id = c.id
 ),
 flagged AS (
     -- the anomaly rules broken by the rows a verdict rests on (int_row_findings)
@@ -233,7 +258,23 @@ flagged AS (
 judged AS (
     SELECT
         a.*, coalesce(fl.findings_used, []) AS findings_used,
-        (recomputed - multiplier) / multiplier AS relative_difference,
+        -- a post-deadline or self-tested figure cannot be in the warehouse: nothing here recomputes it
+        stage NOT IN ('post_submission_unverified', 'vendor_self_test') AS recomputable,
+        CASE WHEN recomputable THEN (recomputed - multiplier) / multiplier END AS relative_difference,
+        CASE WHEN recomputable THEN greatest(recomputed_as_cited, recomputed_best, recomputed_equal_scale) END
+            AS figure_supported,
+        CASE WHEN recomputable THEN least(recomputed_as_cited, recomputed_best, recomputed_equal_scale) END
+            AS figure_least,
+        -- how far the claim reaches past what the data supports (a latency claimed absolutely: lower is more)
+        CASE WHEN kind = 'absolute' AND direction = 'latency' THEN figure_supported / multiplier
+             ELSE multiplier / figure_supported END AS reach_over_most,
+        CASE WHEN kind = 'absolute' AND direction = 'latency' THEN figure_least / multiplier
+             ELSE multiplier / figure_least END AS reach_over_least,
+        CASE WHEN multiplier IS NULL THEN NULL
+             WHEN figure_supported IS NULL THEN 'unsupported'
+             WHEN reach_over_most > 1.05 THEN 'overstated'
+             WHEN reach_over_least < 0.95 THEN 'understated'
+             ELSE 'holds' END AS grade,
         list_contains(list_transform(rows_used, lambda r: r.verification), 'preview') AS uses_preview,
         len(rows_used) > 0
             AND list_bool_and(list_transform(rows_used, lambda r: r.verification = 'verified')) AS all_verified,
@@ -250,7 +291,39 @@ judged AS (
 SELECT
     id, vendor, kind, direction, stage, round, round_from, model, benchmark, scenario, recomputed_scenario,
     accelerator, baseline_accelerator, total_accelerators, baseline_total_accelerators, submitter,
-    multiplier, recomputed, relative_difference, recomputed_as_cited, recomputed_best, weak_baseline,
+    multiplier, grade,
+    CASE WHEN grade = 'overstated' THEN reach_over_most - 1 END AS overstated_by,
+    CASE
+        WHEN multiplier IS NULL THEN 'no number was claimed'
+        WHEN NOT recomputable THEN format('stage {}: no published result can hold its figure', stage)
+        WHEN figure_supported IS NULL THEN 'no rows reproduce it'
+        ELSE format('{} {}; the data supports {}{}{}{}',
+                    multiplier,
+                    CASE grade WHEN 'overstated'
+                                   THEN format('is {}% above the most the data supports, {}',
+                                               round(100 * (reach_over_most - 1), 1), round(figure_supported, 4))
+                               WHEN 'understated'
+                                   THEN format('is {}% below the least the data supports, {}',
+                                               round(100 * (1 - reach_over_least), 1), round(figure_least, 4))
+                               ELSE 'is within 5% of what the data supports' END,
+                    concat_ws(', ',
+                              CASE WHEN recomputed_as_cited IS NOT NULL
+                                   THEN 'as cited ' || round(recomputed_as_cited, 4) END,
+                              CASE WHEN recomputed_best IS NOT NULL
+                                   THEN 'best against best ' || round(recomputed_best, 4) END),
+                    CASE WHEN recomputed_equal_scale IS NOT NULL
+                         THEN format('{}at equal size ({} accelerators, {}) {}',
+                                     CASE WHEN recomputed_as_cited IS NULL AND recomputed_best IS NULL THEN '' ELSE ', ' END,
+                                     rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
+                                     round(recomputed_equal_scale, 4))
+                         ELSE '' END,
+                    CASE WHEN recomputed_cross_scale IS NOT NULL
+                         THEN format('; across sizes {} (not software alone)', round(recomputed_cross_scale, 4))
+                         ELSE '' END,
+                    '')
+    END AS grade_reason,
+    figure_supported, recomputed, relative_difference, recomputed_as_cited, recomputed_best,
+    recomputed_equal_scale, rows_equal_scale, weak_baseline,
     best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,
     scale_changed, recomputed_cross_scale, rows_cross_scale, findings_used,
     CASE

@@ -6,6 +6,8 @@
 -- superlinear: efficiency above 1.05. More accelerators do not do more than their share each without
 -- a reason the comparison does not hold constant (another chassis, power cap or software build on one
 -- side, a small system held back): a finding of the pair (`anomalies`), never procurement grade.
+-- has_finding_small, has_finding_large: each side's own anomaly finding (int_row_findings); a
+-- superlinear pair one of whose sides has a finding of its own is that side's finding (`anomalies`).
 -- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear.
 -- Stored once per load for the marts scaling_efficiency and anomalies.
 SELECT
@@ -16,6 +18,7 @@ SELECT
     efficiency > 1.05 AS superlinear,
     s.result_id AS result_id_small, l.result_id AS result_id_large,
     s.verification AS verification_small, l.verification AS verification_large,
+    s.has_finding AS has_finding_small, l.has_finding AS has_finding_large,
     (s.verification = 'verified' AND l.verification = 'verified' AND NOT s.has_finding AND NOT l.has_finding
      AND NOT superlinear) AS procurement_grade
 FROM int_best_results AS s

@@ -13,14 +13,23 @@
 -- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
 --   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
 --   when every round between is loaded.
+-- Only rows that compare as their hardware take part (int_best_results: not run without the
+-- accelerator, not inferred): Dell's GB10 "CPU only submission" of v6.0 is never a GB10's baseline.
+-- stack_from, stack_to: the serving stack family of each side (stg_results.stack).
+-- corroborated: the two sides are one submitter's same system (platform) with the same published
+--   notes: the gain can only come from what the system ran.
+-- ceiling: the largest gain believed without corroboration (stg_plausibility_ceilings, software_gain);
+--   implausible: gain above it and not corroborated: a finding of the pair (`anomalies`,
+--   implausible_gain), never procurement grade.
+-- has_finding_from, has_finding_to: each side's own anomaly finding (int_row_findings).
 -- procurement_grade: both sides verified (always, here) at the same scale, neither with an anomaly
--- finding (int_row_findings).
+-- finding (int_row_findings), and not implausible.
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
     SELECT 'same_scale' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
            hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
-           value AS basis_value, hardware_count AS scale, total_accelerators, software, result_id, verification,
-           has_finding
+           value AS basis_value, hardware_count AS scale, total_accelerators, software, stack, platform, notes_hash,
+           result_id, verification, has_finding
     FROM int_best_results
     WHERE verification = 'verified'
 ),
@@ -28,7 +37,7 @@ per_accelerator AS (
     SELECT 'per_accelerator' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
            NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
            value_per_accelerator AS basis_value, hardware_count AS scale, total_accelerators, software,
-           result_id, verification, has_finding
+           stack, platform, notes_hash, result_id, verification, has_finding
     FROM int_best_results
     WHERE best_per_accelerator_of_submitter
 ),
@@ -44,6 +53,9 @@ paired AS (
         lag(scale) OVER w AS scale_from,
         lag(total_accelerators) OVER w AS total_accelerators_from,
         lag(software) OVER w AS software_from,
+        lag(stack) OVER w AS stack_from,
+        lag(platform) OVER w AS platform_from,
+        lag(notes_hash) OVER w AS notes_hash_from,
         lag(result_id) OVER w AS result_id_from,
         lag(verification) OVER w AS verification_from,
         lag(has_finding) OVER w AS has_finding_from
@@ -59,6 +71,16 @@ spans AS (
     LEFT JOIN stg_rounds AS r
       ON NOT r.loaded AND r.round_order > k.round_order_from AND r.round_order < k.round_order
     GROUP BY k.round_from, k.round
+),
+judged AS (
+    SELECT p.*,
+           CASE WHEN p.higher_is_better THEN p.basis_value / p.value_from ELSE p.value_from / p.basis_value END AS gain,
+           p.platform_from = p.platform AND p.notes_hash_from IS NOT DISTINCT FROM p.notes_hash AS corroborated,
+           c.ceiling,
+           gain > c.ceiling AND NOT corroborated AS implausible
+    FROM paired AS p
+    LEFT JOIN stg_plausibility_ceilings AS c ON c.comparison = 'software_gain'
+    WHERE p.round_from IS NOT NULL
 )
 SELECT
     p.basis, p.submitter, p.hardware, p.hardware_kind, p.accelerator, p.cpu,
@@ -66,15 +88,16 @@ SELECT
     p.benchmark, p.scenario, p.units,
     p.round_from, p.round AS round_to,
     p.value_from, p.basis_value AS value_to,
-    CASE WHEN p.higher_is_better THEN p.basis_value / p.value_from ELSE p.value_from / p.basis_value END AS gain,
+    p.gain,
     p.scale_from, p.scale AS scale_to, p.scale_from <> p.scale AS scale_changed,
     p.total_accelerators_from, p.total_accelerators AS total_accelerators_to,
     coalesce(s.rounds_spanned, []) AS rounds_spanned,
-    p.software_from, p.software AS software_to,
+    p.software_from, p.software AS software_to, p.stack_from, p.stack AS stack_to,
     p.result_id_from, p.result_id AS result_id_to,
     p.verification_from, p.verification AS verification_to,
+    p.has_finding_from, p.has_finding AS has_finding_to,
+    p.corroborated, p.ceiling, coalesce(p.implausible, false) AS implausible,
     p.scale_from = p.scale AND p.verification_from = 'verified' AND p.verification = 'verified'
-        AND NOT p.has_finding_from AND NOT p.has_finding AS procurement_grade
-FROM paired AS p
+        AND NOT p.has_finding_from AND NOT p.has_finding AND NOT coalesce(p.implausible, false) AS procurement_grade
+FROM judged AS p
 LEFT JOIN spans AS s USING (round_from, round)
-WHERE p.round_from IS NOT NULL

@@ -3,11 +3,22 @@
 -- One row per throughput result (Offline, Server, Interactive) whose unit is not suspect (stg_results).
 -- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s: one
 --   query is one sample); tokens_per_second: the result when it counts tokens, the samples x the
---   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else null (Qwen3-VL's samples/s).
+--   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else the output tokens per second
+--   the run itself measured (run_tokens_per_second), else null. tokens_basis says which: 'published
+--   tokens', 'published samples x tokens per sample' or 'run output tokens' (Qwen3-VL publishes
+--   samples/s only; the endpoint harness's runs print their tokens).
+-- run_tokens_per_second: the run's own output tokens per second, from its summary (`mlperf-wh trees`)
+--   for the row's scenario: LoadGen's 'Tokens per second' (Offline) or 'Completed tokens per second'
+--   (Server, Interactive), never its '(inferred)' lines (samples x a configured count); the endpoint
+--   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
---   (stg_rack_capacity, with its stated assumption); rack_basis says whether the entry ran a whole
---   rack or more ('measured on N accelerators') or the rack is extrapolated linearly from a smaller
---   system ('extrapolated from N accelerators': it assumes scaling costs nothing).
+--   (stg_rack_capacity, with its stated assumption); how the rack figure was got:
+--   measured_rack: the entry ran a whole rack or more (total_accelerators >= accelerators_per_rack);
+--   rack_from_servers: it did not, but ran at least one whole server of the rack
+--     (accelerators_per_server: an NVL72 compute tray of 4, an 8-GPU baseboard): an estimate;
+--   rack_basis says it in words: 'measured on N accelerators', 'extrapolated from N accelerators'
+--     (linearly: it assumes scaling costs nothing), or 'extrapolated from N accelerator(s), less than
+--     one server (S)': never ranked with racks (rack_throughput).
 -- Power, never mixed; three bases, each its own column, each null when it cannot be stated:
 --   measured_watts: the entry's own MLPerf power result for the same benchmark and scenario (units
 --     Watts: the average wall power of the whole system under test during the run);
@@ -28,11 +39,36 @@
 --   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
+-- division, availability: as published; findings: the anomaly rules the row breaks (int_row_findings).
+-- procurement_grade: verified (closed division, available, audited), no anomaly finding, and the row
+--   compares as its hardware (stg_results.not_comparable_because null). Open-division and research
+--   (rdi) entries stay, and never rank first in a "best" answer (rack_throughput ranks verified rows).
 -- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
-WITH rates AS (
-    SELECT *
-    FROM stg_results
-    WHERE metric = 'performance' AND higher_is_better AND unit_verdict IS DISTINCT FROM 'suspect'
+WITH run_tokens AS (
+    SELECT round, run_path, loadgen_scenario, tokens_per_second AS offline_tokens,
+           completed_tokens_per_second AS completed_tokens
+    FROM stg_run_summaries
+),
+rates AS (
+    SELECT
+        r.* EXCLUDE (tokens_per_second),
+        r.tokens_per_second AS published_tokens_per_second,
+        CASE WHEN r.scenario = 'Offline' AND k.loadgen_scenario = 'Offline' THEN k.offline_tokens
+             WHEN r.scenario IN ('Server', 'Interactive') AND k.loadgen_scenario = 'Server' THEN k.completed_tokens
+        END AS run_tokens_per_second
+    FROM stg_results AS r
+    LEFT JOIN run_tokens AS k USING (round, run_path)
+    WHERE r.metric = 'performance' AND r.higher_is_better AND r.unit_verdict IS DISTINCT FROM 'suspect'
+),
+tokened AS (
+    SELECT
+        *,
+        coalesce(published_tokens_per_second, run_tokens_per_second) AS tokens_per_second,
+        CASE WHEN published_tokens_per_second IS NOT NULL AND units = 'Tokens/s' THEN 'published tokens'
+             WHEN published_tokens_per_second IS NOT NULL THEN 'published samples x tokens per sample'
+             WHEN run_tokens_per_second IS NOT NULL THEN 'run output tokens'
+        END AS tokens_basis
+    FROM rates
 ),
 measured AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS measured_watts
@@ -48,9 +84,9 @@ priced AS (
         coalesce(t.published_accelerator_watts, t.tdp_watts) * t.total_accelerators AS accelerators_only_watts,
         CASE WHEN t.published_accelerator_watts IS NOT NULL THEN t.accelerator_power_stated_as
              WHEN t.tdp_watts IS NOT NULL THEN 'TDP' END AS accelerator_power_basis,
-        rc.accelerators_per_rack, rc.assumption AS rack_assumption,
+        rc.accelerators_per_rack, rc.accelerators_per_server, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
-    FROM rates AS t
+    FROM tokened AS t
     LEFT JOIN measured AS m
       ON  m.source_id = t.source_id AND m.entry_id = t.entry_id AND m.model = t.model
       AND m.used_model IS NOT DISTINCT FROM t.used_model AND m.scenario = t.scenario
@@ -64,13 +100,21 @@ SELECT
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,
     t.tokens_per_second,
-    t.units <> 'Tokens/s' AND t.tokens_per_second IS NOT NULL AS tokens_derived,
+    t.units <> 'Tokens/s' AND t.published_tokens_per_second IS NOT NULL AS tokens_derived,
+    t.tokens_basis, t.run_tokens_per_second,
     t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
+    t.total_accelerators >= t.accelerators_per_rack AS measured_rack,
+    t.total_accelerators < t.accelerators_per_rack AND t.total_accelerators >= t.accelerators_per_server
+        AS rack_from_servers,
     CASE WHEN t.accelerators_per_rack IS NULL OR t.total_accelerators IS NULL THEN NULL
          WHEN t.total_accelerators >= t.accelerators_per_rack
              THEN format('measured on {} accelerators', t.total_accelerators)
-         ELSE format('extrapolated from {} accelerators', t.total_accelerators) END AS rack_basis,
+         WHEN t.total_accelerators >= t.accelerators_per_server
+             THEN format('extrapolated from {} accelerators', t.total_accelerators)
+         ELSE format('extrapolated from {} accelerator{}, less than one server ({})', t.total_accelerators,
+                     CASE WHEN t.total_accelerators = 1 THEN '' ELSE 's' END, t.accelerators_per_server)
+    END AS rack_basis,
     t.value_per_accelerator * t.accelerators_per_rack AS throughput_per_rack,
     t.tokens_per_second / t.total_accelerators * t.accelerators_per_rack AS tokens_per_second_per_rack,
     t.measured_watts, t.system_estimate_watts, t.power_reference, t.accelerators_only_watts,
@@ -86,8 +130,13 @@ SELECT
     t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
-    t.verification,
+    t.verification, t.division, t.availability,
+    coalesce(f.findings, []) AS findings,
+    t.verification = 'verified' AND f.findings IS NULL AND t.not_comparable_because IS NULL AS procurement_grade,
     t.source_id, t.record_no  -- the row's key, for own_vs_mlperf (the mart leaves them out)
 FROM priced AS t
 LEFT JOIN int_latency_profile AS lp
   ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units
+LEFT JOIN (SELECT source_id, record_no, list(DISTINCT rule ORDER BY rule) AS findings
+           FROM int_row_findings GROUP BY ALL) AS f
+  ON f.source_id = t.source_id AND f.record_no = t.record_no

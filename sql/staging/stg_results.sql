@@ -16,9 +16,23 @@
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
 -- published_accelerator_watts: the board power the entry itself states for its accelerators, a power
---   cap or a TGP written in the accelerator name, the system name or the notes ("AMD Instinct MI355X
---   288GB HBM3e (Power Cap 1000 W)", notes "B300 TGP 1100W"); accelerator_power_stated_as: 'power
---   cap' or 'TGP' (TDP included); null when the entry states none (base_stated_power).
+--   cap or a TGP written in the accelerator name, the system name or the notes, in any order ("AMD
+--   Instinct MI355X 288GB HBM3e (Power Cap 1000 W)", notes "B300 TGP 1100W", "1400W TGP Per GPU");
+--   accelerator_power_statement: the phrase read; accelerator_power_stated_as: 'power cap' or 'TGP'
+--   (TDP included); null when the entry states none (base_hardware_statements).
+--   power_statement_unread: a power cap, TGP or TDP is mentioned and no figure could be read (the words
+--   around it; listed in `drift`, kind 'power_statement').
+-- accelerator_absent: the entry says it ran without its accelerator: the phrase of its notes or name
+--   ("CPU only submission") or of its system description (mlperf-wh trees: hw_notes, or 0 accelerators
+--   per node). value_per_accelerator is then null: it measured no accelerator.
+-- stack: the serving stack family the published software string names (software_stacks.csv: first
+--   pattern that matches; TensorRT, vLLM, SGLang...), null when none matches.
+-- not_comparable_because: why the row never takes part in a comparison as its hardware (software
+--   gains, generation speedups, scaling, the claim audit's best rows: int_best_results), first that
+--   applies: it ran without its accelerator; an accelerator is named and 0 are counted; MLCommons
+--   inferred the result from another run (inferred), unless every result of its file and scenario is
+--   flagged so (v6.0 flags all 53 Interactive results: LoadGen runs Interactive as a Server run, and
+--   a flag every row carries says nothing of one entry). Null: the row compares.
 -- round_order sorts rounds numerically (v10.0 after v9.1).
 -- run_path: the run folder of the submission tree, the published Location without a leading './'
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
@@ -78,7 +92,9 @@ identified AS (
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
-        sp.published_accelerator_watts, sp.accelerator_power_stated_as,
+        sp.published_accelerator_watts, sp.accelerator_power_stated_as, sp.accelerator_power_statement,
+        sp.power_statement_unread,
+        sp.accelerator_absent AS absence_stated,
         trim(regexp_replace(trim(r.location), '^\./', ''), '/') AS folder,
         split_part(folder, '/', 3) = 'results' AND len(string_split(folder, '/')) >= 6 AS is_run_folder,
         rr.counts AS rule_counts, rr.rule_text, rr.note_as_labelled
@@ -90,7 +106,7 @@ identified AS (
     LEFT JOIN base_benchmark_names AS b
         ON b.model IS NOT DISTINCT FROM r.model AND b.used_model IS NOT DISTINCT FROM r.used_model
     LEFT JOIN round_orders AS ro ON ro.round = r.round
-    LEFT JOIN base_stated_power AS sp
+    LEFT JOIN base_hardware_statements AS sp
         ON  sp.accelerator_raw IS NOT DISTINCT FROM r.accelerator_raw AND sp.system IS NOT DISTINCT FROM r.system
         AND sp.notes IS NOT DISTINCT FROM r.notes
     LEFT JOIN base_result_rules AS rr
@@ -124,9 +140,17 @@ summarized AS (
              ELSE coalesce(s.early_stopping_p99_ns, s.result_latency_ns) END / 1e6 AS summary_latency_ms,
         coalesce(s.loadgen_scenario = l.scenario
                  OR (l.scenario = 'Interactive' AND s.loadgen_scenario = 'Server'), false) AS summary_same_scenario,
-        CASE WHEN l.published_units = 'Latency (s)' THEN l.value * 1000 ELSE l.value END AS value_as_summarized
+        CASE WHEN l.published_units = 'Latency (s)' THEN l.value * 1000 ELSE l.value END AS value_as_summarized,
+        coalesce(l.absence_stated,
+                 CASE WHEN l.accelerator IS NULL THEN NULL
+                      WHEN d.accelerators_per_node = 0 THEN 'system description: 0 accelerators per node'
+                      ELSE 'system description: ' || nullif(regexp_extract(
+                          concat_ws(' | ', d.hw_notes, d.sw_notes, d.accelerator_model_name),
+                          '(?i)\b(cpu[\s-]*only|host[\s-]*only|without\s+(the\s+|an?\s+|any\s+)?(gpus?|accelerators?))\b'), '')
+                 END) AS accelerator_absent
     FROM located AS l
     LEFT JOIN run_summaries AS s ON l.metric = 'performance' AND s.round = l.round AND s.run_path = l.run_path
+    LEFT JOIN systems AS d ON d.round = l.round AND d.system_path = l.system_path
 ),
 evidenced AS (
     SELECT
@@ -160,7 +184,21 @@ judged AS (
 )
 SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
-               value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled),
+               value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled, absence_stated,
+               value_per_accelerator),
+    CASE WHEN accelerator_absent IS NULL THEN value_per_accelerator END AS value_per_accelerator,
+    stack_of(software) AS stack,
+    CASE
+        WHEN accelerator_absent IS NOT NULL
+            THEN format('it ran without its accelerator ({}: "{}")',
+                        CASE WHEN accelerator_absent LIKE 'system description: %' THEN 'its system description'
+                             ELSE 'its notes' END,
+                        regexp_replace(accelerator_absent, '^system description: ', ''))
+        WHEN accelerator IS NOT NULL AND total_accelerators = 0
+            THEN format('{} is named and 0 accelerators are counted', accelerator)
+        WHEN inferred AND NOT bool_and(inferred) OVER (PARTITION BY source_id, scenario)
+            THEN 'MLCommons inferred it from another run (inferred = 1)'
+    END AS not_comparable_because,
     CASE WHEN unit_verdict IS DISTINCT FROM 'corrected' THEN published_units
          WHEN checked_counts = 'tokens' THEN 'Tokens/s'
          WHEN scenario = 'Offline' THEN 'Samples/s'

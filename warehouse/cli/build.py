@@ -174,24 +174,55 @@ def trees(
     source: Source = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:
-    """Fetch each loaded result's LoadGen summary and its system description, and load them."""
+    """Fetch each loaded result's run summary (LoadGen's, or the endpoint harness's files) and its
+    system description, and load them."""
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
     from warehouse.ingest.source_urls import check_source
+    from warehouse.ingest.tree_ingest import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     source = check_source(resolve_source(source))  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
+    if not _trees_reachable(chosen, source):
+        return EXIT_FAILED
     start_prefect_server_tied_to_this_process()
     outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:
         print(problem, file=sys.stderr)
+    if outcome.found_nothing:
+        error(nothing_found(outcome, source))
+        return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _trees_reachable(rounds, source: str) -> bool:
+    """The source holds a tree and answers (warehouse.ingest.tree_ingest.require_trees), before
+    Prefect starts; an unreachable source is one line and the hint `backfill` gives."""
+    from pathlib import Path
+
+    from warehouse.errors import WarehouseUnavailable
+    from warehouse.export.run_report import UNREACHABLE_HINT
+    from warehouse.ingest.source_urls import redact
+    from warehouse.ingest.tree_ingest import TreeSourceUnreachable, check_source_has_trees
+    from warehouse.store import db
+    path = db.db_path(current().db)
+    if not Path(path).exists():
+        return True  # nothing loaded yet: nothing to fetch
+    try:
+        check_source_has_trees(path, rounds, source)
+    except WarehouseUnavailable:
+        return True  # a writer holds it: the run waits for it (the writer lock) and checks nothing first
+    except TreeSourceUnreachable as exc:
+        error(str(exc))
+        print(UNREACHABLE_HINT.format(source=redact(source)), file=sys.stderr)
+        return False
+    return True
 
 
 def views(

@@ -47,8 +47,14 @@ def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
     verdicts = _frame_or_empty(con, "SELECT id, verdict FROM claim_audit")
     from warehouse.ledger.claims import due_decision_ids  # Pandera: only for a run that loads
     return Snapshot(dict(verdicts.iter_rows()) if verdicts.height else {}, due_decision_ids(con),
-                    _frame_or_empty(con, "SELECT * FROM software_gain_summary"),
-                    _frame_or_empty(con, "SELECT * FROM generation_speedups"))
+                    _frame_or_empty(con, HEADLINE_GAINS), _frame_or_empty(con, HEADLINE_SPEEDUPS))
+
+
+# What the run's headlines may name: software gains from software alone (the same system size, both
+# sides verified, no anomaly, not implausible) and generation speedups of like-for-like pairs (one
+# serving stack, a baseline that serves near its own ceiling), procurement grade.
+HEADLINE_GAINS = "SELECT * FROM software_gains WHERE basis = 'same_scale' AND procurement_grade"
+HEADLINE_SPEEDUPS = "SELECT * FROM generation_speedups WHERE procurement_grade AND like_for_like"
 
 
 def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
@@ -143,12 +149,13 @@ class RunReport:
 
     def sections(self) -> list[tuple[str, list[str]]]:
         found = [
-            ("Largest new software gains", [
-                f"{g['hardware']} {g['benchmark']} {g['scenario']} ({g['submitter']}, {g['basis']}): "
-                f"{g['gain']:.2f}x from {g['round_from']} to {g['round_to']}" for g in self.new_gains]),
-            ("Largest new generation speedups", [
-                f"{s['hardware_new']} over {s['hardware_base']} ({s['line']}, {s['hardware_count']} each), "
-                f"{s['benchmark']} {s['scenario']} ({s['round']}): {s['speedup']:.2f}x" for s in self.new_speedups]),
+            ("Largest new software gains (same system size, verified)", [
+                f"{g['gain']:.2f}x {g['hardware']} x{g['scale_to']} {g['benchmark']} {g['scenario']}, "
+                f"{g['submitter']}: {g['result_id_from']} -> {g['result_id_to']}" for g in self.new_gains]),
+            ("Largest new generation speedups (same stack, equal size, verified)", [
+                f"{s['speedup']:.2f}x {s['hardware_new']} over {s['hardware_base']} x{s['hardware_count']} "
+                f"{s['benchmark']} {s['scenario']}, {s['stack_new']}: {s['result_id_base']} -> {s['result_id_new']}"
+                for s in self.new_speedups]),
             ("Units corrected and anomalies in the loaded rounds (kept out of procurement-grade comparisons)",
              self.flagged),
             ("Claims whose verdict changed", [

@@ -11,8 +11,8 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ModelId, ProcessorAlias, RackCapacity,
-                               ResultField, ScenarioConstraint, SystemPower)
+from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ModelId, PlausibilityCeiling, ProcessorAlias,
+                               RackCapacity, ResultField, ScenarioConstraint, SoftwareStack, SystemPower)
 from warehouse.identity.reference_files import REFERENCE_FILES, reference_dir, reference_file
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -28,6 +28,8 @@ class Reference:
     system_power: pl.DataFrame
     model_ids: pl.DataFrame
     scenario_constraints: pl.DataFrame
+    software_stacks: pl.DataFrame
+    plausibility_ceilings: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -102,10 +104,12 @@ def default_reference() -> Reference:
 
 MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
           "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower,
-          "model_ids.csv": ModelId, "scenario_constraints.csv": ScenarioConstraint}
+          "model_ids.csv": ModelId, "scenario_constraints.csv": ScenarioConstraint,
+          "software_stacks.csv": SoftwareStack, "plausibility_ceilings.csv": PlausibilityCeiling}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
           "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power",
-          "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints"}
+          "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints",
+          "software_stacks.csv": "software_stacks", "plausibility_ceilings.csv": "plausibility_ceilings"}
 
 
 @lru_cache(maxsize=4)

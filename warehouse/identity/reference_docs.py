@@ -35,8 +35,17 @@ SECTIONS = [
      "LoadGen's 99th-percentile limits; `own_vs_mlperf.pattern_match` holds your run to them. Offline has none.",
      ["benchmark", "scenario", "ttft_p99_ms", "tpot_p99_ms", "source"]),
     ("racks", "rack_capacity.csv: how many accelerators one rack holds",
-     "An assumption to edit for your data centre; `rack_basis` says when a rack figure is extrapolated.",
-     ["accelerator", "accelerators_per_rack", "assumption"]),
+     "An assumption to edit for your data centre; `rack_basis` says when a rack figure is extrapolated, and "
+     "a figure extrapolated from less than one server (`accelerators_per_server`) is never ranked with racks.",
+     ["accelerator", "accelerators_per_rack", "accelerators_per_server", "assumption"]),
+    ("software_stacks", "software_stacks.csv: the serving stack a published software string names",
+     "The first pattern (file order) that matches the string names its stack: `generation_speedups.same_stack` "
+     "and the stack columns of `software_gains` read it. A string no pattern matches has no stack (null).",
+     ["pattern", "stack", "note"]),
+    ("plausibility_ceilings", "plausibility_ceilings.csv: how large a gain may be before it needs corroboration",
+     "A software gain or generation speedup above its ceiling whose two sides are not corroborated (same "
+     "submitter and system, notes that agree) is an `implausible_gain` finding in `anomalies`.",
+     ["comparison", "ceiling", "derivation"]),
 ]
 
 

@@ -37,6 +37,7 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     con.execute(first_match_macro("accelerator_of", ref.accelerators, "accelerator"))
     con.execute(first_match_macro("processor_of", ref.processors, "processor"))
     con.execute(first_match_macro("family_of", ref.model_ids, "family", exclude="exclude"))
+    con.execute(first_match_macro("stack_of", ref.software_stacks, "stack"))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
     processors = ref.processors.with_row_index("priority")
@@ -44,6 +45,8 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                          ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
                          ("ref_processors", processors), ("ref_system_power", ref.system_power),
                          ("ref_model_ids", ref.model_ids), ("ref_scenario_constraints", ref.scenario_constraints),
+                         ("ref_software_stacks", ref.software_stacks),
+                         ("ref_plausibility_ceilings", ref.plausibility_ceilings),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")

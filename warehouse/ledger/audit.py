@@ -9,9 +9,10 @@ import polars as pl
 
 from warehouse.store import db
 
-SCREEN_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier",
-                  "recomputed", "recomputed_as_cited", "recomputed_best", "weak_baseline", "verdict"]
-ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best"]
+SCREEN_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier", "grade", "figure_supported",
+                  "recomputed", "recomputed_as_cited", "recomputed_best", "recomputed_equal_scale",
+                  "weak_baseline", "verdict"]
+ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best", "rows_equal_scale"]
 
 
 def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:

@@ -155,7 +155,8 @@ ADDED_COLUMNS = [
      "extra->>'p#') AS DOUBLE) AS BIGINT), 0)"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
-MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE})
+MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
+                         | {"run_summaries", "tree_files"})
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -187,6 +188,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
     steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
     steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE
               if columns.get((t, c)) is False]
+    from warehouse.store.tree_tables import added_tree_columns
+    steps += added_tree_columns(set(columns))
     if steps:
         with transaction(con):
             for sql in steps:

@@ -34,6 +34,8 @@ SOURCE_MODELS = {
     "ref_system_power": "schemas.reference:SystemPower",
     "ref_model_ids": "schemas.reference:ModelId",
     "ref_scenario_constraints": "schemas.reference:ScenarioConstraint",
+    "ref_software_stacks": "schemas.reference:SoftwareStack",
+    "ref_plausibility_ceilings": "schemas.reference:PlausibilityCeiling",
 }
 # columns named by LoadGen's own words (schemas/loadgen.py), more precise than the model's pattern.
 LOADGEN_TABLES = {"run_summaries": "summary_column_descriptions", "systems": "system_column_descriptions"}

@@ -1,0 +1,249 @@
+"""Golden answers: what a buyer reads first, checked by hand against the raw rows.
+
+The run report's headline lines after `make run`, the top rows of the README's questions and the
+rules that keep a CPU-only entry, a single-GPU estimate or an overstated claim out of them. Every
+expected number is re-read from ../shared/mlcommons/mirror with `published()` and the arithmetic is
+written out, so a change of definition that moves a headline shows up here as a diff.
+"""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from tests.shared_rows import load_excerpt, one, published, record, rows
+from tests.test_claims import audit, claim
+from tests.test_claims import load as load_claims_text
+from warehouse.export.run_report import Snapshot, build
+from warehouse.store import db
+from warehouse.views import materialize
+
+README_QUESTION_1 = (
+    "SELECT round, scenario, accelerator, measured_rack, rank_in_round, tokens_per_second_per_rack, rack_basis, "
+    "result_id FROM rack_throughput WHERE benchmark = 'llama2-70b-99' AND rank_in_round <= 3 "
+    "ORDER BY round, scenario, measured_rack DESC, rank_in_round")
+
+
+# ---------------------------------------------------------------------------------------------
+# The run report's headlines (what `make run` prints after loading the shared rounds)
+
+
+def headlines(con) -> dict[str, list[str]]:
+    report = build(con, "backfill", None, [], Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))
+    return dict(report.sections())
+
+
+def test_the_run_reports_first_software_gains(private_con):
+    # Same system size, both sides verified, no anomaly, not implausible (software_gains,
+    # basis same_scale, procurement_grade), largest first:
+    #   Dell B200 x8 deepseek-r1 Server: 5.1-0028 13963 -> 6.0-0026 40949.5 = 2.9327
+    #   Google B200 x8 deepseek-r1 Server: 5.1-0047 14630.7 -> 6.0-0040 41027.9 = 2.8042
+    #   NVIDIA GB200 x72 deepseek-r1 Server: 5.1-0071 167578 -> 6.0-0075 336106 = 2.0057
+    cases = [("5.1-0028", "6.0-0026", 13963, 40949.5), ("5.1-0047", "6.0-0040", 14630.7, 41027.9),
+             ("5.1-0071", "6.0-0075", 167578, 336106)]
+    for old, new, before, after in cases:
+        assert published("v5.1", old, "deepseek-r1", "Server") == before
+        assert published("v6.0", new, "deepseek-r1", "Server") == after
+    assert headlines(private_con)["Largest new software gains (same system size, verified)"] == [
+        f"{40949.5 / 13963:.2f}x B200 x8 deepseek-r1 Server, Dell: 5.1-0028 -> 6.0-0026",
+        f"{41027.9 / 14630.7:.2f}x B200 x8 deepseek-r1 Server, Google: 5.1-0047 -> 6.0-0040",
+        f"{336106 / 167578:.2f}x GB200 x72 deepseek-r1 Server, NVIDIA: 5.1-0071 -> 6.0-0075",
+    ]
+
+
+def test_the_run_reports_first_generation_speedups_are_like_for_like(private_con):
+    # Procurement grade and like for like (one serving stack family on both sides, a baseline that
+    # serves near its own Offline rate), largest first:
+    #   RedHat B200 6.0-0091 over RedHat H200 6.0-0092, gpt-oss-120b Offline, vLLM on both;
+    #   Dell B200 5.1-0028 over Nebius H200 5.1-0075, llama3.1-405b Offline, TensorRT on both;
+    #   Nebius B200 5.1-0073 over Nebius H200 5.1-0075, llama2-70b-99.9 Server, TensorRT on both.
+    # What used to lead: B200/H200 qwen3-vl Server 6.14x (6.0-0094 over 6.0-0095: both inferred, and
+    # the H200 served at 11.0498 of its own Offline 18.218 = 0.61) and B300/H200 gpt-oss Server 4.59x
+    # (Cisco on TensorRT, 6.0-0010, over RedHat on vLLM, 6.0-0092): neither is a headline now.
+    gpt = published("v6.0", "6.0-0091", "gpt-oss-120b", "Offline") / published("v6.0", "6.0-0092", "gpt-oss-120b", "Offline")
+    llama405 = (published("v5.1", "5.1-0028", "llama3.1-405b", "Offline")
+                / published("v5.1", "5.1-0075", "llama3.1-405b", "Offline"))
+    llama70 = (published("v5.1", "5.1-0073", "llama2-70b-99.9", "Server")
+               / published("v5.1", "5.1-0075", "llama2-70b-99.9", "Server"))
+    # software "LLM-D v0.5.0 ,vLLM 0.14.1, RHEL 9.6" and "LLM-D v0.5.0 ,OpenShift 4.21, RHEL 9.6": llm-d
+    # serves through vLLM (software_stacks.csv)
+    assert record("v6.0", "6.0-0091", "gpt-oss-120b", "Offline")["Software"].startswith("LLM-D v0.5.0")
+    assert record("v6.0", "6.0-0092", "gpt-oss-120b", "Offline")["Software"].startswith("LLM-D v0.5.0")
+    assert headlines(private_con)["Largest new generation speedups (same stack, equal size, verified)"] == [
+        f"{gpt:.2f}x B200 over H200 SXM x8 gpt-oss-120b Offline, vLLM: 6.0-0092 -> 6.0-0091",
+        f"{llama405:.2f}x B200 over H200 SXM x8 llama3.1-405b Offline, TensorRT: 5.1-0075 -> 5.1-0028",
+        f"{llama70:.2f}x B200 over H200 SXM x8 llama2-70b-99.9 Server, TensorRT: 5.1-0075 -> 5.1-0073",
+    ]
+    old_leaders = rows(private_con, "SELECT * FROM generation_speedups WHERE result_id_base IN ('6.0-0095') "
+                                    "OR (result_id_new = '6.0-0010' AND result_id_base = '6.0-0092')")
+    assert all(not r["like_for_like"] for r in old_leaders)
+    assert record("v6.0", "6.0-0095", "qwen3-vl-235b-a22b", "Server")["inferred"] == 1
+    assert published("v6.0", "6.0-0095", "qwen3-vl-235b-a22b", "Server") / \
+        published("v6.0", "6.0-0095", "qwen3-vl-235b-a22b", "Offline") == pytest.approx(0.6065, abs=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------
+# The README's questions, row 1 first
+
+
+def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(shared_con):
+    found = rows(shared_con, README_QUESTION_1)
+    first = found[0]
+    # v4.1 Offline: the only measured rack is JuniperNetworks' 32 H100 SXM, v4.1-0036 82749.6 Tokens/s
+    # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 v4.1-0045 (4487.88 x 32 = 143612.16) is an
+    # estimate from less than one server (8): never ranked; the 8-GPU H200 v4.1-0046 ranks first among
+    # the estimates: 34864.2 / 8 x 32 = 139456.8.
+    assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Offline") == 82749.6
+    assert (first["round"], first["scenario"], first["accelerator"], first["measured_rack"], first["rank_in_round"],
+            first["rack_basis"]) == ("v4.1", "Offline", "H100 SXM", True, 1, "measured on 32 accelerators")
+    assert first["tokens_per_second_per_rack"] == pytest.approx(82749.6, rel=1e-12)
+    second = found[1]
+    assert (second["accelerator"], second["measured_rack"], second["rank_in_round"], second["result_id"]) == \
+           ("H200 SXM", False, 1, "v4.1-0046")
+    assert second["tokens_per_second_per_rack"] == pytest.approx(
+        published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") / 8 * 32, rel=1e-12)
+    assert not [r for r in found if r["result_id"] == "v4.1-0045"]
+    one_gpu = one(shared_con, "SELECT * FROM token_economics WHERE result_id = 'v4.1-0045' "
+                              "AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
+    assert one_gpu["rack_basis"] == "extrapolated from 1 accelerator, less than one server (8)"
+    assert one_gpu["tokens_per_second_per_rack"] == pytest.approx(4487.88 * 32, rel=1e-12)
+    # v6.0 Offline: measured NVL72 racks rank among themselves (GB300 6.0-0078 1126850 / 72 x 72), the
+    # estimates among theirs (B300 6.0-0010 115730 / 8 x 32 = 462920).
+    v60 = [r for r in found if r["round"] == "v6.0" and r["scenario"] == "Offline"]
+    assert [(r["accelerator"], r["measured_rack"], r["rank_in_round"]) for r in v60][:3] == [
+        ("GB300", True, 1), ("GB200", True, 2), ("B300", False, 1)]
+    assert v60[0]["tokens_per_second_per_rack"] == published("v6.0", "6.0-0078", "llama2-70b-99", "Offline")
+    assert v60[2]["tokens_per_second_per_rack"] == pytest.approx(115730 / 8 * 32, rel=1e-12)
+    # no estimate from less than one server is ranked anywhere
+    assert rows(shared_con, "SELECT r.result_id FROM rack_throughput r JOIN token_economics t "
+                            "USING (round, result_id, benchmark, scenario) WHERE r.rank_in_round IS NOT NULL "
+                            "AND NOT t.measured_rack AND NOT t.rack_from_servers") == []
+
+
+def test_readme_question_2_and_3_first_rows(shared_con):
+    q2 = rows(shared_con, "SELECT submitter, hardware, benchmark, scenario, round_from, round_to, total_accelerators, "
+                          "gain FROM software_gains WHERE basis = 'same_scale' AND procurement_grade "
+                          "ORDER BY gain DESC LIMIT 10")[0]
+    assert (q2["submitter"], q2["hardware"], q2["benchmark"], q2["scenario"], q2["total_accelerators"]) == \
+           ("Dell", "B200", "deepseek-r1", "Server", 8)
+    assert q2["gain"] == pytest.approx(40949.5 / 13963, rel=1e-12)
+    q3 = rows(shared_con, "SELECT round, benchmark, scenario, hardware_new, hardware_base, hardware_count, speedup, "
+                          "stack_new FROM generation_speedups WHERE procurement_grade AND like_for_like "
+                          "ORDER BY speedup DESC LIMIT 10")[0]
+    assert (q3["round"], q3["benchmark"], q3["scenario"], q3["hardware_new"], q3["hardware_base"], q3["stack_new"]) \
+        == ("v6.0", "gpt-oss-120b", "Offline", "B200", "H200 SXM", "vLLM")
+    assert q3["speedup"] == pytest.approx(
+        published("v6.0", "6.0-0091", "gpt-oss-120b", "Offline") / published("v6.0", "6.0-0092", "gpt-oss-120b", "Offline"),
+        rel=1e-12)
+
+
+def test_every_corroborated_pair_is_below_its_ceiling(shared_con):
+    # The ceilings (plausibility_ceilings.csv) are set from the largest corroborated pairs; a new
+    # round whose corroborated pairs pass them means the ceiling, not the pair, is wrong.
+    assert rows(shared_con, "SELECT * FROM software_gains WHERE corroborated AND gain > ceiling") == []
+    assert rows(shared_con, "SELECT * FROM generation_speedups WHERE corroborated AND speedup > ceiling") == []
+    largest = one(shared_con, "SELECT max(gain) AS gain FROM software_gains WHERE corroborated")["gain"]
+    assert largest == pytest.approx(41027.9 / 14630.7, rel=1e-12)  # Google B200 deepseek-r1 Server, 2.80x
+
+
+# ---------------------------------------------------------------------------------------------
+# A CPU-only entry is never an accelerator's baseline (Dell GB10, 6.0-0028 -> 6.1-0039: 46.5x)
+
+
+GB10_V61_LATENCY = 4891.380208 / 46.5  # the v6.1 GPU run, 46.5x faster (the review's figure)
+
+
+def gb10_round(notes_v60: str, inferred_v60: int) -> tuple[list[dict], list[dict]]:
+    """The real v6.0 Dell GB10 yolo row (6.0-0028), with the given notes and inferred flag, beside a
+    measured MultiStream row of the same round (Lenovo resnet 6.0-0068: not every MultiStream result
+    of the file is inferred, so the flag speaks of the entry), and a v6.1 entry 6.1-0039 of the same
+    platform that ran on the GPU, 46.5x faster in MultiStream."""
+    gb10 = dict(record("v6.0", "6.0-0028", "yolo-95", "MultiStream"), Notes=notes_v60, inferred=inferred_v60)
+    v60 = [gb10, record("v6.0", "6.0-0068", "resnet", "MultiStream")]
+    v61 = [dict(gb10, ID="6.1-0039", version="v6.1", Notes="Dell Pro Max with GB10", inferred=0,
+                Performance_Result=GB10_V61_LATENCY)]
+    return v60, v61
+
+
+def load_gb10(tmp_path, notes_v60: str, inferred_v60: int):
+    v60, v61 = gb10_round(notes_v60, inferred_v60)
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    for round_name, records in (("v6.0", v60), ("v6.1", v61)):
+        load_excerpt(con, round_name, records, tmp_path)
+    materialize(con)
+    return con
+
+
+def test_a_cpu_only_run_is_never_an_accelerators_baseline(tmp_path):
+    row = record("v6.0", "6.0-0028", "yolo-95", "MultiStream")
+    assert row["Notes"] == "Dell Pro Max with GB10. CPU only submission" and row["Accelerator"] == "NVIDIA GB10"
+    assert row["inferred"] == 1
+    with load_gb10(tmp_path, row["Notes"], 1) as con:
+        old = one(con, "SELECT * FROM stg_results WHERE result_id = '6.0-0028'")
+        assert old["not_comparable_because"] == 'it ran without its accelerator (its notes: "CPU only")'
+        assert old["accelerator_absent"] == "CPU only"
+        assert rows(con, "SELECT * FROM software_gains") == []
+        assert one(con, "SELECT * FROM stg_results WHERE result_id = '6.1-0039'")["not_comparable_because"] is None
+
+
+def test_an_inferred_result_is_never_a_side_of_a_gain(tmp_path):
+    with load_gb10(tmp_path, "Dell Pro Max with GB10", 1) as con:
+        assert one(con, "SELECT not_comparable_because FROM stg_results WHERE result_id = '6.0-0028'") == {
+            "not_comparable_because": "MLCommons inferred it from another run (inferred = 1)"}
+        assert rows(con, "SELECT * FROM software_gains") == []
+
+
+def test_a_46x_gain_nothing_corroborates_is_an_anomaly_not_a_headline(tmp_path):
+    # Were the v6.0 row a measured GPU run with other notes, 4891.380208 / (4891.380208 / 46.5) = 46.5x
+    # is above the 4x ceiling, and one platform with other notes does not corroborate it.
+    with load_gb10(tmp_path, "Dell Pro Max with GB10, first driver", 0) as con:
+        gain = one(con, "SELECT * FROM software_gains WHERE basis = 'same_scale'")
+        assert gain["gain"] == pytest.approx(46.5, rel=1e-12)
+        assert (gain["corroborated"], gain["implausible"], gain["procurement_grade"]) == (False, True, False)
+        finding = one(con, "SELECT * FROM anomalies WHERE rule = 'implausible_gain'")
+        assert (finding["result_id"], finding["related_result_id"], finding["scope"]) == ("6.1-0039", "6.0-0028", "pair")
+        assert finding["detail"].startswith("software gain 46.5x (same_scale) from v6.0 to v6.1 is above the 4.0x ceiling")
+        assert headlines(con).get("Largest new software gains (same system size, verified)") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims graded: an overstated claim does not read like an honest one
+
+
+HPE_OFFLINE = dict(vendor="HPE", kind="software_gain", round_from="v5.1", submitter="HPE",
+                   accelerator="RTX PRO 6000 Blackwell", model="llama3.1-8b", scenario="Offline",
+                   cited_result_ids=["5.1-0051", "6.0-0052"])
+
+
+def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path):
+    # HPE RTX PRO 6000 llama3.1-8b Offline, the claim citing 5.1-0051 (8 GPUs, 46841.8) and 6.0-0052
+    # (2 GPUs, 12495.2). Supported figures:
+    #   as cited, across sizes: (12495.2 / 2) / (46841.8 / 8) = 1.06701
+    #   at equal size (8 and 8): 6.0-0047 49580.2 / 5.1-0051 46841.8 = 1.05846 (also best against best)
+    # A 1.47x claim is 1.47 / 1.06701 - 1 = 37.8% above the most the data supports: overstated.
+    # A 1.067x claim holds. Both rows show the equal-size figure.
+    assert published("v6.0", "6.0-0047", "llama3.1-8b", "Offline") == 49580.2
+    as_cited, equal = (12495.2 / 2) / (46841.8 / 8), 49580.2 / 46841.8
+    load_claims_text(private_con, tmp_path, claim("hpe-high", **HPE_OFFLINE, multiplier=1.47)
+                     + claim("hpe-honest", **HPE_OFFLINE, multiplier=1.067)
+                     + claim("hpe-low", **HPE_OFFLINE, multiplier=0.9))
+    high, honest, low = (audit(private_con, i) for i in ("hpe-high", "hpe-honest", "hpe-low"))
+    for row in (high, honest, low):
+        assert row["recomputed_equal_scale"] == pytest.approx(equal, rel=1e-12)
+        assert row["figure_supported"] == pytest.approx(as_cited, rel=1e-12)
+        assert "at equal size (8 accelerators, Offline) 1.0585" in row["grade_reason"]
+    assert (high["grade"], honest["grade"], low["grade"]) == ("overstated", "holds", "understated")
+    assert high["overstated_by"] == pytest.approx(1.47 / as_cited - 1, rel=1e-12)
+    assert high["grade_reason"].startswith("1.47 is 37.8% above the most the data supports, 1.067")
+    assert honest["overstated_by"] is None and honest["grade_reason"].startswith("1.067 is within 5%")
+    assert low["grade_reason"].startswith(f"0.9 is {round(100 * (1 - 0.9 / equal), 1)}% below the least")
+
+
+def test_a_post_deadline_claim_shows_no_relative_difference(private_con, tmp_path):
+    # A post-deadline deepseek-r1 claim on GB300, given a number: nothing published can hold it.
+    load_claims_text(private_con, tmp_path, claim("post", kind="software_gain", model="deepseek-r1",
+                                                  submitter="NVIDIA", accelerator="GB300", round_from="v5.1",
+                                                  multiplier=1.3, stage="post_submission_unverified"))
+    row = audit(private_con, "post")
+    assert row["recomputed"] is not None  # the published rows still give a figure, for reading
+    assert (row["relative_difference"], row["figure_supported"], row["grade"]) == (None, None, "unsupported")
+    assert row["grade_reason"] == "stage post_submission_unverified: no published result can hold its figure"
