@@ -99,14 +99,16 @@ def test_a_header_naming_a_column_twice_is_refused(run, warehouse, tmp_path, kin
     refused(run, warehouse, *command, tmp_path / "twice.csv", said="names column")
 
 
-def test_a_round_table_csv_with_a_column_twice_is_refused(cli, warehouse, tmp_path):
+def test_a_round_table_csv_with_a_column_twice_is_refused():
+    """The checker's summary.csv with a column named twice loaded silently (one of the two kept)."""
     from tests.test_faults import CSV
+    from warehouse.ingest.parse import MalformedFile
+    from warehouse.ingest.pipeline import prepare
     lines = CSV.read_text().splitlines(keepends=True)
     header = lines[0].rstrip("\n").split(",")
-    (tmp_path / "summary.csv").write_text(",".join(header + [header[1]]) + "\n"
-                                          + "".join(line.rstrip("\n") + ",x\n" for line in lines[1:]))
-    refused(cli, warehouse, "ingest", "v5.0", "--file", tmp_path / "summary.csv", "--origin", "unofficial",
-            said=f"the header names column {header[1].strip()!r} twice")
+    twice = ",".join(header + [header[1]]) + "\n" + "".join(line.rstrip("\n") + ",x\n" for line in lines[1:])
+    with pytest.raises(MalformedFile, match=f"the header names column {header[1].strip()!r} twice"):
+        prepare(twice.encode(), "summary.csv", "v5.0", "unofficial", "summary.csv")
 
 
 # --- ids: one id, however it is written ------------------------------------------------------------
