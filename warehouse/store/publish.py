@@ -42,8 +42,7 @@ def publish(db_file: str) -> Path:
         partial.chmod(0o644)
         os.replace(partial, target)
     finally:
-        partial.unlink(missing_ok=True)
-        staging.rmdir()
+        shutil.rmtree(staging, ignore_errors=True)  # mkdtemp's own: nothing in it but what this wrote
     return target
 
 
