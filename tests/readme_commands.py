@@ -12,8 +12,9 @@ marker comment `<!-- not run by CI: REASON -->` (a server that runs until stoppe
 The first failing block ends the run: its file and line, the exit code and the command that
 failed (bash's trace) are printed, and the script exits 1.
 
-The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a
-command that names its own --source or MLPERF_SOURCE still wins). The copy gets a venv of its own
+The environment is the CI's, with no network and no MLPERF_* variable: each block runs with only
+what it sets itself. The README's set-up block points `make run` at the shared mirror; the warehouse
+remembers that source, so every later command fetches from it as a user's would. The copy gets a venv of its own
 whose third-party packages come from this checkout's venv (a .pth line) and which holds the copy
 itself as an editable install: `make install` then has nothing left to do, and every command runs
 the copy's code, not this checkout's."""
@@ -97,8 +98,7 @@ def venv_for(copy: Path) -> None:
 def environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("MLPERF_", "PREFECT_", "PYTHON", "VIRTUAL_ENV", "MAKE"))}
-    return env | {"MLPERF_SOURCE": "../shared/mlcommons/mirror", "PREFECT_HOME": str(home / "prefect"),
-                  "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    return env | {"PREFECT_HOME": str(home / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
 def all_blocks(root: Path = ROOT) -> list[Block]:

@@ -43,6 +43,6 @@ def test_a_long_table_is_a_row_per_line_with_cut_cells_and_right_aligned_numbers
         "│ name         ┆ value ┆ n │",
         "╞══════════════╪═══════╪═══╡",
         "│ a            ┆   1.5 ┆ 1 │",
-        "│ bbbbbbbbbbb… ┆ 22.25 ┆ 2 │",
+        "│ bbbbbbbbbbb… ┆  22.2 ┆ 2 │",
         "│ c d          ┆       ┆ 3 │",
         "└──────────────┴───────┴───┘"]

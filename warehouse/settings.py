@@ -136,6 +136,11 @@ def variable(field_name: str) -> str:
     return ENV_PREFIX + field_name.upper()
 
 
+def set_variables() -> set[str]:
+    """The MLPERF_* variables set (not empty) in the environment now."""
+    return {name.upper() for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX) and value}
+
+
 def default(field_name: str):
     return Settings.model_fields[field_name].default
 

@@ -34,9 +34,12 @@
 --   throughput_per_kw_<basis> = throughput / (watts / 1000), tokens_per_joule_<basis> =
 --   tokens_per_second / watts. rack_kw_system_estimate: the system estimate per accelerator x
 --   accelerators_per_rack / 1000. Compare rows within one basis only.
--- tokens_per_dollar_hour = tokens_per_second / (dollars_per_accelerator_hour x total_accelerators)
---   and throughput_per_dollar_hour likewise: what one dollar buys each hour; null unless you loaded a
---   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
+-- What a dollar buys, from your price of an accelerator-hour (`mlperf-wh prices load FILE`; null
+--   without one): system_dollars_per_hour = dollars_per_accelerator_hour x total_accelerators;
+--   tokens_per_dollar = tokens_per_second x 3600 / system_dollars_per_hour (tokens one dollar buys);
+--   dollars_per_million_tokens = system_dollars_per_hour / (tokens_per_second x 3600) x 1e6 (what a
+--   buyer compares); throughput_per_dollar = throughput x 3600 / system_dollars_per_hour (samples or
+--   queries one dollar buys, in the throughput's count).
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
 -- division, availability: as published; findings: the anomaly rules the row breaks (int_row_findings).
@@ -96,7 +99,7 @@ priced AS (
 )
 SELECT
     t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,
-    t.benchmark, t.scenario,
+    t.benchmark, t.benchmark_family, t.accuracy_target, t.repeats_lower_target, t.scenario,
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,
     t.tokens_per_second,
@@ -126,8 +129,10 @@ SELECT
     t.tokens_per_second / t.system_estimate_watts AS tokens_per_joule_system_estimate,
     t.tokens_per_second / t.accelerators_only_watts AS tokens_per_joule_accelerators_only,
     t.system_estimate_watts / t.total_accelerators * t.accelerators_per_rack / 1000 AS rack_kw_system_estimate,
-    t.tokens_per_second / (t.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar_hour,
-    t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
+    t.tokens_per_second * 3600 / (t.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar,
+    t.dollars_per_accelerator_hour * t.total_accelerators / (t.tokens_per_second * 3600) * 1e6
+        AS dollars_per_million_tokens,
+    t.value * 3600 / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar,
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
     t.verification, t.division, t.availability,

@@ -30,11 +30,11 @@ rankable AS (
 )
 SELECT
     round, benchmark, scenario, throughput_unit, accelerator, verification, result_id, submitter, system,
-    total_accelerators, accelerators_per_rack, rack_assumption, measured_rack, rack_basis,
+    total_accelerators AS accelerator_count, accelerators_per_rack, rack_assumption, measured_rack, rack_basis,
     throughput_per_rack, tokens_per_second_per_rack,
     tokens_basis,
     rack_kw_system_estimate, throughput_per_kw_system_estimate, throughput_per_kw_measured, findings,
     CASE WHEN ranked
          THEN rank() OVER (PARTITION BY round, benchmark, scenario, throughput_unit, ranked, measured_rack
-                           ORDER BY throughput_per_rack DESC) END AS rank_in_round
+                           ORDER BY throughput_per_rack DESC) END AS rank_per_rack
 FROM rankable

@@ -40,8 +40,8 @@ compared AS (
     FROM figures
 )
 SELECT
-    round, result_id, submitter, benchmark, scenario, loadgen_scenario, units, value, summary_value,
-    relative_difference, agrees,
+    round, result_id, submitter, benchmark, scenario, loadgen_scenario, units AS published_unit, value AS result,
+    summary_value AS summary_result, relative_difference, agrees,
     CASE WHEN agrees THEN NULL
          WHEN NOT same_scenario
              THEN 'the run folder holds a ' || loadgen_scenario || ' run, not ' || scenario

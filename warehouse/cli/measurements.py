@@ -27,7 +27,7 @@ class FileFormat(str, Enum):  # schemas.measurements.FORMATS
 
 
 # What the table shows of each run (csv and json: every column of own_runs).
-LISTED = ["run_id", "label", "model_id", "family", "accelerator", "accelerators", "max_concurrency",
+LISTED = ["run_id", "label", "model_id", "family", "accelerator", "accelerator_count", "max_concurrency",
           "tokens_per_second_per_accelerator", "ttft_p99_ms", "tpot_p99_ms", "measured_at"]
 
 

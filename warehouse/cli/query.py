@@ -14,7 +14,9 @@ from warehouse.cli.global_options import command, current, reading_file
 from warehouse.errors import EXIT_OK, UsageError
 
 TABLE_LIMIT = 100
-Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv or json")]
+Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv, json or markdown")]
+Raw = Annotated[bool, typer.Option("--raw", help=(
+    "tables and markdown: every digit (35420.7999999999), not figures for people (535,421; 2.93)"))]
 
 
 def register(app: typer.Typer) -> None:
@@ -41,6 +43,7 @@ def sql(
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help=(
         f"print at most this many rows; 0: all (default {TABLE_LIMIT} for a table, all for csv and json); "
         "a note on stderr says when rows were cut"))] = None,
+    raw: Raw = False,
 ) -> int:
     """Run a read-only SQL query over the warehouse's tables and views (MLPERF_SQL_TIMEOUT and
     MLPERF_SQL_MEMORY_LIMIT bound it)."""
@@ -50,7 +53,7 @@ def sql(
         limit = TABLE_LIMIT if fmt is Format.table else 0
     with sandbox.connect(reading_file()) as con:
         shown, total = sandbox.run_query(con, text, limit or None)
-    print_rows(shown, fmt)
+    print_rows(shown, fmt, raw)
     if shown.height < total:
         cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
         # A table read by a program or a file keeps the note with the rows (a reader that has gone,

@@ -5,13 +5,15 @@ only the errors that `is_transient` accepts (connection errors, timeouts, 5xx), 
 """
 from __future__ import annotations
 
+import os
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from warehouse.errors import ExpectedFailure
 from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
@@ -64,6 +66,42 @@ class ConnectionFailed(TransientFetchError):
 
 class SourceUnreachable(FetchError):
     """The source host cannot be resolved: no point retrying."""
+
+
+class SourceCannotBeReached(ExpectedFailure):
+    """Before any round is fetched: the source's host does not resolve or nothing listens there."""
+
+
+REACH_HINT = ("point MLPERF_SOURCE (or --source) at a mirror or a local directory laid out as "
+              "inference_results_vX.Y/main/summary_results.json, e.g. MLPERF_SOURCE=../shared/mlcommons/mirror make run")
+
+
+def check_reachable(source: str, settings: FetchSettings) -> None:
+    """An http(s) source whose host does not resolve, or refuses the connection, fails now, in one
+    line saying what to do, instead of after every round's retries. Behind a proxy (HTTP(S)_PROXY)
+    the proxy reaches the host, so nothing is checked here."""
+    parts = urlsplit(source)
+    if parts.scheme not in ("http", "https") or not parts.hostname or _proxied(parts.scheme):
+        return
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    shown = redact(source)
+    try:
+        addresses = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise SourceCannotBeReached(f"the source {shown} cannot be reached from this machine (cannot resolve "
+                                    f"the host {parts.hostname}: {exc}); {REACH_HINT}") from None
+    family, kind, proto, _name, address = addresses[0]
+    try:
+        with socket.socket(family, kind, proto) as probe:
+            probe.settimeout(settings.connect_timeout)
+            probe.connect(address)
+    except OSError as exc:
+        raise SourceCannotBeReached(f"the source {shown} cannot be reached from this machine (connecting to "
+                                    f"{parts.hostname}:{port}: {exc.strerror or exc}); {REACH_HINT}") from None
+
+
+def _proxied(scheme: str) -> bool:
+    return any(os.environ.get(name) for name in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY", "all_proxy", "ALL_PROXY"))
 
 
 def cannot_connect(exc: BaseException) -> bool:

@@ -64,4 +64,4 @@ def check_source(source: str) -> str:
     if not path.is_dir():
         raise SourceMissing(f"{source}: no such directory (the source must be a base URL or a "
                             "directory laid out as inference_results_vX.Y/<branch>/<file>)")
-    return str(path)
+    return str(path.resolve())  # remembered by the warehouse (sources.url): valid from any directory
