@@ -4,6 +4,8 @@
 tables of it; schemas/trees.py validates the rows."""
 from __future__ import annotations
 
+from schemas.endpoints import endpoint_column_descriptions
+
 PERCENTILES = {"50.00": "p50", "90.00": "p90", "95.00": "p95", "97.00": "p97", "99.00": "p99",
                "99.90": "p999"}
 
@@ -105,7 +107,7 @@ def summary_column_descriptions() -> dict[str, str]:
         "warnings": "number of warnings LoadGen logged",
         "errors": "number of errors LoadGen logged",
     }
-    return described
+    return described | endpoint_column_descriptions()  # the endpoint harness's columns of the same table
 
 
 def system_column_descriptions() -> dict[str, str]:

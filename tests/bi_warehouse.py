@@ -26,7 +26,7 @@ def claims_warehouse(shared_warehouse, tmp_path_factory) -> str:
         new, base = con.execute(
             "SELECT result_id_new, result_id_base FROM generation_speedups WHERE round = 'v6.0' "
             "AND benchmark = 'deepseek-r1' AND scenario = 'Server' AND accelerator_new = 'GB300' "
-            "AND accelerator_base = 'GB200' AND total_accelerators = 72").fetchall()[0]
+            "AND accelerator_base = 'GB200' AND accelerator_count = 72").fetchall()[0]
         claims = path.parent / "shared_claim.toml"
         claims.write_text(f'''[[claim]]
 id = "gb300-vs-gb200-dsr1-server"

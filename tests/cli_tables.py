@@ -30,9 +30,11 @@ def table_rows(out: str) -> list[dict[str, str]]:
 
 
 def _table(body: list[str]) -> list[dict[str, str]]:
-    header = [cell.strip() for cell in _raw_cells(body[0])]
+    rule = next(i for i, line in enumerate(body) if line.startswith("╞"))
+    # a header too wide for its column wraps after an underscore, over several lines: joined back
+    header = ["".join(parts) for parts in zip(*([cell.strip() for cell in _raw_cells(line)] for line in body[:rule]))]
     rows, last_raw = [], []
-    for line in body[2:]:
+    for line in body[rule + 1:]:
         raw = _raw_cells(line)
         if rows and not raw[0].strip():  # a wrapped cell goes on
             rows[-1] = [_join(before, more, previous) for before, more, previous in zip(rows[-1], raw, last_raw)]

@@ -226,21 +226,21 @@ def private_con(shared_warehouse, tmp_path):
 
 @pytest.fixture(scope="session")
 def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
-    """The shared warehouse plus the tree ingest over every shared tree, read from a local directory laid
-    out as the round repositories, with the plain functions `mlperf-wh trees` runs (no Prefect; the
-    flow and the HTTP fetch are tested on their own in test_trees_ingest.py); built once per
-    session, open it read-only."""
+    """The shared warehouse plus the tree ingest over every shared tree, read from ../shared/mlcommons/trees
+    as it is laid out (the trees alone, no round repository around them), with the plain functions
+    `mlperf-wh trees` runs (no Prefect; the flow and the HTTP fetch are tested on their own in
+    test_trees_ingest.py); built once per session, open it read-only."""
     import shutil
     from concurrent.futures import ThreadPoolExecutor
 
-    from tests.trees_layout import round_repositories
+    from tests.trees_layout import TREES
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.ingest.tree_fetch import fetch_chunk
     from warehouse.ingest.tree_ingest import check, chunks, load, plan
     from warehouse.store import db
     from warehouse.views import materialize
-    root = round_repositories(tmp_path_factory.mktemp("repositories"))
+    root = TREES
     path = tmp_path_factory.mktemp("trees") / "warehouse.duckdb"
     shutil.copyfile(shared_warehouse, path)
     registry = load_registry()

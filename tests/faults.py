@@ -2,25 +2,32 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
 import duckdb
+import pytest
 from tests.readers import connect_file
 
 DIGEST_TABLES = ("results", "quarantine", "sources")
+# What the ledger commands write: a year of an operator's claims, decisions, prices and own runs.
+LEDGER_TABLES = ("claims", "decisions", "prices", "measurement_files", "own_measurements",
+                 "own_measurement_requests", "own_measurement_quarantine")
 
 
-def digest(db: str | Path, times: bool = True) -> dict[str, str]:
-    """sha256 of every row of results, quarantine and sources, in a stable order; without
-    `times`, the sources' fetched_at and loaded_at are left out (to compare two runs)."""
+def digest(db: str | Path, times: bool = True, tables: tuple[str, ...] = DIGEST_TABLES) -> dict[str, str]:
+    """A hash of every row of `tables` (results, quarantine and sources), in a stable order,
+    computed by DuckDB over each row's text; without `times`, the sources' fetched_at and loaded_at
+    are left out (to compare two runs)."""
     con = connect_file(str(db), read_only=True)
     try:
         shot = {}
-        for table in DIGEST_TABLES:
+        for table in tables:
             exclude = " EXCLUDE (fetched_at, loaded_at)" if table == "sources" and not times else ""
-            rows = con.execute(f"SELECT *{exclude} FROM {table} ORDER BY ALL").fetchall()
-            shot[table] = hashlib.sha256(repr(rows).encode()).hexdigest()
+            shot[table] = con.execute(
+                "SELECT md5(coalesce(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR)), '')) "
+                f"FROM (SELECT *{exclude} FROM {table}) AS t").fetchall()[0][0]
         return shot
     finally:
         con.close()
@@ -51,3 +58,28 @@ def one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1, err
     return lines[0]
+
+
+@pytest.fixture
+def run(capsys):
+    """`mlperf-wh ARGS...` in this process, without Prefect -> (exit code, stdout, stderr)."""
+    from warehouse.cli import main
+
+    def invoke(*args):
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return invoke
+
+
+def files_in(directory: str | Path) -> dict[str, str]:
+    """Every entry of `directory` (not below it) -> its sha256, or what a symlink or directory is."""
+    found = {}
+    for path in sorted(Path(directory).iterdir()):
+        if path.is_symlink():
+            found[path.name] = f"-> {os.readlink(path)}"
+        elif path.is_dir():
+            found[path.name] = "dir: " + ",".join(sorted(p.name for p in path.iterdir()))
+        else:
+            found[path.name] = file_digest(path)
+    return found

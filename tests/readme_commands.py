@@ -12,12 +12,13 @@ marker comment `<!-- not run by CI: REASON -->` (a server that runs until stoppe
 The first failing block ends the run: its file and line, the exit code and the command that
 failed (bash's trace) are printed, and the script exits 1.
 
-The environment is the CI's: no network, so MLPERF_SOURCE points at the shared mirror (a
-command that names its own --source or MLPERF_SOURCE still wins). The copy gets its two venvs
-(.venv, .venv-test) whose third-party packages come from the venv running this script (a .pth line:
-the test venv's, so the copy's .venv has the test extra too, which a user's has not) and which hold the
-copy itself as an editable install: `make install` and `make install-test` then have nothing left to
-do, and every command runs the copy's code, not this checkout's."""
+The environment is the CI's, with no network and no MLPERF_* variable: each block runs with only
+what it sets itself. The README's set-up block points `make run` at the shared mirror; the warehouse
+remembers that source, so every later command fetches from it as a user's would. The copy gets its
+two venvs (.venv, .venv-test) whose third-party packages come from the venv running this script (a
+.pth line: the test venv's, so the copy's .venv has the test extra too, which a user's has not) and
+which hold the copy itself as an editable install: `make install` and `make install-test` then have
+nothing left to do, and every command runs the copy's code, not this checkout's."""
 from __future__ import annotations
 
 import argparse
@@ -103,8 +104,7 @@ def _venv(venv: Path, copy: Path) -> None:
 def environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("MLPERF_", "PREFECT_", "PYTHON", "VIRTUAL_ENV", "MAKE"))}
-    return env | {"MLPERF_SOURCE": "../shared/mlcommons/mirror", "PREFECT_HOME": str(home / "prefect"),
-                  "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+    return env | {"PREFECT_HOME": str(home / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
 
 def all_blocks(root: Path = ROOT) -> list[Block]:

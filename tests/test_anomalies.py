@@ -117,7 +117,7 @@ def test_the_run_report_lists_corrected_units_and_anomalies_of_the_loaded_rounds
     from warehouse.ingest.pipeline import RoundOutcome
     report = build(private_con, "backfill", None, [RoundOutcome("v6.0", "loaded", source_id="official/v6.0")], None)
     lines = dict(report.sections())[
-        "Units corrected and anomalies in the loaded rounds (kept out of procurement-grade comparisons)"]
+        "Corrected units and anomalies (out of procurement-grade comparisons)"]
     assert lines == ["v6.0: 8 accelerator_count_disagrees (6.0-0001, 6.0-0003)",
                      "v6.0: 23 scaling_superlinear (6.0-0044, 6.0-0045, 6.0-0046, 6.0-0047, 6.0-0050)",
                      "v6.0: 37 units corrected (whisper Offline (Samples/s -> Tokens/s))"]

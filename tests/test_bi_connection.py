@@ -54,7 +54,7 @@ def test_software_gains_columns_reflect_with_types_and_descriptions(engine, shar
     by_name = {c["name"]: c for c in columns}
     assert isinstance(by_name["gain"]["type"], sa.Float)
     assert isinstance(by_name["basis"]["type"], sa.String)
-    assert isinstance(by_name["total_accelerators"]["type"], sa.BigInteger)
+    assert isinstance(by_name["accelerator_count"]["type"], sa.BigInteger)
     # a view reflects too, through SQLAlchemy's Table autoload as Superset's "add dataset" does
     table = sa.Table("claim_audit", sa.MetaData(), schema="marts", autoload_with=engine)
     assert "verdict" in table.columns
@@ -64,7 +64,7 @@ def test_rows_read_and_writes_fail(engine, bi_copy, shared_con):
     expected = shared_con.execute("SELECT count(*) FROM software_gains").fetchall()[0][0]
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM software_gains")).scalar_one() == expected
-        query = ("SELECT basis, submitter, accelerator, total_accelerators, benchmark, scenario, "
+        query = ("SELECT basis, submitter, accelerator, accelerator_count, benchmark, scenario, "
                  "round_from, round_to, gain FROM software_gains ORDER BY ALL")
         assert [tuple(r) for r in conn.execute(sa.text(query)).all()] == shared_con.execute(query).fetchall()
         for statement in ("CREATE TABLE intruder (a INTEGER)", "DELETE FROM int_software_gains",

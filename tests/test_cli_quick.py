@@ -15,6 +15,7 @@ QUESTION = "SELECT round, count(*) AS n FROM results GROUP BY round ORDER BY rou
     (["--db", "w.duckdb", "sql", "SELECT 1", "--format", "csv", "--limit", "5", "-q"],
      PlainSql("SELECT 1", "csv", 5, "w.duckdb", quiet=True)),
     (["sql", "--writer-file", "SELECT 1", "--db", "w.duckdb"], PlainSql("SELECT 1", db="w.duckdb", writer_file=True)),
+    (["sql", "SELECT 1", "--raw", "--format", "markdown"], PlainSql("SELECT 1", "markdown", raw=True)),
 ])
 def test_the_plainest_forms_are_taken(words, taken):
     assert plain_sql(words) == taken
@@ -26,7 +27,7 @@ def test_the_plainest_forms_are_taken(words, taken):
     ["sql", "SELECT 1", "--format=csv"], ["sql", "SELECT 1", "--format", "CSV"], ["sql", "SELECT 1", "--limit", "-1"],
     ["sql", "SELECT 1", "--limit", "x"], ["--format", "csv", "sql", "SELECT 1"], ["--db", "a", "--db", "b", "sql", "SELECT 1"],
     ["sql", "SELECT 1", "SELECT 2"], ["status"], ["sql", "SELECT 1", "--db"], ["sql", "SELECT 1", "--", "x"],
-    ["views"], ["claims", "sql", "x"],
+    ["views"], ["claims", "sql", "x"], ["--raw", "sql", "SELECT 1"], ["sql", "SELECT 1", "--raw", "--raw"],
 ])
 def test_every_other_form_is_typers(words):
     assert plain_sql(words) is None
@@ -36,6 +37,10 @@ def test_every_other_form_is_typers(words):
     ["sql", QUESTION],
     ["sql", QUESTION, "--format", "csv"],
     ["sql", QUESTION, "--format", "json", "-q"],
+    ["sql", QUESTION, "--format", "markdown", "--raw"],
+    ["sql", "SELECT 1234567.891 AS big, 0.0001234 AS small, 2.5::DOUBLE AS d", "--raw"],
+    ["sql", "SELECT 1234567.891 AS big, 0.0001234 AS small, 2.5::DOUBLE AS d"],
+    ["sql", "SELECT MAP {'a': 1} AS m, 'infinity'::DATE AS day"],  # read through polars
     ["sql", "SELECT * FROM results ORDER BY result_id", "--limit", "3"],
     ["sql", "SELECT * FROM results ORDER BY result_id", "--format", "csv", "--limit", "2"],
     ["sql", "SELECT * FROM results"],  # 100 of them, and a note

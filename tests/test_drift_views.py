@@ -181,5 +181,5 @@ def test_a_warehouse_written_by_the_previous_version_is_migrated_in_place(tmp_pa
                                              "WHERE table_name = 'results' ORDER BY ordinal_position").fetchall()]
         assert sorted(columns) == sorted(db.RESULT_COLUMNS)
         materialize(con)
-        assert con.execute("SELECT accelerator, benchmark, value FROM verified_results").fetchall() == [
+        assert con.execute("SELECT accelerator, benchmark, result FROM verified_results").fetchall() == [
             ("B200", "resnet", 1.5)]

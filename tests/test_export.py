@@ -136,8 +136,8 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
     assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0"]
     # columns carry their type and description; the loads are the warehouse's sources
     columns = {c["name"]: c for c in by_path["verified_results/round=v6.0/data_0.parquet"]["columns"]}
-    assert columns["value_per_accelerator"]["type"] == "DOUBLE"
-    assert columns["value_per_accelerator"]["description"].startswith("value / total_accelerators")
+    assert columns["result_per_accelerator"]["type"] == "DOUBLE"
+    assert columns["result_per_accelerator"]["description"].startswith("result / accelerator_count")
     loads = manifest(directory)["loads"]
     assert [(l["source_id"], l["rows_loaded"]) for l in loads] == \
         wcon.execute("SELECT source_id, rows_loaded FROM sources ORDER BY round, source_id").fetchall()
@@ -268,3 +268,33 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     assert code == 0
     for name in ("views.md", "reference.md"):
         assert (tmp_path / "docs" / name).read_text(encoding="utf-8") == (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
+def test_a_fact_view_is_a_folder_whatever_its_rows(exports, wcon):
+    # latency_profile has no row without the submission trees: it is still a folder (its schema in a
+    # partition no row reads back from), as after `mlperf-wh trees`, so a saved BI connection to
+    # latency_profile/ keeps working when rows come.
+    directory = exports["parquet"]
+    assert wcon.execute("SELECT count(*) FROM latency_profile").fetchall()[0][0] == 0
+    empty = directory / "latency_profile" / "round=no_rows" / "data_0.parquet"
+    assert empty.is_file() and not (directory / "latency_profile.parquet").exists()
+    read = wcon.sql(f"SELECT * FROM read_parquet('{directory}/latency_profile/**/*.parquet', hive_partitioning = true)")
+    assert read.aggregate("count(*)").fetchall()[0][0] == 0
+    assert set(read.columns) == {c[0] for c in wcon.execute("DESCRIBE latency_profile").fetchall()}
+    facts = [v for v in manifest(directory)["views"] if not v.startswith("dim_")
+             and {"round", "round_to", "round_from"} & {c[0] for c in wcon.execute(f"DESCRIBE {v}").fetchall()}]
+    assert facts and all((directory / v).is_dir() for v in facts)
+
+
+def test_parquet_files_carry_their_column_descriptions(exports, wcon):
+    directory = exports["parquet"]
+    described = dict(wcon.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = 'marts' "
+        "AND table_name = 'token_economics'").fetchall())
+    for entry in (f for f in manifest(directory)["files"] if f["view"] == "token_economics"):
+        metadata = dict(wcon.execute("SELECT decode(key), decode(value) FROM parquet_kv_metadata(?)",
+                                     [str(directory / entry["path"])]).fetchall())
+        assert metadata["view"] == "token_economics"
+        columns = json.loads(metadata["column_descriptions"])
+        assert columns["dollars_per_million_tokens"] == described["dollars_per_million_tokens"]
+        assert columns["measured_rack"].startswith("true when the entry ran a whole rack")

@@ -26,9 +26,9 @@ import polars as pl
 import pytest
 
 from tests.conftest import load_shared_rounds
-from tests.faults import copy_of, digest, file_digest, one_error_line
+from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
 from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_text
-from warehouse.export.output_dirs import MARKER, swap_in, write_listing
+from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
 HYPERLINK = '=HYPERLINK("http://evil.example/","click")'
 DDE = "=cmd|' /C calc'!A0"
@@ -99,18 +99,6 @@ def published(db: str) -> str:
 @pytest.fixture
 def warehouse(hostile_warehouse, tmp_path) -> str:
     return published(copy_of(hostile_warehouse, tmp_path))
-
-
-@pytest.fixture
-def run(capsys):
-    """`mlperf-wh ARGS...` in this process -> (exit code, stdout, stderr)."""
-    from warehouse.cli import main
-
-    def invoke(*args):
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return invoke
 
 
 def tree_digest(directory: Path) -> dict[str, str]:
@@ -207,12 +195,42 @@ def test_an_export_is_not_replaced_by_a_report(run, warehouse, tmp_path):
     assert tree_digest(out) == files_before
 
 
-def test_an_export_from_before_the_marker_is_proved_by_its_manifest(run, warehouse, tmp_path):
-    out = tmp_path / "bi"
-    assert run("--db", warehouse, *OUTPUTS["export"](out))[0] == 0
-    (out / MARKER).unlink()  # as an export written before the marker existed
-    assert run("--db", warehouse, "export", out, "--views", "dim_rounds", "--format", "csv")[0] == 0
-    assert sorted(p.name for p in out.iterdir()) == [MARKER, "dim_rounds.csv", "manifest.json"]
+def test_a_manifest_listing_someone_elses_files_proves_nothing(run, warehouse, tmp_path):
+    """Issue 31: a directory that was never an export, with a manifest.json listing its files with
+    their true sizes and checksums (as an export's manifest does), is refused; nothing is deleted."""
+    folder = user_files(tmp_path / "bi")
+    listed = [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size, "sha256": file_digest(p)}
+              for p in folder.rglob("*") if p.is_file()]
+    (folder / "manifest.json").write_text(json.dumps({"files": listed}))
+    before, files_before = digest(warehouse), tree_digest(folder)
+    code, _, err = run("--db", warehouse, "export", folder, "--views", "dim_rounds", "--format", "csv")
+    assert code == 1 and "holds no export written by mlperf-wh" in one_error_line(err)
+    assert digest(warehouse) == before and tree_digest(folder) == files_before
+
+
+@pytest.mark.parametrize("claim", [None, "forged"], ids=["no-marker", "marker-of-another-directory"])
+def test_a_partial_directory_is_removed_only_when_it_proves_itself_ours(run, warehouse, tmp_path, claim):
+    """Issue 31: `.<target>.partial-<dead pid>-*` is removed only with the marker the tool wrote
+    into it; a directory of that name holding anyone's files (or a marker copied from elsewhere) stays."""
+    planted = user_files(tmp_path / ".bi.partial-999999999-planted")
+    if claim:
+        (planted / PARTIAL_MARKER).write_text(json.dumps({"written_by": "mlperf-wh", "directory": "other",
+                                                         "inode": 1, "pid": 999999999}))
+    files_before = tree_digest(planted)
+    assert run("--db", warehouse, "export", tmp_path / "bi", "--views", "dim_rounds", "--format", "csv")[0] == 0
+    assert tree_digest(planted) == files_before
+
+
+def test_a_partial_directory_a_killed_export_left_is_removed(tmp_path):
+    from warehouse.export.output_dirs import make_staging_dir, remove_abandoned_partials
+    target = tmp_path / "bi"
+    staging = make_staging_dir(target)
+    (staging / "half.csv").write_text("a,b\n1,")
+    abandoned = staging.rename(tmp_path / staging.name.replace(f"-{os.getpid()}-", "-999999999-"))
+    (abandoned / PARTIAL_MARKER).write_text(json.dumps({**json.loads((abandoned / PARTIAL_MARKER).read_text()),
+                                                        "directory": abandoned.name, "pid": 999999999}))
+    remove_abandoned_partials(target)
+    assert not abandoned.exists()
 
 
 @pytest.mark.parametrize("command", WRITTEN_OUTPUTS)
@@ -393,3 +411,54 @@ def test_bytes_in_csv_are_hex(run, warehouse):
     assert code == 0, err
     assert out.splitlines() == ["b,l", '78,"[1, 2]"']
 
+
+
+# --- issue 31: text is inert in JSON output, chart specs and the page's inline JSON -----------------
+
+HOSTILE_LABELS = ["esc\x1b[31mred", "<!--<script>", "bidi\u202eevil", "</script><b>"]
+
+
+@pytest.mark.unit
+def test_a_spec_is_inline_json_without_a_raw_angle_bracket():
+    from warehouse.export.report_interactive import spec_json
+    spec = {"data": {"values": [{"label": label} for label in HOSTILE_LABELS]}}
+    text = spec_json(spec)
+    assert not re.search(r"[<>&]", text) and text.isascii()
+    assert json.loads(text) == spec
+
+
+@pytest.mark.unit
+def test_a_label_that_cannot_be_drawn_is_drawn_escaped():
+    """A raw ESC in a label made vl-convert panic (exit 70 for every report, a Rust backtrace in
+    the line): the spec's strings are made inert first, and drawn as `\\u001b`."""
+    import altair as alt
+    import vl_convert as vlc
+
+    from warehouse.export.report_interactive import inert_spec
+    chart = alt.Chart(pl.DataFrame({"label": HOSTILE_LABELS, "v": [1, 2, 3, 4]})).mark_point().encode(
+        x="v:Q", y="label:N")
+    svg = vlc.vegalite_to_svg(inert_spec(chart.to_dict()))
+    ET.fromstring(svg)  # well-formed XML
+    assert "esc\\u001b[31mred" in svg and "bidi\\u202eevil" in svg and "\x1b" not in svg
+
+
+def test_json_output_writes_control_and_bidi_characters_as_escapes(run, warehouse):
+    code, out, err = run("--db", warehouse, "sql", "SELECT statement FROM claims", "--format", "json")
+    assert (code, err) == (0, "")
+    assert not RAW_HOSTILE.search(out) and "\\u202e" in out
+    assert json.loads(out)[0]["statement"] == HOSTILE_STATEMENT.encode().decode("unicode_escape")  # as stored
+
+
+@pytest.mark.slow
+def test_a_report_over_hostile_labels_is_written_inert(run, warehouse, tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("label,model_id,output_tokens_per_second,accelerator,accelerators,tpot_mean_ms\n" + "".join(
+        f'"{label}",meta-llama/Llama-3.1-8B-Instruct,{5000 + i},H200,8,{20 + i}\n' for i, label in enumerate(HOSTILE_LABELS)))
+    assert run("--db", warehouse, "measurements", "load", runs)[0] == 0
+    code, _, err = run("--db", warehouse, "report", "--out", tmp_path / "report")
+    assert (code, err) == (0, ""), err
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "<!--<script" not in page and "\x1b" not in page and "\u202e" not in page
+    scripts = re.findall(r'<script type="application/json" id="spec-own_vs_mlperf">(.*?)</script>', page, re.S)
+    labels = {v["run"] for v in json.loads(scripts[0])["datasets"].popitem()[1] if v["source"] == "own run"}
+    assert labels == {"esc\\u001b[31mred", "<!--<script>", "bidi\\u202eevil", "</script><b>"}

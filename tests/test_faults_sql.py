@@ -16,21 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import copy_of, digest, file_digest, one_error_line
-from warehouse.cli import main
+from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
 from warehouse.store.publish import publish
 from tests.readers import connect_file
 
 OUTSIDE = "OUTSIDE"  # replaced by a path in the test's own directory
-
-
-@pytest.fixture
-def run(capsys):
-    def cli(*args):
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return cli
 
 
 @pytest.fixture
@@ -315,3 +305,86 @@ def test_types_polars_cannot_import_print_as_text(run, warehouse):
                          "--format", "csv", "--db", warehouse)
     assert (code, err) == (0, "")
     assert out.splitlines() == ["waited,steps", "1 day,['02:00:00']"]
+
+
+# --- issue 31: every DuckDB type in every output format, one line on every failure path -------------
+
+# Each: a value of the type, and the CSV cell it prints as (DuckDB's own text where polars cannot
+# hold the value, or holds it wrongly).
+TYPES = {
+    "date-infinity": ("'infinity'::DATE", "infinity"),
+    "date-minus-infinity": ("'-infinity'::DATE", "'-infinity"),  # a leading '-' is quoted (cells.py)
+    "timestamp-infinity": ("'infinity'::TIMESTAMP", "infinity"),
+    "timestamptz-minus-infinity": ("'-infinity'::TIMESTAMPTZ", "'-infinity"),
+    "timestamp-year-294247": ("'294247-01-10 04:00:54'::TIMESTAMP", "294247-01-10 04:00:54"),
+    "timestamp_s-infinity": ("'infinity'::TIMESTAMP_S", "infinity"),
+    "date-in-a-list": ("['infinity'::DATE]", "[infinity]"),
+    "union": ("union_value(k := 1)", "1"),
+    "blob": ("'abc'::BLOB", "616263"),
+    "blob-in-a-list": ("['abc'::BLOB]", "[abc]"),
+    "bit": ("'0101'::BIT", "0101"),
+    "bignum": ("12345678901234567890123456789012345678901234567890::BIGNUM", "12345678901234567890123456789012345678901234567890"),
+    "hugeint": ("170141183460469231731687303715884105727::HUGEINT", "170141183460469231731687303715884105727"),
+    "uhugeint": ("340282366920938463463374607431768211455::UHUGEINT", "340282366920938463463374607431768211455"),
+    "map-int-keys": ("MAP {1: 2}", "{1=2}"),
+    "interval": ("INTERVAL 1 DAY", "1 day"),
+    "date": ("DATE '2026-05-01'", "2026-05-01"),
+}
+
+
+@pytest.fixture(scope="module")
+def typed_warehouse(shared_warehouse, tmp_path_factory) -> str:
+    path = copy_of(shared_warehouse, tmp_path_factory.mktemp("types"))
+    publish(path)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize("kind", TYPES)
+def test_every_type_prints_in_every_format(run, typed_warehouse, kind, fmt):
+    """Rust panics (78-166 lines) on infinite dates and timestamps, UNION, BLOB and BIT as JSON;
+    exit 70 for BIGNUM as CSV; UHUGEINT printed as -1; TIMESTAMP_S infinity as 1969."""
+    value, cell = TYPES[kind]
+    code, out, err = run("sql", f"SELECT {value} AS v", "--format", fmt, "--db", typed_warehouse)
+    assert (code, err) == (0, ""), err
+    if fmt == "csv":
+        assert out.splitlines() == ["v", cell]
+    elif fmt == "json":
+        assert len(json.loads(out)) == 1
+    else:
+        assert "panicked" not in out and len(out.splitlines()) == 5
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_columns_of_one_name_are_told_apart(run, typed_warehouse, fmt):
+    """`SELECT r.round, s.round ...` exited 70 (polars holds a name once; so does a CSV header)."""
+    code, out, err = run("sql", "SELECT r.round, s.round, 3 AS round_2 FROM rounds r, rounds s "
+                         "WHERE r.round = 'v6.0' AND s.round = 'v5.1'", "--format", fmt, "--db", typed_warehouse)
+    assert (code, err) == (0, ""), err
+    if fmt == "csv":
+        assert out.splitlines() == ["round,round_2,round_2_2", "v6.0,v5.1,3"]
+    if fmt == "json":
+        assert json.loads(out) == [{"round": "v6.0", "round_2": "v5.1", "round_2_2": 3}]
+
+
+def test_the_time_limit_firing_while_rows_stream_is_one_line(run, typed_warehouse, monkeypatch):
+    """Interrupted while polars read the rows, the error was polars' (exit 70)."""
+    monkeypatch.setenv("MLPERF_SQL_TIMEOUT", "0.5")
+    code, out, err = run("sql", "SELECT range, repeat('x', 200) AS pad FROM range(30000000)", "--format", "csv",
+                         "--db", typed_warehouse)
+    assert code == 1 and out == ""
+    assert "time limit of 0.5 s" in one_error_line(err)
+
+
+def test_a_limit_fetches_only_the_rows_it_prints(run, typed_warehouse, monkeypatch):
+    """`--limit 1` of a 4 GB result held 4.1 GB: now one row (and one more) is fetched, DuckDB
+    counts the rest, and MLPERF_SQL_MEMORY_LIMIT bounds that count."""
+    import resource
+    monkeypatch.setenv("MLPERF_SQL_MEMORY_LIMIT", "256MB")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, out, err = run("sql", "SELECT range, repeat('x', 1000) AS pad FROM range(2000000)", "--format", "csv",
+                         "--limit", "1", "--db", typed_warehouse)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert (code, len(out.splitlines())) == (0, 2), err
+    assert err == "showing 1 of 2,000,000 rows; --limit 0 for all\n"
+    assert grown_mib < 500, f"peak grew by {grown_mib:.0f} MiB for a 2 GB result"

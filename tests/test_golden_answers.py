@@ -18,9 +18,9 @@ from warehouse.store import db
 from warehouse.views import materialize
 
 README_QUESTION_1 = (
-    "SELECT round, scenario, accelerator, measured_rack, rank_in_round, tokens_per_second_per_rack, rack_basis, "
-    "result_id FROM rack_throughput WHERE benchmark = 'llama2-70b-99' AND rank_in_round <= 3 "
-    "ORDER BY round, scenario, measured_rack DESC, rank_in_round")
+    "SELECT round, scenario, accelerator, measured_rack, rank_per_rack, tokens_per_second_per_rack, rack_basis, "
+    "result_id FROM rack_throughput WHERE benchmark = 'llama2-70b-99' AND rank_per_rack <= 3 "
+    "ORDER BY round, scenario, measured_rack DESC, rank_per_rack")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,11 +93,11 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
     # estimate from less than one server (8): never ranked; the 8-GPU H200 v4.1-0046 ranks first among
     # the estimates: 34864.2 / 8 x 32 = 139456.8.
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Offline") == 82749.6
-    assert (first["round"], first["scenario"], first["accelerator"], first["measured_rack"], first["rank_in_round"],
+    assert (first["round"], first["scenario"], first["accelerator"], first["measured_rack"], first["rank_per_rack"],
             first["rack_basis"]) == ("v4.1", "Offline", "H100 SXM", True, 1, "measured on 32 accelerators")
     assert first["tokens_per_second_per_rack"] == pytest.approx(82749.6, rel=1e-12)
     second = found[1]
-    assert (second["accelerator"], second["measured_rack"], second["rank_in_round"], second["result_id"]) == \
+    assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"], second["result_id"]) == \
            ("H200 SXM", False, 1, "v4.1-0046")
     assert second["tokens_per_second_per_rack"] == pytest.approx(
         published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") / 8 * 32, rel=1e-12)
@@ -109,21 +109,21 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
     # v6.0 Offline: measured NVL72 racks rank among themselves (GB300 6.0-0078 1126850 / 72 x 72), the
     # estimates among theirs (B300 6.0-0010 115730 / 8 x 32 = 462920).
     v60 = [r for r in found if r["round"] == "v6.0" and r["scenario"] == "Offline"]
-    assert [(r["accelerator"], r["measured_rack"], r["rank_in_round"]) for r in v60][:3] == [
+    assert [(r["accelerator"], r["measured_rack"], r["rank_per_rack"]) for r in v60][:3] == [
         ("GB300", True, 1), ("GB200", True, 2), ("B300", False, 1)]
     assert v60[0]["tokens_per_second_per_rack"] == published("v6.0", "6.0-0078", "llama2-70b-99", "Offline")
     assert v60[2]["tokens_per_second_per_rack"] == pytest.approx(115730 / 8 * 32, rel=1e-12)
     # no estimate from less than one server is ranked anywhere
     assert rows(shared_con, "SELECT r.result_id FROM rack_throughput r JOIN token_economics t "
-                            "USING (round, result_id, benchmark, scenario) WHERE r.rank_in_round IS NOT NULL "
+                            "USING (round, result_id, benchmark, scenario) WHERE r.rank_per_rack IS NOT NULL "
                             "AND NOT t.measured_rack AND NOT t.rack_from_servers") == []
 
 
 def test_readme_question_2_and_3_first_rows(shared_con):
-    q2 = rows(shared_con, "SELECT submitter, hardware, benchmark, scenario, round_from, round_to, total_accelerators, "
+    q2 = rows(shared_con, "SELECT submitter, hardware, benchmark, scenario, round_from, round_to, accelerator_count, "
                           "gain FROM software_gains WHERE basis = 'same_scale' AND procurement_grade "
                           "ORDER BY gain DESC LIMIT 10")[0]
-    assert (q2["submitter"], q2["hardware"], q2["benchmark"], q2["scenario"], q2["total_accelerators"]) == \
+    assert (q2["submitter"], q2["hardware"], q2["benchmark"], q2["scenario"], q2["accelerator_count"]) == \
            ("Dell", "B200", "deepseek-r1", "Server", 8)
     assert q2["gain"] == pytest.approx(40949.5 / 13963, rel=1e-12)
     q3 = rows(shared_con, "SELECT round, benchmark, scenario, hardware_new, hardware_base, hardware_count, speedup, "

@@ -85,7 +85,7 @@ def test_cpu_generations_are_compared_by_processor(shared_con):
     assert published("v4.1", "v4.1-0034", "retinanet", "Server") == 285.455
     row = one(shared_con, SPEEDUP, ["v4.1", "retinanet", "Server", 2, "Xeon 6980P", "Xeon Platinum 8592+"])
     assert row["speedup"] == pytest.approx(595.785 / 285.455, rel=1e-12)
-    assert (row["hardware_kind"], row["line"], row["accelerator_new"], row["total_accelerators"]) == \
+    assert (row["hardware_kind"], row["line"], row["accelerator_new"], row["accelerator_count"]) == \
            ("cpu", "Intel Xeon", None, None)
     assert (row["verification_new"], row["procurement_grade"]) == ("preview", False)
 

@@ -27,8 +27,8 @@ def test_scaling_efficiency_gb300_deepseek_offline_72_to_288(shared_con):
     assert published("v6.0", "6.0-0076", "deepseek-r1", "Offline") == 2494310
     row = one(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v6.0' AND submitter = 'NVIDIA' "
                           "AND accelerator = 'GB300' AND benchmark = 'deepseek-r1' AND scenario = 'Offline'")
-    assert (row["accelerators_small"], row["accelerators_large"]) == (72, 288)
-    assert (row["value_small"], row["value_large"]) == (647076, 2494310)
+    assert (row["accelerator_count_small"], row["accelerator_count_large"]) == (72, 288)
+    assert (row["throughput_small"], row["throughput_large"]) == (647076, 2494310)
     assert row["efficiency"] == pytest.approx((2494310 / 647076) / (288 / 72), rel=1e-9)
     assert row["efficiency"] == pytest.approx(0.9637, abs=5e-5)
     assert (row["result_id_small"], row["result_id_large"]) == ("6.0-0078", "6.0-0076")
@@ -42,7 +42,7 @@ def test_scaling_efficiency_nebius_gb300_server_8_to_72(shared_con):
     assert published("v6.0", "6.0-0081", "deepseek-r1", "Server") == 575580
     row = one(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v6.0' AND submitter = 'Nebius' "
                           "AND benchmark = 'deepseek-r1' AND scenario = 'Server'")
-    assert (row["accelerators_small"], row["accelerators_large"]) == (8, 72)
+    assert (row["accelerator_count_small"], row["accelerator_count_large"]) == (8, 72)
     assert row["efficiency"] == pytest.approx((575580 / 64510) / (72 / 8), rel=1e-9)
     assert (row["result_id_small"], row["result_id_large"]) == ("6.0-0082", "6.0-0081")
 
@@ -55,7 +55,7 @@ def test_scaling_efficiency_v41_sizes_from_nodes_times_accelerators(shared_con):
     assert published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") == 34864.2
     row = one(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v4.1' AND submitter = 'NVIDIA' "
                           "AND accelerator = 'H200 SXM' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
-    assert (row["accelerators_small"], row["accelerators_large"]) == (1, 8)
+    assert (row["accelerator_count_small"], row["accelerator_count_large"]) == (1, 8)
     assert row["efficiency"] == pytest.approx((34864.2 / 4487.88) / (8 / 1), rel=1e-9)
     assert row["procurement_grade"] is True
 
@@ -80,9 +80,9 @@ def test_scaling_efficiency_pairs_every_size_of_one_submitter(shared_con):
     # 4 -> 6: (334462 / 221845) / (6 / 4) = 1.00509 (a little better than linear).
     found = rows(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v4.1' AND submitter = 'UntetherAI' "
                              "AND accelerator = 'speedAI240 Slim' AND benchmark = 'resnet' AND scenario = 'Offline'")
-    assert sorted((r["accelerators_small"], r["accelerators_large"]) for r in found) == [
+    assert sorted((r["accelerator_count_small"], r["accelerator_count_large"]) for r in found) == [
         (1, 3), (1, 4), (1, 6), (3, 4), (3, 6), (4, 6)]
-    four_six = next(r for r in found if (r["accelerators_small"], r["accelerators_large"]) == (4, 6))
+    four_six = next(r for r in found if (r["accelerator_count_small"], r["accelerator_count_large"]) == (4, 6))
     assert four_six["efficiency"] == pytest.approx((334462 / 221845) / (6 / 4), rel=1e-9)
 
 
@@ -90,10 +90,10 @@ def test_scaling_efficiency_never_has_latency_scenarios_or_mixes_submitters(shar
     # UntetherAI also published resnet SingleStream at 1, 3 and 4 accelerators (v4.1-0067 0.121029 ms,
     # v4.1-0068 0.120438 ms, v4.1-0069 0.124016 ms): latency never scales, so no row.
     assert rows(shared_con, "SELECT * FROM scaling_efficiency WHERE scenario IN ('SingleStream', 'MultiStream') "
-                            "OR units LIKE 'Latency%'") == []
+                            "OR throughput_unit LIKE 'Latency%'") == []
     # GB300 deepseek-r1 Offline: Nebius has 8 and 72, NVIDIA has 72 and 288; no pair crosses
     # submitters (no 8 -> 288 row, no 8 -> 72 row for NVIDIA).
-    pairs = {(r["submitter"], r["accelerators_small"], r["accelerators_large"]) for r in rows(
+    pairs = {(r["submitter"], r["accelerator_count_small"], r["accelerator_count_large"]) for r in rows(
         shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v6.0' AND accelerator = 'GB300' "
                     "AND benchmark = 'deepseek-r1' AND scenario = 'Offline'")}
     assert pairs == {("NVIDIA", 72, 288), ("Nebius", 8, 72)}
@@ -111,9 +111,9 @@ def test_generation_speedup_gb300_over_gb200_at_72(shared_con):
         assert published("v6.0", "6.0-0081", "deepseek-r1", scenario) == new
         assert published("v6.0", "6.0-0075", "deepseek-r1", scenario) == base
         row = one(shared_con, "SELECT * FROM generation_speedups WHERE round = 'v6.0' AND benchmark = 'deepseek-r1' "
-                              "AND scenario = ? AND total_accelerators = 72 AND accelerator_new = 'GB300' "
+                              "AND scenario = ? AND accelerator_count = 72 AND accelerator_new = 'GB300' "
                               "AND accelerator_base = 'GB200'", [scenario])
-        assert (row["value_new"], row["value_base"]) == (new, base)
+        assert (row["result_new"], row["result_base"]) == (new, base)
         assert row["speedup"] == pytest.approx(new / base, rel=1e-9)
         assert (row["submitter_new"], row["submitter_base"]) == ("Nebius", "NVIDIA")
         assert (row["result_id_new"], row["result_id_base"]) == ("6.0-0081", "6.0-0075")
@@ -129,7 +129,7 @@ def test_generation_speedup_b300_over_b200_at_8(shared_con):
     assert published("v6.0", "6.0-0010", "llama3.1-405b", "Offline") == 1971.11
     assert published("v6.0", "6.0-0040", "llama3.1-405b", "Offline") == 1350.24
     row = one(shared_con, "SELECT * FROM generation_speedups WHERE round = 'v6.0' AND benchmark = 'llama3.1-405b' "
-                          "AND scenario = 'Offline' AND total_accelerators = 8 AND accelerator_new = 'B300' "
+                          "AND scenario = 'Offline' AND accelerator_count = 8 AND accelerator_new = 'B300' "
                           "AND accelerator_base = 'B200'")
     assert row["speedup"] == pytest.approx(1971.11 / 1350.24, rel=1e-9)
     assert (row["result_id_new"], row["result_id_base"]) == ("6.0-0010", "6.0-0040")
@@ -146,9 +146,9 @@ def test_generation_speedup_on_latency_divides_base_by_new(shared_con):
     assert record("v6.0", "6.0-0061", "wan-2.2-t2v-a14b", "SingleStream")["inferred"] == 1
     found = {(r["accelerator_new"], r["accelerator_base"]): r for r in rows(
         shared_con, "SELECT * FROM generation_speedups WHERE round = 'v6.0' AND benchmark = 'wan-2.2-t2v-a14b' "
-                    "AND scenario = 'SingleStream' AND total_accelerators = 8")}
+                    "AND scenario = 'SingleStream' AND accelerator_count = 8")}
     assert found[("B300", "B200")]["speedup"] == pytest.approx(25.458383354 / 20.897894239, rel=1e-9)
-    assert found[("B300", "B200")]["units"] == "Latency (s)"
+    assert found[("B300", "B200")]["result_unit"] == "Latency (s)"
     assert found[("B300", "B200")]["speedup"] > 1  # the newer part is faster
     assert ("B300", "H200 SXM") not in found and ("B200", "H200 SXM") not in found
 
@@ -161,7 +161,7 @@ def test_generation_speedup_with_a_preview_side_is_not_procurement_grade(shared_
     assert published("v4.1", "v4.1-0072", "gptj-99", "Offline") == 2632.76
     assert published("v4.1", "v4.1-0057", "gptj-99", "Offline") == 2803.72
     row = one(shared_con, "SELECT * FROM generation_speedups WHERE round = 'v4.1' AND benchmark = 'gptj-99' "
-                          "AND scenario = 'Offline' AND total_accelerators = 1 AND accelerator_new = 'GH200 144GB'")
+                          "AND scenario = 'Offline' AND accelerator_count = 1 AND accelerator_new = 'GH200 144GB'")
     assert row["accelerator_base"] == "GH200 96GB" and row["generations_apart"] == 1
     assert row["speedup"] == pytest.approx(2632.76 / 2803.72, rel=1e-9)
     assert row["newer_is_slower"] is True
@@ -183,9 +183,10 @@ def test_generation_speedups_never_pair_vendors_mixtures_or_other_lines(shared_c
         JOIN (SELECT DISTINCT accelerator, vendor FROM ref_accelerators) AS b ON b.accelerator = g.accelerator_base
         WHERE n.vendor <> b.vendor""")
     assert cross == []
-    same_slice = "round = 'v6.0' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline' AND total_accelerators = 8"
+    same_slice = "round = 'v6.0' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline' AND accelerator_count = 8"
     present = {r["accelerator"] for r in rows(
-        shared_con, f"SELECT accelerator FROM int_best_results WHERE best_of_submitter AND {same_slice}")}
+        shared_con, "SELECT accelerator FROM int_best_results WHERE best_of_submitter AND "
+                    + same_slice.replace("accelerator_count", "total_accelerators"))}
     assert {"MI355X", "B200", "B300"} <= present
     partners = {(r["accelerator_new"], r["accelerator_base"]) for r in rows(
         shared_con, f"SELECT * FROM generation_speedups WHERE {same_slice} AND accelerator_new = 'MI355X'")}
@@ -217,10 +218,10 @@ def test_software_gain_google_b200_deepseek_server(shared_con):
     assert published("v5.1", "5.1-0047", "deepseek-r1", "Server") == 14630.7
     assert published("v6.0", "6.0-0040", "deepseek-r1", "Server") == 41027.9
     row = one(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'Google' "
-                          "AND accelerator = 'B200' AND total_accelerators = 8 AND benchmark = 'deepseek-r1' "
+                          "AND accelerator = 'B200' AND accelerator_count = 8 AND benchmark = 'deepseek-r1' "
                           "AND scenario = 'Server'")
     assert (row["round_from"], row["round_to"]) == ("v5.1", "v6.0")
-    assert (row["value_from"], row["value_to"]) == (14630.7, 41027.9)
+    assert (row["result_from"], row["result_to"]) == (14630.7, 41027.9)
     assert row["gain"] == pytest.approx(41027.9 / 14630.7, rel=1e-9)
     assert row["gain"] == pytest.approx(2.804, abs=5e-4)
     assert (row["result_id_from"], row["result_id_to"]) == ("5.1-0047", "6.0-0040")
@@ -251,10 +252,10 @@ def test_software_gain_per_accelerator_across_a_change_of_scale(shared_con):
     assert published("v6.0", "6.0-0075", "llama2-70b-99", "Interactive") == 754855
     row = one(shared_con, "SELECT * FROM software_gains WHERE basis = 'per_accelerator' AND submitter = 'NVIDIA' "
                           "AND accelerator = 'GB200' AND benchmark = 'llama2-70b-99' AND scenario = 'Interactive'")
-    assert row["total_accelerators"] is None
-    assert (row["total_accelerators_from"], row["total_accelerators_to"]) == (4, 72)
-    assert row["value_from"] == pytest.approx(29745.6 / 4, rel=1e-12)
-    assert row["value_to"] == pytest.approx(754855 / 72, rel=1e-12)
+    assert row["accelerator_count"] is None
+    assert (row["accelerator_count_from"], row["accelerator_count_to"]) == (4, 72)
+    assert row["result_from"] == pytest.approx(29745.6 / 4, rel=1e-12)
+    assert row["result_to"] == pytest.approx(754855 / 72, rel=1e-12)
     assert row["gain"] == pytest.approx((754855 / 72) / (29745.6 / 4), rel=1e-9)
     assert (row["result_id_from"], row["result_id_to"]) == ("5.1-0070", "6.0-0075")
     assert rows(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'NVIDIA' "
@@ -267,9 +268,9 @@ def test_software_gain_uses_the_verified_side_not_a_better_preview(shared_con):
     # gain = 27803.9 / 23514.8 = 1.18240 (not 27803.9 / 24109.8 = 1.15322).
     assert published("v5.1", "5.1-0001", "llama2-70b-99", "Offline") == 27803.9
     row = one(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'AMD' "
-                          "AND accelerator = 'MI300X' AND total_accelerators = 8 AND benchmark = 'llama2-70b-99' "
+                          "AND accelerator = 'MI300X' AND accelerator_count = 8 AND benchmark = 'llama2-70b-99' "
                           "AND scenario = 'Offline'")
-    assert row["value_from"] == 23514.8 and row["result_id_from"] == "v4.1-0002"
+    assert row["result_from"] == 23514.8 and row["result_id_from"] == "v4.1-0002"
     assert row["gain"] == pytest.approx(27803.9 / 23514.8, rel=1e-9)
     assert row["software_from"] == "vLLM 0.4.3+rocm614, PyTorch 2.3.0, ROCm 6.1.2"
 
@@ -343,17 +344,17 @@ def test_summary_per_accelerator_may_come_from_another_system_size(shared_con):
                               "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
                               "AND scenario = 'Offline'")
     assert offline["gain"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-9)
-    assert (offline["total_accelerators_to"], offline["result_id_to"]) == (2, "6.0-0052")
+    assert (offline["accelerator_count_to"], offline["result_id_to"]) == (2, "6.0-0052")
     per = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
                           "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
                           "AND basis = 'per_accelerator'")
     assert per["gain"] == pytest.approx((44087.3 / 8) / (36052.3 / 8), rel=1e-9)
-    assert (per["scenario"], per["total_accelerators"], per["result_id_to"]) == ("Interactive", 8, "6.0-0047")
+    assert (per["scenario"], per["accelerator_count"], per["result_id_to"]) == ("Interactive", 8, "6.0-0047")
     same = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
                            "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
                            "AND basis = 'same_scale'")
     assert same["gain"] == pytest.approx(max(49580.2 / 46841.8, 48794.3 / 46060, 44087.3 / 36052.3), rel=1e-9)
-    assert (same["scenario"], same["total_accelerators"]) == ("Interactive", 8)
+    assert (same["scenario"], same["accelerator_count"]) == ("Interactive", 8)
 
 
 def test_summary_has_nothing_without_a_verified_comparison(shared_con):

@@ -51,7 +51,7 @@ def test_ttft_tpot_and_tokens_per_user_of_a_deepseek_interactive_result(con):
         == (440345216, 14531267, 11890160, 1500000000, 15000000)
     row = one(con, "SELECT * FROM latency_profile WHERE result_id = '6.0-0075' AND benchmark = 'deepseek-r1' "
                    "AND scenario = 'Interactive'")
-    assert (row["accelerator"], row["total_accelerators"], row["loadgen_scenario"]) == ("GB200", 72, "Server")
+    assert (row["accelerator"], row["accelerator_count"], row["loadgen_scenario"]) == ("GB200", 72, "Server")
     assert row["ttft_p99_ms"] == pytest.approx(440345216 / 1e6, rel=1e-12)
     assert row["tpot_p99_ms"] == pytest.approx(14531267 / 1e6, rel=1e-12)
     assert (row["ttft_constraint_ms"], row["tpot_constraint_ms"]) == (1500.0, 15.0)
@@ -148,17 +148,17 @@ def test_fidelity_every_disagreement_is_listed_and_explained(con):
     # "Samples per second: 777.32" and "Tokens per second: 49327.2".
     assert record("v6.0", "6.0-0040", "whisper", "Offline")["Performance_Units"] == "Samples/s"
     whisper = one(con, "SELECT * FROM summary_fidelity WHERE result_id = '6.0-0040' AND benchmark = 'whisper'")
-    assert (whisper["value"], whisper["summary_value"], whisper["agrees"]) == (49327.2, 777.32, False)
+    assert (whisper["result"], whisper["summary_result"], whisper["agrees"]) == (49327.2, 777.32, False)
     assert whisper["relative_difference"] == pytest.approx((49327.2 - 777.32) / 777.32, rel=1e-12)
     # An agreeing row: 6.0-0075 deepseek-r1 Interactive 240318 Tokens/s vs "Completed tokens per
     # second: 240317.85": |240318 - 240317.85| / 240317.85 = 6.2e-7 <= 0.5%.
     row = one(con, "SELECT * FROM summary_fidelity WHERE result_id = '6.0-0075' AND benchmark = 'deepseek-r1' "
                    "AND scenario = 'Interactive'")
-    assert row["agrees"] and row["summary_value"] == 240317.85
+    assert row["agrees"] and row["summary_result"] == 240317.85
     assert row["relative_difference"] == pytest.approx((240318 - 240317.85) / 240317.85, rel=1e-9)
     # Only two rows disagree without another explanation: v5.1 GATEOverflow open pointpainting
     # SingleStream, 564.018264 ms in the table, 495.947315 ms printed by LoadGen.
-    unexplained = rows(con, "SELECT result_id, value, summary_value FROM summary_fidelity "
+    unexplained = rows(con, "SELECT result_id, result, summary_result FROM summary_fidelity "
                             "WHERE note = 'the table and the summary disagree by more than rounding' ORDER BY 1")
-    assert unexplained == [{"result_id": "5.1-0228", "value": 564.018264, "summary_value": 495.947315},
-                           {"result_id": "5.1-0368", "value": 564.018264, "summary_value": 495.947315}]
+    assert unexplained == [{"result_id": "5.1-0228", "result": 564.018264, "summary_result": 495.947315},
+                           {"result_id": "5.1-0368", "result": 564.018264, "summary_result": 495.947315}]

@@ -36,13 +36,13 @@ def test_verified_row_has_canonical_hardware_and_value_per_accelerator(shared_co
     assert published("v6.0", "6.0-0040", "deepseek-r1", "Server") == 41027.9
     row = one(shared_con, "SELECT * FROM verified_results WHERE result_id = '6.0-0040' "
                           "AND benchmark = 'deepseek-r1' AND scenario = 'Server'")
-    assert row["value"] == 41027.9
-    assert row["units"] == "Tokens/s" and row["higher_is_better"] is True
+    assert row["result"] == 41027.9
+    assert row["result_unit"] == "Tokens/s" and row["higher_is_better"] is True
     assert row["accelerator_raw"] == "NVIDIA B200-SXM-180GB"
     assert row["accelerator"] == "B200"
     assert (row["vendor"], row["family"], row["generation"]) == ("NVIDIA", "Blackwell", 5)
-    assert row["total_accelerators"] == 8
-    assert row["value_per_accelerator"] == pytest.approx(41027.9 / 8, rel=1e-12)
+    assert row["accelerator_count"] == 8
+    assert row["result_per_accelerator"] == pytest.approx(41027.9 / 8, rel=1e-12)
     assert row["software"] == "TensorRT 10.14, CUDA 13.1"
     assert row["suite"] == "datacenter" and row["submitter"] == "Google"
 
@@ -53,9 +53,9 @@ def test_total_accelerators_before_v6_is_nodes_times_accelerators_per_node(share
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Offline") == 82749.6
     row = one(shared_con, "SELECT * FROM verified_results WHERE result_id = 'v4.1-0036' "
                           "AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
-    assert (row["nodes"], row["accelerators_per_node"], row["total_accelerators"]) == (4, 8, 4 * 8)
+    assert (row["nodes"], row["accelerators_per_node"], row["accelerator_count"]) == (4, 8, 4 * 8)
     assert row["accelerator"] == "H100 SXM"
-    assert row["value_per_accelerator"] == pytest.approx(82749.6 / 32, rel=1e-12)
+    assert row["result_per_accelerator"] == pytest.approx(82749.6 / 32, rel=1e-12)
 
 
 def test_latency_and_cpu_only_rows_have_no_value_per_accelerator(shared_con):
@@ -64,14 +64,14 @@ def test_latency_and_cpu_only_rows_have_no_value_per_accelerator(shared_con):
     # Accelerator "" and a# "" (CPU only) -> no accelerator, no total, no per-accelerator value.
     latency = one(shared_con, "SELECT * FROM verified_results WHERE result_id = '6.0-0068' "
                               "AND benchmark = 'resnet' AND scenario = 'SingleStream'")
-    assert latency["value"] == 0.400845 and latency["units"] == "Latency (ms)"
+    assert latency["result"] == 0.400845 and latency["result_unit"] == "Latency (ms)"
     assert latency["higher_is_better"] is False
-    assert latency["total_accelerators"] == 2 and latency["value_per_accelerator"] is None
+    assert latency["accelerator_count"] == 2 and latency["result_per_accelerator"] is None
     cpu = one(shared_con, "SELECT * FROM verified_results WHERE result_id = '6.0-0067' "
                           "AND benchmark = 'resnet' AND scenario = 'Offline'")
-    assert cpu["value"] == 834.804
+    assert cpu["result"] == 834.804
     assert cpu["accelerator"] is None and cpu["accelerator_raw"] is None
-    assert cpu["total_accelerators"] is None and cpu["value_per_accelerator"] is None
+    assert cpu["accelerator_count"] is None and cpu["result_per_accelerator"] is None
 
 
 def test_preview_and_open_rows_never_appear_in_verified_results(shared_con):
@@ -102,14 +102,14 @@ def test_leaderboard_latency_scenario_ranks_lowest_latency_first(shared_con):
     # Lower is better, so rank 1 is the lowest value; no per-accelerator rank for latency.
     board = rows(shared_con, "SELECT * FROM leaderboard WHERE round = 'v6.0' AND suite = 'edge' "
                              "AND benchmark = 'resnet' AND scenario = 'SingleStream' ORDER BY rank_system")
-    assert [(r["rank_system"], r["result_id"], r["value"]) for r in board] == [
+    assert [(r["rank_system"], r["result_id"], r["result"]) for r in board] == [
         (1, "6.0-0035", 0.303116),
         (2, "6.0-0068", 0.400845),
         (3, "6.0-0067", 1.203352),
         (4, "6.0-0055", 10.561798),
         (5, "6.0-0056", 10.991706),
     ]
-    assert min(board, key=lambda r: r["value"])["rank_system"] == 1
+    assert min(board, key=lambda r: r["result"])["rank_system"] == 1
     assert all(r["rank_per_accelerator"] is None for r in board)
 
 
@@ -137,7 +137,7 @@ def test_leaderboard_rank_per_accelerator_differs_from_rank_system(shared_con):
         assert board[rid]["rank_per_accelerator"] == by_accelerator.index(rid) + 1
     gb200 = board["6.0-0075"]
     assert (gb200["rank_system"], gb200["rank_per_accelerator"]) == (2, 6)
-    assert gb200["value_per_accelerator"] == pytest.approx(15461.5 / 72, rel=1e-12)
+    assert gb200["result_per_accelerator"] == pytest.approx(15461.5 / 72, rel=1e-12)
     assert (board["6.0-0078"]["rank_system"], board["6.0-0078"]["rank_per_accelerator"]) == (1, 1)
 
 
@@ -160,7 +160,7 @@ def test_leaderboard_small_slice_wins_per_accelerator_but_not_on_latency(shared_
     assert published("v6.0", "6.0-0039", "wan-2.2-t2v-a14b", "SingleStream") == pytest.approx(20.897894239)
     assert latency["6.0-0039"]["rank_system"] == 1
     assert latency["6.0-0061"]["rank_system"] == 7 == len(latency)
-    assert all(r["units"] == "Latency (s)" and r["rank_per_accelerator"] is None for r in latency.values())
+    assert all(r["result_unit"] == "Latency (s)" and r["rank_per_accelerator"] is None for r in latency.values())
 
 
 def test_leaderboard_never_shows_open_datacenter_edge_or_preview_entries(shared_con):
@@ -191,9 +191,9 @@ def test_a_datacenter_edge_entry_is_ranked_in_both_suites(private_con):
     private_con.execute("UPDATE results SET division = 'closed', availability = 'available', "
                         "verification = 'verified' WHERE result_id = 'v4.1-0097'")
     materialize(private_con)  # the leaderboard is stored as a table: rebuild it after the change
-    ranked = rows(private_con, "SELECT suite, rank_system, rank_per_accelerator, value FROM leaderboard "
+    ranked = rows(private_con, "SELECT suite, rank_system, rank_per_accelerator, result FROM leaderboard "
                                "WHERE result_id = 'v4.1-0097' ORDER BY suite")
     assert ranked == [
-        {"suite": "datacenter", "rank_system": 41 + 1, "rank_per_accelerator": None, "value": 360.571},
-        {"suite": "edge", "rank_system": 2 + 1, "rank_per_accelerator": None, "value": 360.571},
+        {"suite": "datacenter", "rank_system": 41 + 1, "rank_per_accelerator": None, "result": 360.571},
+        {"suite": "edge", "rank_system": 2 + 1, "rank_per_accelerator": None, "result": 360.571},
     ]

@@ -169,20 +169,24 @@ def test_every_throughput_benchmark_has_a_rack_row_in_its_own_unit(shared_con):
     assert throughput_benchmarks == racked
 
 
-def test_tokens_per_dollar_hour_needs_a_loaded_price(shared_con, private_con):
-    # Without prices every tokens_per_dollar_hour is null.
-    assert shared_con.execute("SELECT count(*) FROM token_economics "
-                              "WHERE tokens_per_dollar_hour IS NOT NULL").fetchone()[0] == 0
+def test_what_a_dollar_buys_needs_a_loaded_price(shared_con, private_con):
+    # Without prices every tokens_per_dollar and dollars_per_million_tokens is null.
+    assert shared_con.execute("SELECT count(*) FROM token_economics WHERE tokens_per_dollar IS NOT NULL "
+                              "OR dollars_per_million_tokens IS NOT NULL").fetchone()[0] == 0
     # In a private copy: B200 at $5.00 per accelerator-hour. 6.0-0040 (8x B200) deepseek-r1 Offline
-    # 57116.9 Tokens/s -> 57116.9 / (5.00 x 8) = 1427.92 tokens/s per $/h (x 3600 = tokens per dollar).
+    # 57116.9 Tokens/s. The system costs 5.00 x 8 = $40 an hour and makes 57116.9 x 3600 = 205,620,840
+    # tokens in it: 205,620,840 / 40 = 5,140,521 tokens per dollar; 40 / 205.62084 = $0.1945 per
+    # million tokens.
     private_con.execute("INSERT INTO prices VALUES ('B200', 5.0, 'test price')")
     materialize(private_con, changed={"prices"})  # as `mlperf-wh prices load` does
     row = one(private_con, TOKEN_ROW, ["6.0-0040", "deepseek-r1", "Offline"])
     assert row["dollars_per_accelerator_hour"] == 5.0
-    assert row["tokens_per_dollar_hour"] == pytest.approx(57116.9 / (5.0 * 8), rel=1e-12)
-    assert row["throughput_per_dollar_hour"] == pytest.approx(57116.9 / (5.0 * 8), rel=1e-12)
+    assert row["tokens_per_dollar"] == pytest.approx(57116.9 * 3600 / (5.0 * 8), rel=1e-12)
+    assert row["dollars_per_million_tokens"] == pytest.approx(5.0 * 8 / (57116.9 * 3600) * 1e6, rel=1e-12)
+    assert row["dollars_per_million_tokens"] == pytest.approx(0.19453, abs=5e-6)
+    assert row["throughput_per_dollar"] == pytest.approx(57116.9 * 3600 / (5.0 * 8), rel=1e-12)
     # GB300 has no price: still null.
-    assert one(private_con, TOKEN_ROW, ["6.0-0078", "deepseek-r1", "Offline"])["tokens_per_dollar_hour"] is None
+    assert one(private_con, TOKEN_ROW, ["6.0-0078", "deepseek-r1", "Offline"])["tokens_per_dollar"] is None
 
 
 def test_preview_rows_are_kept_and_labelled(shared_con):
@@ -231,7 +235,7 @@ def test_energy_per_query_from_millijoules(shared_con):
     assert found["Offline"]["throughput_per_joule"] == pytest.approx(168720 / 398.3299847793, rel=1e-12)
     assert found["Offline"]["joules_per_query"] is None
     # Only measured power: every row carries a published power result.
-    assert rows(shared_con, "SELECT * FROM power_efficiency WHERE power_value IS NULL") == []
+    assert rows(shared_con, "SELECT * FROM power_efficiency WHERE power_result IS NULL") == []
 
 
 def test_rack_throughput_answers_which_rack_gives_most(shared_con):
@@ -242,7 +246,7 @@ def test_rack_throughput_answers_which_rack_gives_most(shared_con):
         shared_con, "SELECT * FROM rack_throughput WHERE round = 'v6.0' AND benchmark = 'qwen3-vl-235b-a22b' "
                     "AND scenario = 'Offline' AND verification = 'verified'")}
     assert found["GB300"]["throughput_per_rack"] == pytest.approx(61.2443 / 4 * 72, rel=1e-12)
-    assert (found["GB300"]["result_id"], found["GB300"]["rank_in_round"]) == ("6.0-0077", 1)
+    assert (found["GB300"]["result_id"], found["GB300"]["rank_per_rack"]) == ("6.0-0077", 1)
     assert found["GB200"]["throughput_per_rack"] == pytest.approx(43.7662 / 4 * 72, rel=1e-12)
     assert found["B200"]["throughput_per_rack"] == pytest.approx(79.0373 / 8 * 32, rel=1e-12)
     assert found["GB300"]["rack_kw_system_estimate"] == pytest.approx(132, rel=1e-12)
@@ -267,8 +271,8 @@ def test_the_seeds_rack_decision_gets_a_row_per_rack(tmp_path):
         found = {r["accelerator"]: r for r in rows(con, "SELECT * FROM rack_throughput WHERE round = 'v6.1'")}
     assert set(found) == {"Vera Rubin", "GB300"}
     assert (found["Vera Rubin"]["throughput_per_rack"], found["Vera Rubin"]["verification"]) == (3600.0, "preview")
-    assert (found["Vera Rubin"]["rack_basis"], found["Vera Rubin"]["rank_in_round"]) == ("measured on 72 accelerators", None)
-    assert (found["GB300"]["throughput_per_rack"], found["GB300"]["rank_in_round"]) == (1200.0, 1)
+    assert (found["Vera Rubin"]["rack_basis"], found["Vera Rubin"]["rank_per_rack"]) == ("measured on 72 accelerators", None)
+    assert (found["GB300"]["throughput_per_rack"], found["GB300"]["rank_per_rack"]) == (1200.0, 1)
     assert found["Vera Rubin"]["rack_kw_system_estimate"] is None
     assert found["GB300"]["throughput_per_kw_system_estimate"] == pytest.approx(1200 / 132, rel=1e-12)
     assert found["GB300"]["throughput_unit"] == "Samples/s"

@@ -1,16 +1,20 @@
 """The shared trees/ and mirror/ laid out as the round repositories are published
 (`inference_results_vX.Y/main/{summary_results.json,closed/...,open/...}`), with symbolic links into
-../shared/mlcommons (nothing is copied), so a loopback HTTP server can serve them as a source."""
+../shared/mlcommons (nothing is copied), so a loopback HTTP server can serve them as a source; and the
+v6.1 fixtures (tests/fixtures/trees_v6.1) laid out at their published paths."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
+import tomllib
 from pathlib import Path
 
-from tests.conftest import MIRROR, SHARED
+from tests.conftest import MIRROR, ROOT, SHARED
 
 TREES = SHARED / "trees"
+V61_FIXTURES = ROOT / "tests" / "fixtures" / "trees_v6.1"
 
 
 def round_repositories(root: Path, rounds=("v4.1", "v5.1", "v6.0")) -> Path:
@@ -62,3 +66,16 @@ def run_folder_of(record: dict) -> str:
 
 def published_records(round_name: str) -> list[dict]:
     return json.loads((MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json").read_bytes())
+
+
+def v61_repository(root: Path) -> Path:
+    """tests/fixtures/trees_v6.1 laid out as published (manifest.toml: each file's path), copied under
+    root/inference_results_v6.1/: the trees at the repository's root, as ../shared/mlcommons/trees
+    holds them, and the constructed final table at main/summary_results.json."""
+    with (V61_FIXTURES / "manifest.toml").open("rb") as f:
+        manifest = tomllib.load(f)
+    for entry in manifest["file"]:
+        target = root / "inference_results_v6.1" / entry["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(V61_FIXTURES / entry["name"], target)
+    return root

@@ -6,6 +6,7 @@ file, its lock and its published read-only copy), `views` (the SQL models in sql
 the run report) and `cli` (the `mlperf-wh` commands, which only call the others).
 
 The layers, top to bottom (pyproject.toml [tool.importlinter], checked in `make test`): startup, cli,
-flows, export, ledger, views, ingest, identity, store, interrupt, settings, then the ground: schemas,
-resources, sql, collector, and `errors`, the one table of exit codes, from which every domain error
-derives where it is raised."""
+flows, export, ledger, views, ingest, identity, store, interrupt, settings and `inputs` (the one
+completeness rule and the bounds of every text input), then the ground: schemas, resources, sql,
+collector, and `errors`, the one table of exit codes, from which every domain error derives where it
+is raised."""

@@ -4,7 +4,7 @@
 | ---- | ------- |
 | 0    | ok |
 | 1    | a failure of the data, the source or the warehouse file (refused, rolled back, nothing lost); a `sql` query refused, or stopped at its time or memory limit |
-| 2    | a usage error (a bad argument, round name or flag) |
+| 2    | a usage error (a bad argument, round name, flag or MLPERF_* setting) |
 | 70   | a bug: one line, and the traceback with `-v` or MLPERF_DEBUG=1 |
 | 130  | interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the load in flight was rolled back (`serve`, `schedule`: runs in flight were cancelled; stopped with none, they exit 0) |
 

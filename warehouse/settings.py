@@ -17,8 +17,12 @@ from warehouse.errors import UsageError
 
 ENV_PREFIX = "MLPERF_"
 MIB = 1024 * 1024
+# Durations are finite and at most a day: a timer of inf or 1e308 s is no limit (the thread that
+# enforces it dies), and a sleep of that length overflows.
+DAY = 86_400.0
 SIZE_UNITS = {"b": 1, "kb": 1000, "mb": 1000 ** 2, "gb": 1000 ** 3, "tb": 1000 ** 4,
               "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3, "tib": 1024 ** 4}
+LARGEST_MEMORY = 1024 ** 5
 _MEMORY_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(%|[kmgt]i?b|b)", re.IGNORECASE)
 
 
@@ -41,6 +45,18 @@ def optional_path(value: str) -> Path:
     return Path(value)
 
 
+def existing_directory(value: str) -> Path:
+    if not Path(value).is_dir():
+        raise ValueError("no such directory (it holds your copy of the reference tables)")
+    return Path(value)
+
+
+def well_formed_url(value: str) -> str:
+    if (problem := url_problem(value)) is not None:
+        raise ValueError(problem)
+    return value
+
+
 def yes_unless_zero(value: str) -> bool:
     """Any value but 0 (false, no, off) means yes."""
     return value.strip().lower() not in ("", "0", "false", "no", "off")
@@ -52,7 +68,7 @@ def host_list(value: str) -> tuple[str, ...]:
 
 def number(gt: float | None = None, ge: float | None = None, le: float | None = None,
            kind: type = float) -> Callable[[str], float | int]:
-    """A parser of numbers of `kind` within the bounds; its messages are pydantic's."""
+    """A parser of finite numbers of `kind` within the bounds; its messages are pydantic's."""
     what = ("a valid integer, unable to parse string as an integer" if kind is int
             else "a valid number, unable to parse string as a number")
 
@@ -61,6 +77,8 @@ def number(gt: float | None = None, ge: float | None = None, le: float | None = 
             parsed = kind(value.strip())
         except ValueError:
             raise ValueError(f"Input should be {what}") from None
+        if parsed != parsed or parsed in (float("inf"), float("-inf")):
+            raise ValueError("Input should be a finite number")
         for bound, holds, words in ((gt, lambda b: parsed > b, "greater than"),
                                     (ge, lambda b: parsed >= b, "greater than or equal to"),
                                     (le, lambda b: parsed <= b, "less than or equal to")):
@@ -79,46 +97,44 @@ def matching(pattern: str) -> Callable[[str], str]:
 
 
 def memory_limit(value: str) -> str:
-    try:
-        memory_size(value)
-    except ValueError as exc:
-        raise ValueError(f"Value error, {exc}") from None
+    memory_size(value)
     return value.strip()
 
 
 # Every setting: MLPERF_<NAME> -> its default, how its text is read, what it means. Read without
 # pydantic or pydantic-settings (0.1 s and 0.09 s of every command to import and build a model).
 FIELDS: dict[str, Field] = {
-    "source": Field("https://raw.githubusercontent.com/mlcommons", text, (
+    "source": Field("https://raw.githubusercontent.com/mlcommons", well_formed_url, (
         "where rounds are fetched from when --source is not given: an http(s):// base URL, a directory "
         "or a file:// URL laid out like the round repositories")),
     "warehouse_db": Field("warehouse/mlperf.duckdb", text, (
         "the warehouse file when --db is not given (relative to the current directory)")),
-    "reference_dir": Field(None, optional_path, (
+    "reference_dir": Field(None, existing_directory, (
         "a directory holding your edited copy of the reference tables (accelerators.csv, benchmarks.csv, "
         "rack_capacity.csv); unset: the tables shipped in the package")),
     "debug": Field(False, yes_unless_zero,
                    "print the traceback of a failure (as -v does); any value but 0 means yes"),
-    "fetch_connect_timeout": Field(10.0, number(gt=0), "seconds to connect to the source, per request"),
-    "fetch_read_timeout": Field(60.0, number(gt=0), "seconds without a byte from the source before a read fails"),
-    "fetch_max_bytes": Field(64 * MIB, number(gt=0, kind=int), "largest file a fetch accepts, in bytes"),
-    "fetch_retries": Field(3, number(ge=0, kind=int), "retries of a failed fetch (timeouts, 5xx, cut bodies)"),
-    "fetch_backoff": Field(1.0, number(ge=0), "seconds before the first retry; doubled for each next one"),
-    "fetch_deadline": Field(600.0, number(gt=0), (
+    "fetch_connect_timeout": Field(10.0, number(gt=0, le=DAY), "seconds to connect to the source, per request"),
+    "fetch_read_timeout": Field(60.0, number(gt=0, le=DAY),
+                                "seconds without a byte from the source before a read fails"),
+    "fetch_max_bytes": Field(64 * MIB, number(gt=0, le=16 * 1024 * MIB, kind=int), "largest file a fetch accepts, in bytes"),
+    "fetch_retries": Field(3, number(ge=0, le=100, kind=int), "retries of a failed fetch (timeouts, 5xx, cut bodies)"),
+    "fetch_backoff": Field(1.0, number(ge=0, le=3600), "seconds before the first retry; doubled for each next one"),
+    "fetch_deadline": Field(600.0, number(gt=0, le=DAY), (
         "seconds one attempt at one file may take, redirects included (stops a slow-drip server)")),
     "redirect_hosts": Field((), host_list, (
         "comma-separated hosts a redirect may lead to, besides the source's own host")),
     "shrink_limit": Field(0.10, number(ge=0, le=1), (
         "the `shrink` guard: the largest share of a source's loaded rows a reload may drop")),
-    "writer_wait": Field(60.0, number(ge=0), (
+    "writer_wait": Field(60.0, number(ge=0, le=DAY), (
         "seconds a run waits for another run's writer lock on the warehouse before failing")),
     "prefect_temporary_server": Field(False, yes_unless_zero, (
         "with no Prefect API configured (PREFECT_API_URL), run backfill, ingest, watch and trees as "
         "Prefect flow runs on Prefect's temporary server (seconds more per run; kept in Prefect's local "
         "database); unset: such runs are plain, recorded in `mlperf-wh history`; any value but 0 means yes")),
-    "prefect_startup_timeout": Field(120.0, number(gt=0), (
+    "prefect_startup_timeout": Field(120.0, number(gt=0, le=DAY), (
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)")),
-    "sql_timeout": Field(60.0, number(gt=0), "seconds one `mlperf-wh sql` query may run before it is stopped"),
+    "sql_timeout": Field(60.0, number(gt=0, le=DAY), "seconds one `mlperf-wh sql` query may run before it is stopped"),
     "sql_memory_limit": Field("25%", memory_limit, (
         "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)")),
     "watch_cron": Field("0 6 * * *", text, "cron schedule of the watch-rounds deployment (`serve`), UTC"),
@@ -151,11 +167,32 @@ def memory_size(text: str) -> tuple[float, str]:
     match = _MEMORY_SIZE.fullmatch(text.strip())
     if match is None or float(match.group(1)) <= 0 or (match.group(2) == "%" and float(match.group(1)) > 100):
         raise ValueError("a share of memory up to 100% (25%) or a size with its unit (8GB, 512MiB)")
-    return float(match.group(1)), match.group(2)
+    number, unit = float(match.group(1)), match.group(2)
+    if unit != "%" and number * SIZE_UNITS[unit.lower()] > LARGEST_MEMORY:
+        raise ValueError("a size up to 1 PiB")
+    return number, unit
+
+
+def url_problem(text: str) -> str | None:
+    """Why an http(s):// URL cannot be used (a bracket left open, a port that is no number), or None."""
+    if not text.lower().startswith(("http://", "https://")):
+        return None
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - parsing the port is what fails
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    return None if parts.hostname else "not a valid URL (no host)"
 
 
 def variable(field_name: str) -> str:
     return ENV_PREFIX + field_name.upper()
+
+
+def set_variables() -> set[str]:
+    """The MLPERF_* variables set (not empty) in the environment now."""
+    return {name.upper() for name, value in os.environ.items() if name.upper().startswith(ENV_PREFIX) and value}
 
 
 def default(field_name: str):

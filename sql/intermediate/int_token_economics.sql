@@ -3,7 +3,14 @@
 -- One row per throughput result (Offline, Server, Interactive) whose unit is not suspect (stg_results).
 -- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s: one
 --   query is one sample); tokens_per_second: the result when it counts tokens, the samples x the
---   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else null (Qwen3-VL's samples/s).
+--   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else the output tokens per second
+--   the run itself measured (run_tokens_per_second), else null. tokens_basis says which: 'published
+--   tokens', 'published samples x tokens per sample' or 'run output tokens' (Qwen3-VL publishes
+--   samples/s only; the endpoint harness's runs print their tokens).
+-- run_tokens_per_second: the run's own output tokens per second, from its summary (`mlperf-wh trees`)
+--   for the row's scenario: LoadGen's 'Tokens per second' (Offline) or 'Completed tokens per second'
+--   (Server, Interactive), never its '(inferred)' lines (samples x a configured count); the endpoint
+--   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
 --   (stg_rack_capacity, with its stated assumption); how the rack figure was got:
 --   measured_rack: the entry ran a whole rack or more (total_accelerators >= accelerators_per_rack);
@@ -27,9 +34,12 @@
 --   throughput_per_kw_<basis> = throughput / (watts / 1000), tokens_per_joule_<basis> =
 --   tokens_per_second / watts. rack_kw_system_estimate: the system estimate per accelerator x
 --   accelerators_per_rack / 1000. Compare rows within one basis only.
--- tokens_per_dollar_hour = tokens_per_second / (dollars_per_accelerator_hour x total_accelerators)
---   and throughput_per_dollar_hour likewise: what one dollar buys each hour; null unless you loaded a
---   price for the accelerator (`mlperf-wh prices load FILE`). x 3600 for tokens per dollar.
+-- What a dollar buys, from your price of an accelerator-hour (`mlperf-wh prices load FILE`; null
+--   without one): system_dollars_per_hour = dollars_per_accelerator_hour x total_accelerators;
+--   tokens_per_dollar = tokens_per_second x 3600 / system_dollars_per_hour (tokens one dollar buys);
+--   dollars_per_million_tokens = system_dollars_per_hour / (tokens_per_second x 3600) x 1e6 (what a
+--   buyer compares); throughput_per_dollar = throughput x 3600 / system_dollars_per_hour (samples or
+--   queries one dollar buys, in the throughput's count).
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
 -- division, availability: as published; findings: the anomaly rules the row breaks (int_row_findings).
@@ -37,10 +47,31 @@
 --   compares as its hardware (stg_results.not_comparable_because null). Open-division and research
 --   (rdi) entries stay, and never rank first in a "best" answer (rack_throughput ranks verified rows).
 -- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
-WITH rates AS (
-    SELECT *
-    FROM stg_results
-    WHERE metric = 'performance' AND higher_is_better AND unit_verdict IS DISTINCT FROM 'suspect'
+WITH run_tokens AS (
+    SELECT round, run_path, loadgen_scenario, tokens_per_second AS offline_tokens,
+           completed_tokens_per_second AS completed_tokens
+    FROM stg_run_summaries
+),
+rates AS (
+    SELECT
+        r.* EXCLUDE (tokens_per_second),
+        r.tokens_per_second AS published_tokens_per_second,
+        CASE WHEN r.scenario = 'Offline' AND k.loadgen_scenario = 'Offline' THEN k.offline_tokens
+             WHEN r.scenario IN ('Server', 'Interactive') AND k.loadgen_scenario = 'Server' THEN k.completed_tokens
+        END AS run_tokens_per_second
+    FROM stg_results AS r
+    LEFT JOIN run_tokens AS k USING (round, run_path)
+    WHERE r.metric = 'performance' AND r.higher_is_better AND r.unit_verdict IS DISTINCT FROM 'suspect'
+),
+tokened AS (
+    SELECT
+        *,
+        coalesce(published_tokens_per_second, run_tokens_per_second) AS tokens_per_second,
+        CASE WHEN published_tokens_per_second IS NOT NULL AND units = 'Tokens/s' THEN 'published tokens'
+             WHEN published_tokens_per_second IS NOT NULL THEN 'published samples x tokens per sample'
+             WHEN run_tokens_per_second IS NOT NULL THEN 'run output tokens'
+        END AS tokens_basis
+    FROM rates
 ),
 measured AS (
     SELECT source_id, entry_id, model, used_model, scenario, value AS measured_watts
@@ -58,7 +89,7 @@ priced AS (
              WHEN t.tdp_watts IS NOT NULL THEN 'TDP' END AS accelerator_power_basis,
         rc.accelerators_per_rack, rc.accelerators_per_server, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
-    FROM rates AS t
+    FROM tokened AS t
     LEFT JOIN measured AS m
       ON  m.source_id = t.source_id AND m.entry_id = t.entry_id AND m.model = t.model
       AND m.used_model IS NOT DISTINCT FROM t.used_model AND m.scenario = t.scenario
@@ -68,11 +99,12 @@ priced AS (
 )
 SELECT
     t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,
-    t.benchmark, t.scenario,
+    t.benchmark, t.benchmark_family, t.accuracy_target, t.repeats_lower_target, t.scenario,
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,
     t.tokens_per_second,
-    t.units <> 'Tokens/s' AND t.tokens_per_second IS NOT NULL AS tokens_derived,
+    t.units <> 'Tokens/s' AND t.published_tokens_per_second IS NOT NULL AS tokens_derived,
+    t.tokens_basis, t.run_tokens_per_second,
     t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
     t.total_accelerators >= t.accelerators_per_rack AS measured_rack,
@@ -97,8 +129,10 @@ SELECT
     t.tokens_per_second / t.system_estimate_watts AS tokens_per_joule_system_estimate,
     t.tokens_per_second / t.accelerators_only_watts AS tokens_per_joule_accelerators_only,
     t.system_estimate_watts / t.total_accelerators * t.accelerators_per_rack / 1000 AS rack_kw_system_estimate,
-    t.tokens_per_second / (t.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar_hour,
-    t.value / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar_hour,
+    t.tokens_per_second * 3600 / (t.dollars_per_accelerator_hour * t.total_accelerators) AS tokens_per_dollar,
+    t.dollars_per_accelerator_hour * t.total_accelerators / (t.tokens_per_second * 3600) * 1e6
+        AS dollars_per_million_tokens,
+    t.value * 3600 / (t.dollars_per_accelerator_hour * t.total_accelerators) AS throughput_per_dollar,
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
     t.verification, t.division, t.availability,

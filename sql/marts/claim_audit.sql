@@ -7,4 +7,5 @@
 -- across sizes, (new / accelerators_new) / (base / accelerators_base), when the claim's rows change size.
 -- relative_difference = (recomputed - multiplier) / multiplier. verdict: the seeds' wording.
 -- Every rule: the header of sql/intermediate/int_claim_audit.sql, which computes it once per load.
-SELECT * FROM int_claim_audit
+SELECT * RENAME (total_accelerators AS accelerator_count, baseline_total_accelerators AS baseline_accelerator_count)
+FROM int_claim_audit

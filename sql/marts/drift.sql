@@ -7,6 +7,11 @@
 -- published model name that no alias of benchmarks.csv matches) or 'power_statement' (a power cap, TGP or
 -- TDP an entry mentions with no figure that could be read: the words around it, stg_results).
 -- rows: how many loaded rows carry the term.
+-- 'run folder': a run folder of the submission trees (`mlperf-wh trees` from a directory) that holds
+-- none of the files a run summary is read from (LoadGen's mlperf_log_summary.txt, the endpoint
+-- harness's result_summary.json, results.json, report.txt): source_id 'tree/' + round + '/' + the
+-- folder, term the folder and the files its scenario folder holds (stg_tree_files.files_held), rows
+-- the result rows that name it.
 -- Your own measurements (round null, source_id 'own/' + the 12 hex digits their run ids begin with):
 -- 'accelerator' (a name you gave that no pattern of accelerators.csv matches) and 'model' (a model id
 -- no pattern of model_ids.csv matches); those runs are loaded and compared with nothing.
@@ -15,7 +20,8 @@
 -- Resolved at query time (stg_results), so editing a reference CSV clears its entries without a refetch.
 WITH r AS (
     SELECT round, source_id, published_units AS units, scenario, division, availability, suite, accelerator_raw,
-           accelerator, processor, cpu, model, used_model, benchmark_matched, extra, power_statement_unread
+           accelerator, processor, cpu, model, used_model, benchmark_matched, extra, power_statement_unread,
+           run_path, metric
     FROM stg_results
 ),
 terms AS (
@@ -60,6 +66,14 @@ new_columns AS (
               AND json_exists(r.extra, '$."' || replace(c.term, '"', '\"') || '"')) AS rows
     FROM stg_sources AS s, unnest(s.unknown_columns) AS c(term)
 ),
+unrecognized_run_folders AS (
+    SELECT f.round, 'tree/' || f.round || '/' || f.run_path AS source_id, 'run folder' AS kind,
+           f.run_path || ': ' || array_to_string(f.files_held, ', ') AS term,
+           (SELECT count(*) FROM r AS x WHERE x.round = f.round AND x.run_path = f.run_path
+                                                AND x.metric = 'performance') AS rows
+    FROM stg_tree_files AS f
+    WHERE f.status = 'unrecognized'
+),
 own_unmatched AS (
     SELECT NULL AS round, 'own/' || left(file_sha256, 12) AS source_id, 'accelerator' AS kind,
            accelerator_raw AS term, count(*) AS rows
@@ -76,5 +90,6 @@ UNION ALL SELECT * FROM unmatched_processors
 UNION ALL SELECT * FROM unmatched_benchmarks
 UNION ALL SELECT * FROM unread_power
 UNION ALL SELECT * FROM new_columns
+UNION ALL SELECT * FROM unrecognized_run_folders
 UNION ALL SELECT * FROM own_unmatched
 ORDER BY round NULLS LAST, source_id, kind, term

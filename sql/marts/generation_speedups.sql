@@ -8,4 +8,7 @@
 -- like_for_like (both fine); implausible (above plausibility_ceilings.csv, not corroborated) is an
 -- anomaly. procurement_grade: both verified, no finding, not implausible.
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.
-SELECT * EXCLUDE (has_finding_new, has_finding_base) FROM int_generation_speedups
+SELECT * EXCLUDE (has_finding_new, has_finding_base)
+         RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
+                 value_base AS result_base)
+FROM int_generation_speedups

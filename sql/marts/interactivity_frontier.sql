@@ -9,7 +9,7 @@
 -- systems not yet available (never on the frontier).
 WITH points AS MATERIALIZED (
     SELECT t.round, t.benchmark, t.accelerator, t.scenario, t.submitter, t.system, t.result_id,
-           t.total_accelerators, t.tokens_per_second,
+           t.total_accelerators AS accelerator_count, t.tokens_per_second,
            t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
            lp.tokens_per_second_per_user, t.verification,
            t.verification = 'preview' AS preview

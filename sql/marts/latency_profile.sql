@@ -3,4 +3,6 @@
 -- One row per performance result with a LoadGen run summary (mlperf-wh trees). Times in
 -- milliseconds = LoadGen's nanoseconds / 1e6. tokens_per_second_per_user = 1 / mean TPOT
 -- = 1e9 / tpot_mean_ns (higher is better). Definition: int_latency_profile.
-SELECT * EXCLUDE (record_no) FROM int_latency_profile
+SELECT * EXCLUDE (record_no)
+         RENAME (total_accelerators AS accelerator_count, value AS result, units AS result_unit)
+FROM int_latency_profile

@@ -16,7 +16,7 @@ flagged AS (
                FROM int_row_findings GROUP BY ALL) AS f USING (source_id, record_no)
 )
 SELECT
-    round, suite, benchmark, scenario, units,
+    round, suite, benchmark, benchmark_family, accuracy_target, scenario, units AS result_unit,
     CASE WHEN NOT has_finding THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units, has_finding
                      ORDER BY CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
@@ -24,6 +24,7 @@ SELECT
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units,
                                   value_per_accelerator IS NOT NULL AND NOT has_finding
                      ORDER BY value_per_accelerator DESC) END AS rank_per_accelerator,
-    submitter, system, result_id, accelerator, total_accelerators, value, value_per_accelerator,
-    software, verification, coalesce(findings, []) AS findings
+    submitter, system, result_id, accelerator, total_accelerators AS accelerator_count, value AS result,
+    value_per_accelerator AS result_per_accelerator, software, verification, repeats_lower_target,
+    coalesce(findings, []) AS findings
 FROM flagged

@@ -36,10 +36,10 @@ mlperf AS (
 paired AS (
     SELECT
         o.run_id, o.label, o.model_id, o.family,
-        o.accelerator AS own_accelerator, o.accelerators AS own_accelerators,
+        o.accelerator AS own_accelerator, o.accelerators AS own_accelerator_count,
         CASE WHEN m.accelerator = o.accelerator THEN 'same accelerator' ELSE 'same product line' END AS match,
         m.round, m.result_id, m.submitter, m.system,
-        m.accelerator AS mlperf_accelerator, m.total_accelerators AS mlperf_accelerators,
+        m.accelerator AS mlperf_accelerator, m.total_accelerators AS mlperf_accelerator_count,
         m.benchmark, m.scenario, m.verification, m.has_finding AS mlperf_has_finding,
         o.output_tokens_per_second AS own_tokens_per_second,
         o.tokens_per_second_per_accelerator AS own_tokens_per_second_per_accelerator,

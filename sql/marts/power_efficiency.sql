@@ -13,8 +13,9 @@ WITH power AS (
     FROM stg_power_results
 )
 SELECT
-    r.round, r.submitter, r.system, r.result_id, r.accelerator, r.cpu, r.hardware_count, r.total_accelerators,
-    r.benchmark, r.scenario, r.value, r.units, p.power_value, p.power_unit,
+    r.round, r.submitter, r.system, r.result_id, r.accelerator, r.cpu, r.hardware_count,
+    r.total_accelerators AS accelerator_count, r.benchmark, r.scenario, r.value AS result, r.units AS result_unit,
+    p.power_value AS power_result, p.power_unit,
     CASE WHEN p.power_unit = 'Watts' THEN p.power_value END AS measured_watts,
     CASE WHEN p.power_unit = 'Watts' AND r.higher_is_better THEN r.value / p.power_value END AS throughput_per_joule,
     CASE WHEN p.power_unit = 'Watts' AND r.higher_is_better THEN r.value / p.power_value * 1000 END

@@ -10,6 +10,10 @@
 -- the round's verified (closed, available) rows without an anomaly finding of the same benchmark,
 -- scenario and unit and the same measured_rack; 1 = the most per rack. An estimate from less than one
 -- server (a single GPU x 32) is never ranked (null), nor are preview and flagged rows (findings).
+-- Tokens per rack beside the published figure per rack, with where the tokens come from
+-- (tokens_basis): the table's tokens, its samples x a tokens-per-sample, or the run's own output
+-- tokens ('run output tokens': Qwen3-VL, published in samples/s, whose endpoint-harness runs
+-- print tokens/s).
 -- Answers the capacity question "tokens (or samples) per second per rack": e.g. Qwen3-VL on a GB300
 -- NVL72 against a Vera Rubin NVL72 in one round.
 WITH racks AS (
@@ -26,10 +30,11 @@ rankable AS (
 )
 SELECT
     round, benchmark, scenario, throughput_unit, accelerator, verification, result_id, submitter, system,
-    total_accelerators, accelerators_per_rack, rack_assumption, measured_rack, rack_basis,
+    total_accelerators AS accelerator_count, accelerators_per_rack, rack_assumption, measured_rack, rack_basis,
     throughput_per_rack, tokens_per_second_per_rack,
+    tokens_basis,
     rack_kw_system_estimate, throughput_per_kw_system_estimate, throughput_per_kw_measured, findings,
     CASE WHEN ranked
          THEN rank() OVER (PARTITION BY round, benchmark, scenario, throughput_unit, ranked, measured_rack
-                           ORDER BY throughput_per_rack DESC) END AS rank_in_round
+                           ORDER BY throughput_per_rack DESC) END AS rank_per_rack
 FROM rankable

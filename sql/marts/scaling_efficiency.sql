@@ -4,4 +4,7 @@
 -- Each size is that submitter's best verified-or-preview result at that size; superlinear
 -- (efficiency above 1.05) is an anomaly of the pair; procurement_grade is true only when both sides are
 -- verified, without findings, and not superlinear (int_scaling_pairs).
-SELECT * FROM int_scaling_pairs
+SELECT * RENAME (units AS throughput_unit, accelerators_small AS accelerator_count_small,
+                 accelerators_large AS accelerator_count_large, value_small AS throughput_small,
+                 value_large AS throughput_large)
+FROM int_scaling_pairs

@@ -17,7 +17,7 @@ WITH best AS (
 )
 SELECT
     submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to,
-    top.gain AS gain, top.scenario AS scenario, top.total_accelerators AS total_accelerators,
+    top.gain AS gain, top.scenario AS scenario, top.total_accelerators AS accelerator_count,
     top.scale_from AS scale_from, top.scale_to AS scale_to, top.scale_changed AS scale_changed,
     top.procurement_grade AS procurement_grade, top.rounds_spanned AS rounds_spanned,
     top.result_id_from AS result_id_from, top.result_id_to AS result_id_to, comparisons

@@ -8,4 +8,7 @@
 --   round, a 72-GPU rack the next): the gain mixes software with scale, never procurement grade.
 -- rounds_spanned: rounds between the two that the warehouse knows of but has not loaded.
 -- Definition (each side the best verified result of its key in its round): int_software_gains.
-SELECT * FROM int_software_gains
+SELECT * RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
+                 value_to AS result_to, total_accelerators_from AS accelerator_count_from,
+                 total_accelerators_to AS accelerator_count_to)
+FROM int_software_gains

@@ -1,4 +1,7 @@
--- Does the LoadGen run summary in each result's run folder report the result table's number?
+-- Does the run summary in each result's run folder report the result table's number?
+-- The summary is LoadGen's mlperf_log_summary.txt, or the endpoint harness's file (harness says which:
+-- result_summary.json, report.txt, or the endpoint client's results.json), whose qps and tps fill the
+-- same figures: qps is compared with the table's samples/s (Queries/s), tps with its Tokens/s.
 -- summary_value is the summary's figure for the row's published units and scenario (stg_results
 -- reads them from the summary): Tokens/s -> 'Tokens per second' (Offline) or 'Completed tokens per
 -- second' (Server, Interactive), their '(inferred)' variants when that is all it prints; Samples/s
@@ -16,6 +19,7 @@ WITH figures AS (
     SELECT
         r.round, r.result_id, r.submitter, r.benchmark, r.scenario, r.published_units AS units, r.value,
         r.verification, r.run_path, s.loadgen_scenario, s.result_valid, r.unit_verdict, r.unit_note,
+        s.harness, s.harness_version,
         s.loadgen_scenario = r.scenario
             OR (r.scenario = 'Interactive' AND s.loadgen_scenario = 'Server') AS same_scenario,
         CASE
@@ -36,8 +40,8 @@ compared AS (
     FROM figures
 )
 SELECT
-    round, result_id, submitter, benchmark, scenario, loadgen_scenario, units, value, summary_value,
-    relative_difference, agrees,
+    round, result_id, submitter, benchmark, scenario, loadgen_scenario, units AS published_unit, value AS result,
+    summary_value AS summary_result, relative_difference, agrees,
     CASE WHEN agrees THEN NULL
          WHEN NOT same_scenario
              THEN 'the run folder holds a ' || loadgen_scenario || ' run, not ' || scenario
@@ -47,5 +51,5 @@ SELECT
          ELSE 'the table and the summary disagree by more than rounding'
     END AS note,
     unit_verdict, unit_note,
-    result_valid, verification, run_path
+    result_valid, verification, run_path, harness, harness_version
 FROM compared

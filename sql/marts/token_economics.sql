@@ -4,4 +4,5 @@
 -- benchmark's own unit always; per rack with how the rack was measured (rack_basis); power on three
 -- bases in columns of their own, never mixed (measured, a cited system estimate, the accelerators
 -- alone). Every definition: the header of sql/intermediate/int_token_economics.sql.
-SELECT * EXCLUDE (source_id, record_no) FROM int_token_economics
+SELECT * EXCLUDE (source_id, record_no) RENAME (total_accelerators AS accelerator_count)
+FROM int_token_economics

@@ -9,11 +9,12 @@ WITH findings AS (
 )
 SELECT
     round, suite, submitter, system, platform, result_id, entry_id,
-    benchmark, model, used_model, scenario, value, units, published_units, unit_verdict, unit_note,
-    higher_is_better,
+    benchmark, benchmark_family, accuracy_target, model, used_model, scenario, value AS result, units AS result_unit,
+    published_units AS published_unit, unit_verdict, unit_note, higher_is_better,
     accelerator, accelerator_raw, vendor, family, generation,
-    accelerators_per_node, nodes, total_accelerators, value_per_accelerator,
-    software, weight_data_types, inferred, verification, coalesce(f.findings, []) AS findings, source_id
+    accelerators_per_node, nodes, total_accelerators AS accelerator_count, value_per_accelerator AS result_per_accelerator,
+    software, stack, weight_data_types, inferred, not_comparable_because, repeats_lower_target, verification,
+    coalesce(f.findings, []) AS findings, source_id
 FROM stg_results
 LEFT JOIN findings AS f USING (source_id, record_no)
 WHERE metric = 'performance' AND verification = 'verified'

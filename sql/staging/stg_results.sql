@@ -25,6 +25,11 @@
 -- accelerator_absent: the entry says it ran without its accelerator: the phrase of its notes or name
 --   ("CPU only submission") or of its system description (mlperf-wh trees: hw_notes, or 0 accelerators
 --   per node). value_per_accelerator is then null: it measured no accelerator.
+-- benchmark_family, accuracy_target: the benchmark without and with its accuracy target
+--   (llama2-70b-99.9: llama2-70b and '99.9'; null for a benchmark with one target).
+-- repeats_lower_target: a 99.9 result of an entry that publishes the same value for the 99 target of
+--   the same family and scenario: one run met both targets and is published twice; leave it out of
+--   any count of results (WHERE NOT repeats_lower_target) so a count never doubles.
 -- stack: the serving stack family the published software string names (software_stacks.csv: first
 --   pattern that matches; TensorRT, vLLM, SGLang...), null when none matches.
 -- not_comparable_because: why the row never takes part in a comparison as its hardware (software
@@ -188,6 +193,11 @@ SELECT
                value_per_accelerator),
     CASE WHEN accelerator_absent IS NULL THEN value_per_accelerator END AS value_per_accelerator,
     stack_of(software) AS stack,
+    regexp_replace(benchmark, '-(9[0-9](\.9)?)$', '') AS benchmark_family,
+    nullif(regexp_extract(benchmark, '-(9[0-9](\.9)?)$', 1), '') AS accuracy_target,
+    coalesce(accuracy_target = '99.9' AND metric = 'performance' AND value = max(value) FILTER (WHERE accuracy_target = '99')
+             OVER (PARTITION BY source_id, entry_id, benchmark_family, scenario, metric, published_units), false)
+        AS repeats_lower_target,
     CASE
         WHEN accelerator_absent IS NOT NULL
             THEN format('it ran without its accelerator ({}: "{}")',

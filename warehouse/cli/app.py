@@ -12,6 +12,7 @@ from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
 from warehouse.cli.failures import expected_failure, run_reporting_failures
 from warehouse.errors import EXIT_OK, EXIT_USAGE, ExpectedFailure, UsageError
+from warehouse.settings import SettingsError
 
 # Click's exceptions as the Click that Typer uses raises them: Typer 0.29 vendors a copy of its own,
 # earlier and later versions may use the installed click. Found through public Typer API (BadParameter
@@ -89,6 +90,8 @@ def _raise_usage_with_hint(exc: Exception, ctx) -> None:
     if isinstance(exc, (typer.Exit, typer.Abort, click_errors.ClickException)):
         return  # Click's own: --help, --version, its usage errors (handled by _invoke)
     failure = expected_failure(exc)
+    if isinstance(failure, SettingsError):  # an MLPERF_* variable: `config` lists them, not --help
+        raise SettingsError(f"{str(failure).rstrip('.')} (see: mlperf-wh config --help)") from exc
     if isinstance(failure, UsageError):
         where = " ".join(["mlperf-wh", *([ctx.invoked_subcommand] if ctx.invoked_subcommand else [])])
         raise UsageError(f"{str(failure).rstrip('.')} (see: {where} --help)") from exc

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, error, print_json, print_rows, say
+from warehouse.cli.console import Format, error, note, print_json, print_rows, say
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
 
@@ -90,7 +91,9 @@ def existing_file(path: Path) -> Path:
     """A file argument that does not exist is the same one-line failure (exit 1) for every command."""
     if not path.is_file():
         from warehouse.errors import ExpectedFailure
-        raise ExpectedFailure(f"{path}: no such file")
+        what = "no such file" if not path.exists() else "is a directory, not a file" if path.is_dir() else \
+            "not a regular file (a pipe or a device)"
+        raise ExpectedFailure(f"{path}: {what}")
     return path
 
 
@@ -104,11 +107,9 @@ def _guards(allow: list[str] | None) -> list[str]:
 def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: list[str], what: str,
                   fmt: Format) -> int:
     from flows.look_first import unless_changed
-    from warehouse.identity.rounds import resolve_source
     from warehouse.ingest.look import these_rounds
-    from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
-    source = check_source(resolve_source(source))
+    source = chosen_source(source)
     unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
                                                   "backfill", views_must_be_current=True)
     if unchanged is not None:
@@ -117,6 +118,22 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.local_runs import run_here
     db_file = _writable_warehouse(f"mlperf-wh {what}")
     return print_run(run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow), source, strict, fmt)
+
+
+def chosen_source(explicit: str | None) -> str:
+    """--source, MLPERF_SOURCE, where the warehouse's rounds came from, or the published repositories;
+    checked (a mistyped directory, or a host that does not resolve or answer, is one line before
+    anything starts), and said when the warehouse chose it."""
+    from warehouse.identity.rounds import choose_source
+    from warehouse.ingest.source_urls import check_source
+    from warehouse.store import db
+    from warehouse.ingest.fetch import FetchSettings, check_reachable
+    chosen = choose_source(explicit, db.db_path(current().db))
+    if chosen.said():
+        note(chosen.said())
+    source = check_source(chosen.location)
+    check_reachable(source, FetchSettings.from_env())
+    return source
 
 
 def _writable_warehouse(what: str) -> str:
@@ -134,6 +151,9 @@ def _writable_warehouse(what: str) -> str:
     return path
 
 
+REPORT_WIDTH = 80  # the run report's lines, as a terminal of any width shows them
+
+
 def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table) -> int:
     """A run report (warehouse.export.run_report.RunReport) on stdout, how it ended on stderr."""
     if fmt is Format.json:
@@ -145,10 +165,11 @@ def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table
         if run.waited:
             say(f"waited {run.waited}")
         if run.rounds:
-            print_rows(run.screen_table())
+            print_rows(run.terminal_table())
         for title, items in run.screen_sections():
             say(f"\n{title}:")
-            say("\n".join(f"  {item}" for item in items))
+            say("\n".join(textwrap.fill(item, REPORT_WIDTH, initial_indent="  ", subsequent_indent="      ",
+                                         break_on_hyphens=False) for item in items))
     closing = run.closing(source, strict)
     for line in closing.errors:
         error(line)
@@ -170,22 +191,52 @@ def trees(
     source: Source = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:
-    """Fetch each loaded result's LoadGen summary and its system description, and load them."""
+    """Fetch each loaded result's run summary (LoadGen's, or the endpoint harness's files) and its
+    system description, and load them."""
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
-    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, resolve_source
-    from warehouse.ingest.source_urls import check_source
+    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
+    from warehouse.ingest.tree_ingest import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    source = check_source(resolve_source(source))  # a mistyped directory: one line, not 3,238 files missing
+    source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
+    if not _trees_reachable(chosen, source):
+        return EXIT_FAILED
     outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:
         print(problem, file=sys.stderr)
+    if outcome.found_nothing:
+        error(nothing_found(outcome, source))
+        return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _trees_reachable(rounds, source: str) -> bool:
+    """The source holds a tree and answers (warehouse.ingest.tree_ingest.require_trees), before
+    Prefect starts; an unreachable source is one line and the hint `backfill` gives."""
+    from pathlib import Path
+
+    from warehouse.errors import WarehouseUnavailable
+    from warehouse.export.run_report import UNREACHABLE_HINT
+    from warehouse.ingest.source_urls import redact
+    from warehouse.ingest.tree_ingest import TreeSourceUnreachable, check_source_has_trees
+    from warehouse.store import db
+    path = db.db_path(current().db)
+    if not Path(path).exists():
+        return True  # nothing loaded yet: nothing to fetch
+    try:
+        check_source_has_trees(path, rounds, source)
+    except WarehouseUnavailable:
+        return True  # a writer holds it: the run waits for it (the writer lock) and checks nothing first
+    except TreeSourceUnreachable as exc:
+        error(str(exc))
+        print(UNREACHABLE_HINT.format(source=redact(source)), file=sys.stderr)
+        return False
+    return True
 
 
 def views(

@@ -25,23 +25,31 @@ prices = group("prices", "Your accelerator prices (for token_economics).",
                "mlperf-wh prices load my-prices.csv")
 
 
+# A claims or a decisions load may fold the ids stored in both tables (ledger.claims.normalise_stored_ids).
+LEDGER_IDS = {"claims", "decisions"}
+def plural(count: int, noun: str) -> str:
+    """'1 claim', '15 claims'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def register(app: typer.Typer) -> None:
     for sub in (claims, decisions, prices):
         app.add_typer(sub)
 
 
-def _load(loader, file: Path, noun: str, writes: str, **options) -> int:
-    """Load a ledger file (into the table `writes`) and rebuild the views reading it, or change nothing."""
+def _load(loader, file: Path, noun: str, entry: str, writes: set[str], **options) -> int:
+    """Load a ledger file (into the tables `writes`) and rebuild the views reading them, or change nothing.
+    `noun`: what the file is ("claims ledger"); `entry`: what one of its entries is ("claim")."""
     from warehouse.ledger.claims import LedgerError
     from warehouse.ledger.prices import PriceError
     from warehouse.views import rebuild
     existing_file(file)
     try:
         count, _ = rebuild(current().db, f"mlperf-wh {noun} load", lambda con: loader(con, file, **options),
-                           changed={writes})
+                           changed=writes)
     except (LedgerError, PriceError) as exc:
         raise ExpectedFailure(f"{exc}; nothing was loaded, the {noun} is unchanged") from None
-    say(f"loaded {count} {noun} from {file}")
+    say(f"loaded {plural(count, entry)} from the {noun} {file}")
     return EXIT_OK
 
 
@@ -52,7 +60,7 @@ def claims_load(file: File, replace: Annotated[bool, typer.Option(
         allow_empty: AllowEmpty = False) -> int:
     """Load (or reload) a TOML claims file."""
     from warehouse.ledger.claims import load_claims
-    return _load(load_claims, file, "claims ledger", "claims", replace=replace, allow_empty=allow_empty)
+    return _load(load_claims, file, "claims ledger", "claim", LEDGER_IDS, replace=replace, allow_empty=allow_empty)
 
 
 @command(claims, "audit", "mlperf-wh claims audit", "mlperf-wh claims audit --format json")
@@ -82,7 +90,7 @@ def decisions_load(file: File, replace: Annotated[bool, typer.Option(
         allow_empty: AllowEmpty = False) -> int:
     """Load (or reload) a TOML decisions file."""
     from warehouse.ledger.claims import load_decisions
-    return _load(load_decisions, file, "decision records", "decisions", replace=replace, allow_empty=allow_empty)
+    return _load(load_decisions, file, "decision records", "decision record", LEDGER_IDS, replace=replace, allow_empty=allow_empty)
 
 
 @command(decisions, "show", "mlperf-wh decisions show agent-inference-capacity-2026h2",
@@ -112,4 +120,4 @@ def prices_load(file: Annotated[Path, typer.Argument(metavar="FILE", show_defaul
         "a CSV: accelerator,dollars_per_accelerator_hour[,note]"))], allow_empty: AllowEmpty = False) -> int:
     """Load your accelerator prices (a CSV), replacing the previous ones."""
     from warehouse.ledger.prices import load_prices
-    return _load(load_prices, file, "price table", "prices", warn=warn, allow_empty=allow_empty)
+    return _load(load_prices, file, "price table", "price", {"prices"}, warn=warn, allow_empty=allow_empty)

@@ -27,7 +27,7 @@ class FileFormat(str, Enum):  # schemas.measurements.FORMATS
 
 
 # What the table shows of each run (csv and json: every column of own_runs).
-LISTED = ["run_id", "label", "model_id", "family", "accelerator", "accelerators", "max_concurrency",
+LISTED = ["run_id", "label", "model_id", "family", "accelerator", "accelerator_count", "max_concurrency",
           "tokens_per_second_per_accelerator", "ttft_p99_ms", "tpot_p99_ms", "measured_at"]
 
 
@@ -60,7 +60,7 @@ def measurements_load(
         accelerator: Annotated[Optional[str], typer.Option(
             "--accelerator", metavar="NAME", help="the accelerator every run used (as you name it: H200, B200...)")] = None,
         accelerators: Annotated[Optional[int], typer.Option(
-            "--accelerators", metavar="N", min=1, help="how many accelerators served every run")] = None,
+            "--accelerators", metavar="N", min=1, max=1_000_000, help="how many accelerators served every run")] = None,
         system: Annotated[Optional[str], typer.Option("--system", metavar="TEXT", help="the system, in your words")] = None,
         label: Annotated[Optional[str], typer.Option(
             "--label", metavar="TEXT", help="your name for the runs (decisions cite it in measured_by)")] = None,

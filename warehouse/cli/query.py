@@ -14,7 +14,9 @@ from warehouse.cli.global_options import command, current, reading_file
 from warehouse.cli.quick import TABLE_LIMIT, print_query
 from warehouse.errors import EXIT_OK, UsageError
 
-Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv or json")]
+Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv, json or markdown")]
+Raw = Annotated[bool, typer.Option("--raw", help=(
+    "tables and markdown: every digit (35420.7999999999), not figures for people (535,421; 2.93)"))]
 
 
 def register(app: typer.Typer) -> None:
@@ -41,20 +43,24 @@ def sql(
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help=(
         f"print at most this many rows; 0: all (default {TABLE_LIMIT} for a table, all for csv and json); "
         "a note on stderr says when rows were cut"))] = None,
+    raw: Raw = False,
 ) -> int:
     """Run a read-only SQL query over the warehouse's tables and views (MLPERF_SQL_TIMEOUT and
     MLPERF_SQL_MEMORY_LIMIT bound it)."""
-    return print_query(query_text(query, file), fmt, limit)
+    return print_query(query_text(query, file), fmt, limit, raw)
 
 
 def query_text(query: str | None, file: Path | None) -> str:
     """The query from the argument, -f FILE, or stdin (`-`, or no argument and a pipe or file on stdin)."""
     if query is not None and file is not None:
         raise UsageError("give the query as QUERY or with -f FILE, not both")
+    from warehouse.inputs import SIZE_BOUNDS, bounded, complete_text, read_bounded, text_of
     if file is not None:
-        return file.read_text(encoding="utf-8")
+        return complete_text(read_bounded(file, "sql"), str(file))
     if query == "-" or (query is None and stdin_is_piped()):
-        query = sys.stdin.read() or None
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read(SIZE_BOUNDS["sql"] + 1) if stream else sys.stdin.read(SIZE_BOUNDS["sql"] + 1).encode()
+        query = text_of(bounded(raw, SIZE_BOUNDS["sql"], "stdin", "sql"), "stdin") or None
     if query is None:
         raise UsageError("Missing argument 'QUERY': give it, or -f FILE, or pipe it on stdin")
     return query
@@ -120,8 +126,11 @@ def history(
     fmt: Fmt = Format.table,
 ) -> int:
     """Every load and failed attempt: run, round, checksum, counts, changes (the load_events table)."""
+    from warehouse.identity.rounds import validate_round_name
     from warehouse.ingest.history import events, for_screen
     from warehouse.store import db
+    if round is not None:
+        validate_round_name(round)  # `--round ../x` is a usage error, not "no loads yet"
     with db.connect(reading_file(), read_only=True) as con:
         frame = events(con, round_name=round)
     if fmt is Format.table:

@@ -4,7 +4,7 @@ Typer parses a command line by building a pydantic TypeAdapter for each paramete
 of CPU to import) once it has assembled every command and imported itself (0.06 s more): more than
 DuckDB takes for most queries. So `warehouse.cli.main` hands these forms here, everything else to Typer:
 
-    mlperf-wh [GLOBAL...] sql QUERY [GLOBAL | --format table|csv|json | --limit N ...]
+    mlperf-wh [GLOBAL...] sql QUERY [GLOBAL | --format F | --limit N | --raw ...]
 
 GLOBAL is --db FILE, -q/--quiet or --writer-file; each option at most once; no word but QUERY and
 the options' values, none of which starts with '-'. Help, -f, a query on stdin, -v, `--opt=value`, a
@@ -23,7 +23,7 @@ from warehouse.errors import EXIT_OK
 
 TABLE_LIMIT = 100
 GLOBAL_VALUED, GLOBAL_FLAGS = ("--db",), {"-q": "quiet", "--quiet": "quiet", "--writer-file": "writer_file"}
-SQL_VALUED = ("--format", "--limit")
+SQL_VALUED, SQL_FLAGS = ("--format", "--limit"), {"--raw": "raw"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class PlainSql:
     db: str | None = None
     quiet: bool = False
     writer_file: bool = False
+    raw: bool = False
 
 
 def plain_sql(words: list[str]) -> PlainSql | None:
@@ -49,6 +50,8 @@ def plain_sql(words: list[str]) -> PlainSql | None:
             given[word] = words.pop(0)
         elif word in GLOBAL_FLAGS and GLOBAL_FLAGS[word] not in given:
             given[GLOBAL_FLAGS[word]] = True
+        elif word in SQL_FLAGS and positional[:1] == ["sql"] and SQL_FLAGS[word] not in given:
+            given[SQL_FLAGS[word]] = True
         elif word.startswith("-"):
             return None
         else:
@@ -61,27 +64,26 @@ def plain_sql(words: list[str]) -> PlainSql | None:
         return None
     return PlainSql(positional[1], Format(given.get("--format", "table")),
                     int(given["--limit"]) if "--limit" in given else None, given.get("--db"),
-                    bool(given.get("quiet")), bool(given.get("writer_file")))
+                    bool(given.get("quiet")), bool(given.get("writer_file")), bool(given.get("raw")))
 
 
 def run(call: PlainSql) -> int:
     from warehouse import collector
     collector.resume()
     reset(db=call.db, quiet=call.quiet, writer_file=call.writer_file)
-    return print_query(call.query, call.fmt, call.limit)
+    return print_query(call.query, call.fmt, call.limit, call.raw)
 
 
-def print_query(text: str, fmt: Format, limit: int | None) -> int:
+def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) -> int:
     """Run `text` in the read-only sandbox and print its rows (`mlperf-wh sql`, either way)."""
     from warehouse.store import sandbox
-    with sandbox.connect(reading_file()) as con:
-        frame = sandbox.run_query(con, text, frame=fmt is not Format.table)
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0
-    shown = frame.head(limit) if limit else frame
-    print_rows(shown, fmt)
-    if shown.height < frame.height:
-        cut = f"showing {shown.height:,} of {frame.height:,} rows; --limit 0 for all"
+    with sandbox.connect(reading_file()) as con:
+        shown, total = sandbox.run_query(con, text, limit or None, as_rows=fmt is Format.table)
+    print_rows(shown, fmt, raw)
+    if shown.height < total:
+        cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
         # A table read by a program or a file keeps the note with the rows (a reader that has gone,
         # `| head`, never sees it on stderr); csv and json keep stdout to the rows.
         if fmt is Format.table and not sys.stdout.isatty():

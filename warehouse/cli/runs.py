@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from warehouse import settings
-from warehouse.cli.build import RunFormat, Source, Strict, print_run
+from warehouse.cli.build import RunFormat, Source, Strict, chosen_source, print_run
 from warehouse.cli.console import Format, note, say, warn
 from warehouse.cli.global_options import command, current
 from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
@@ -43,9 +43,8 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     """Look for new or changed rounds once, as the scheduled watcher does, and load them."""
     from flows.look_first import unless_changed
     from warehouse.identity.round_table import rounds_to_watch
-    from warehouse.identity.rounds import resolve_source
     from warehouse.store import db
-    source = resolve_source(source)
+    source = chosen_source(source)
     db_file = db.db_path(current().db)
     unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
     if unchanged is not None:

@@ -133,32 +133,62 @@ class WrittenFile:
 def _write_parquet(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
     written = []
     for rel in relations:
-        partition_by = _partition_column(con, rel)
+        metadata = _parquet_metadata(rel)
+        partition_by = _partition_column(rel)
         if partition_by is None:
             path = staging / f"{rel.name}.parquet"
-            con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(path))} (FORMAT parquet)")
+            con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(path))} (FORMAT parquet, {metadata})")
             written.append(WrittenFile(rel, path))
             continue
-        folder = staging / rel.name
-        # The partition column lives in the folder names only (hive style), as pandas, pyarrow, Spark,
-        # polars and DuckDB expect of a dataset: written in the files too, readers see it twice.
-        con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(folder))} "
-                    f"(FORMAT parquet, PARTITION_BY ({_ident(partition_by)}))")
-        for path in sorted(folder.rglob("*.parquet")):
-            value = path.parent.name.split("=", 1)[1]
-            written.append(WrittenFile(rel, path, f"{_ident(partition_by)} = {_literal(value)}",
-                                       {partition_by: value}))
+        written += _write_partitioned(con, staging / rel.name, rel, partition_by, metadata)
     return written
 
 
-def _partition_column(con, rel: Relation) -> str | None:
-    """The round column a fact view is split by; None for dimensions (a few rows each), empty views
-    and views with rows of no round (a folder named round=NULL reads back as the text 'NULL')."""
+# The folder of the rows of no round, as Hive, Spark, pyarrow, polars and DuckDB name a null partition
+# value: each reads it back as null.
+NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+EMPTY_PARTITION = "no_rows"
+
+
+def _write_partitioned(con, folder: Path, rel: Relation, column: str, metadata: str) -> list[WrittenFile]:
+    """A fact view as a folder, whatever its rows: one Hive partition per round (the round lives in the
+    folder names only, as datasets are read: written in the files too, readers see it twice); rows
+    of no round in the null partition; an empty view's schema in a partition of no row (`no_rows`). A
+    saved BI connection to the folder keeps working when the data changes."""
+    view, key = _ident(rel.name), _ident(column)
+    rows, without = con.execute(f"SELECT count(*), count(*) - count({key}) FROM {view}").fetchone()
+    written = []
+    if rows > without:
+        con.execute(f"COPY (SELECT * FROM {view} WHERE {key} IS NOT NULL) TO {_literal(str(folder))} "
+                    f"(FORMAT parquet, PARTITION_BY ({key}), {metadata})")
+        for path in sorted(folder.rglob("*.parquet")):
+            value = path.parent.name.split("=", 1)[1]
+            written.append(WrittenFile(rel, path, f"{key} = {_literal(value)}", {column: value}))
+    if without or not rows:
+        # An empty view's schema in a partition no row reads back from (pyarrow cannot type a partition
+        # column whose only folder is the null one); rows of no round in the null partition.
+        path = folder / f"{column}={NULL_PARTITION if without else EMPTY_PARTITION}" / "data_0.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con.execute(f"COPY (SELECT * EXCLUDE ({key}) FROM {view} WHERE {key} IS NULL) TO {_literal(str(path))} "
+                    f"(FORMAT parquet, {metadata})")
+        written.append(WrittenFile(rel, path, f"{key} IS NULL", {column: None}))
+    return written
+
+
+def _partition_column(rel: Relation) -> str | None:
+    """The round column a fact view is split by (a folder per view, always); None for dimensions
+    (a few rows each) and views without a round."""
     if rel.name.startswith("dim_") or not rel.round_columns:
         return None
-    column = _ident(rel.round_columns[0])
-    rows, without = con.execute(f"SELECT count(*), count(*) - count({column}) FROM {_ident(rel.name)}").fetchall()[0]
-    return rel.round_columns[0] if rows and not without else None
+    return rel.round_columns[0]
+
+
+def _parquet_metadata(rel: Relation) -> str:
+    """Parquet key-value metadata: the view's name and every column's description (JSON), so a file
+    read without the manifest still says what its columns mean."""
+    described = {c["name"]: c.get("description") for c in rel.columns}
+    return (f"KV_METADATA {{view: {_literal(rel.name)}, "
+            f"column_descriptions: {_literal(json.dumps(described, ensure_ascii=False))}}}")
 
 
 def _flat_select(rel: Relation) -> str:

@@ -10,8 +10,13 @@ MARKER, written last into every output: JSON naming the kind ("export" or "repor
 written, each with its size and sha256. A directory holding anything else (a file not listed, a
 listed file since changed, the warehouse file, a symlink) is refused with one line and left as it
 was; the previous output is then removed file by file as listed, never as a tree, so a file that
-appeared in the meantime is kept. An export from before the marker proves itself the same way with
-its manifest.json (every file with size and sha256).
+appeared in the meantime is kept. Nothing else proves ownership: a `manifest.json` (which the BI
+export writes, and anyone can) is one more file; an export from before the marker is refused like
+any other directory of files.
+
+What a killed writer left (`.<target>.partial-<pid>-*` beside the target) is removed only when its
+process is gone and it holds PARTIAL_MARKER naming that directory, written first into every
+temporary directory: a directory of that name made by anyone else is left alone.
 
 Symlinks are followed: the target (or a parent) that is a symlink is resolved, the output is written
 at the directory it points to and the link is left as it is.
@@ -32,7 +37,7 @@ from pathlib import Path
 from warehouse.errors import ExpectedFailure
 
 MARKER = ".mlperf-wh-output.json"
-LEGACY_EXPORT_MANIFEST = "manifest.json"
+PARTIAL_MARKER = ".mlperf-wh-partial.json"
 SHOWN = 3  # foreign files named in the error line
 
 
@@ -80,21 +85,8 @@ def read_listing(directory: Path, kind: str) -> dict[str, dict]:
         return {f["path"]: f for f in marker["files"]}
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    if kind == "export" and (legacy := _legacy_export_listing(directory)) is not None:
-        return legacy
     raise _refused(directory, f"is not empty and holds no {kind} written by mlperf-wh (no readable {MARKER}): "
                               "choose a new or empty directory")
-
-
-def _legacy_export_listing(directory: Path) -> dict[str, dict] | None:
-    try:
-        manifest = json.loads((directory / LEGACY_EXPORT_MANIFEST).read_text(encoding="utf-8"))
-        listing = {f["path"]: {"bytes": f["bytes"], "sha256": f["sha256"]} for f in manifest["files"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    manifest_file = directory / LEGACY_EXPORT_MANIFEST
-    listing[LEGACY_EXPORT_MANIFEST] = {"bytes": manifest_file.stat().st_size, "sha256": sha256_of(manifest_file)}
-    return listing
 
 
 def _files_below(directory: Path) -> dict[str, Path]:
@@ -111,8 +103,9 @@ def _as_listed(file: Path, entry: dict | None) -> bool:
 def write_listing(staging: Path, kind: str) -> None:
     """The marker, written last: every file of the finished output with its size and sha256."""
     files = [{"path": name, "bytes": path.stat().st_size, "sha256": sha256_of(path)}
-             for name, path in sorted(_files_below(staging).items())]
+             for name, path in sorted(_files_below(staging).items()) if name != PARTIAL_MARKER]
     marker = {"written_by": "mlperf-wh", "kind": kind, "files": files}
+    (staging / PARTIAL_MARKER).unlink(missing_ok=True)
     (staging / MARKER).write_text(json.dumps(marker, indent=2), encoding="utf-8")
 
 
@@ -128,8 +121,15 @@ def make_staging_dir(target: Path) -> Path:
     """An empty directory beside `target` (same file system, so it can be renamed into place),
     readable by others as the finished directory will be (mkdtemp makes it private)."""
     staging = Path(tempfile.mkdtemp(prefix=f"{_partial_prefix(target)}{os.getpid()}-", dir=target.parent))
+    (staging / PARTIAL_MARKER).write_text(json.dumps(_partial_claim(staging)), encoding="utf-8")
     staging.chmod(0o755)
     return staging
+
+
+def _partial_claim(staging: Path) -> dict:
+    """What PARTIAL_MARKER says: this directory (its name and inode) was made by this process."""
+    return {"written_by": "mlperf-wh", "directory": staging.name, "inode": staging.stat().st_ino,
+            "pid": os.getpid()}
 
 
 def _partial_prefix(target: Path) -> str:
@@ -137,13 +137,24 @@ def _partial_prefix(target: Path) -> str:
 
 
 def remove_abandoned_partials(target: Path) -> None:
-    """Temporary directories left by an export that was killed (its process is gone): each was made
-    by mkdtemp for this tool and holds only what it wrote."""
+    """Temporary directories left by an output that was killed (its process is gone), each proved
+    ours by its PARTIAL_MARKER; any other directory of such a name is left as it is."""
     pattern = re.compile(re.escape(_partial_prefix(target)) + r"(\d+)-")
     for path in target.parent.glob(_partial_prefix(target) + "*"):
         found = pattern.match(path.name)
-        if found and not path.is_symlink() and path.is_dir() and not _process_alive(int(found.group(1))):
+        if (found and not path.is_symlink() and path.is_dir() and not _process_alive(int(found.group(1)))
+                and _claimed_by(path, int(found.group(1)))):
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _claimed_by(path: Path, pid: int) -> bool:
+    try:
+        claim = json.loads((path / PARTIAL_MARKER).read_text(encoding="utf-8"))
+        info = path.stat()
+    except (OSError, ValueError):
+        return False
+    return (isinstance(claim, dict) and claim.get("directory") == path.name and claim.get("pid") == pid
+            and claim.get("inode") == info.st_ino and info.st_uid == os.getuid())
 
 
 def _process_alive(pid: int) -> bool:

@@ -22,7 +22,8 @@ from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, r
                                           resolved_target, swap_in, write_listing)
 from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, SCENARIO, VERIFICATION,
                                                  AcceleratorPalette, Filter, Filters, filters_for, gain_scale,
-                                                 spec_json, text_colour_on_gain, vega_runtime)
+                                                 inert_spec, inert_value, spec_json, text_colour_on_gain,
+                                                 vega_runtime)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -86,7 +87,7 @@ def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
         SELECT coalesce(accelerator, cpu || ' (CPU only)') AS accelerator, benchmark,
                round_from || ' → ' || round_to AS rounds, round_from,
-               round_to AS round, gain, submitter, hardware AS system, scenario, total_accelerators,
+               round_to AS round, gain, submitter, hardware AS system, scenario, accelerator_count,
                result_id_from, result_id_to, 'verified (both rounds)' AS verification
         FROM software_gain_summary WHERE basis = 'same_scale'
         QUALIFY row_number() OVER (PARTITION BY coalesce(accelerator, cpu), benchmark, round_from, round_to
@@ -98,7 +99,7 @@ def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
     if frame.height:
         base = alt.Chart().encode(
             x=alt.X("benchmark:N", title="benchmark"), y=alt.Y("accelerator:N", title="accelerator"),
-            tooltip=[*_identity("submitter", "system", "accelerator", "total_accelerators", "benchmark",
+            tooltip=[*_identity("submitter", "system", "accelerator", "accelerator_count", "benchmark",
                                 "scenario", "rounds", "result_id_from", "result_id_to", "verification"),
                      alt.Tooltip("gain:Q", format=".2f", title="gain (× later over earlier)")])
         heat = base.mark_rect().encode(color=alt.Color("gain:Q", title="gain (×)", scale=gain_scale(frame["gain"])))
@@ -115,7 +116,7 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
         SELECT round, benchmark, scenario, benchmark || ' · ' || scenario AS benchmark_scenario,
                vendor, accelerator_new AS accelerator, accelerator_base,
-               accelerator_new || ' vs ' || accelerator_base AS comparison, speedup, total_accelerators,
+               accelerator_new || ' vs ' || accelerator_base AS comparison, speedup, accelerator_count,
                submitter_new, result_id_new, submitter_base, result_id_base,
                CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification,
                verification_new || ' / ' || verification_base AS rows_verification,
@@ -134,7 +135,7 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
             x=alt.X("speedup:Q", title="speedup (× newer over older generation)",
                     scale=alt.Scale(type="log"), axis=alt.Axis(values=[0.25, 0.5, 1, 2, 4, 8])),
             y=alt.Y("benchmark_scenario:N", title=None),
-            tooltip=[*_identity("round", "benchmark", "scenario", "vendor", "comparison", "total_accelerators",
+            tooltip=[*_identity("round", "benchmark", "scenario", "vendor", "comparison", "accelerator_count",
                                 "submitter_new", "result_id_new", "submitter_base", "result_id_base",
                                 "rows_verification"),
                      alt.Tooltip("speedup:Q", format=".2f", title="speedup (×)")])
@@ -155,7 +156,7 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
 
 def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
-        SELECT round, accelerator, benchmark, scenario, submitter, accelerators_small, accelerators_large,
+        SELECT round, accelerator, benchmark, scenario, submitter, accelerator_count_small, accelerator_count_large,
                efficiency, result_id_small, result_id_large,
                verification_small || ' / ' || verification_large AS rows_verification,
                CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification
@@ -164,19 +165,19 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     shows = ("verified and preview closed-division rows, same submitter, accelerator, benchmark and "
              f"scenario; {preview} of {frame.height} comparisons use a preview row (triangles)")
     chart = Chart("scaling_efficiency",
-                  "Scaling efficiency by scale: (value_large / value_small) / (size_large / size_small); 1.0 = linear",
+                  "Scaling efficiency by scale: (throughput_large / throughput_small) / (size_large / size_small); 1.0 = linear",
                   shows,
                   _rounds(frame, "round"), None)
     if frame.height:
         points = alt.Chart(frame).mark_point(size=60, filled=True, opacity=0.8).encode(
-            x=alt.X("accelerators_large:Q", title="accelerators in the larger system",
+            x=alt.X("accelerator_count_large:Q", title="accelerators in the larger system",
                     scale=alt.Scale(type="log", base=2)),
             y=alt.Y("efficiency:Q", title="efficiency (log scale)", scale=alt.Scale(type="log")),
             color=palette.encoding(frame),
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
-            tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerators_small",
-                                "result_id_small", "accelerators_large", "result_id_large", "rows_verification"),
+            tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerator_count_small",
+                                "result_id_small", "accelerator_count_large", "result_id_large", "rows_verification"),
                      alt.Tooltip("efficiency:Q", format=".2f", title="efficiency (1.0 = linear)")])
         points = filters_for(frame).apply(points)
         linear = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(
@@ -229,7 +230,7 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
             FROM offline
         )
         SELECT panel, benchmark, bar, accelerator, round, scenario, submitter, system, result_id,
-               total_accelerators, value, verification
+               accelerator_count, value, verification
         FROM measures WHERE value IS NOT NULL
         QUALIFY row_number() OVER (PARTITION BY panel, benchmark, bar ORDER BY value DESC, result_id) = 1""",
                           [round_name or "", round_name or ""])
@@ -245,7 +246,7 @@ def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, f
         color=palette.encoding(frame, legend=False),
         row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
         tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
-                            "total_accelerators", "verification"),
+                            "accelerator_count", "verification"),
                  alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])],
     ).properties(width=200).resolve_scale(x="independent", y="independent")
 
@@ -297,12 +298,12 @@ def own_vs_mlperf_chart(con, palette: AcceleratorPalette) -> Chart:
 def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
     """One bar per entry (result ID), sorted by value: two entries of one system name are two bars."""
     frame = db.query_frame(con, f"""
-        SELECT l.round, l.benchmark, l.scenario, l.rank_system, l.submitter, l.system, l.result_id, l.value,
-               l.units, l.accelerator, l.total_accelerators, l.verification,
-               l.system || ' · ' || coalesce(l.total_accelerators || '× ' || l.accelerator, 'no accelerator')
+        SELECT l.round, l.benchmark, l.scenario, l.rank_system, l.submitter, l.system, l.result_id, l.result AS value,
+               l.result_unit AS units, l.accelerator, l.accelerator_count, l.verification,
+               l.system || ' · ' || coalesce(l.accelerator_count || '× ' || l.accelerator, 'no accelerator')
                    || ' · ' || l.result_id AS entry
         FROM leaderboard AS l JOIN dim_benchmarks AS b USING (benchmark)
-        WHERE b.llm AND l.suite = 'datacenter' AND l.units = 'Tokens/s'
+        WHERE b.llm AND l.suite = 'datacenter' AND l.result_unit = 'Tokens/s'
           AND l.scenario IN ('Offline', 'Server', 'Interactive') AND l.rank_system <= {TOP_SYSTEMS}""")
     shows = (f"verified rows only, datacenter suite; the top {TOP_SYSTEMS} entries of each LLM benchmark, round "
              f"and scenario (tokens/s, higher is better), one bar per result ID; opens on round {round_name}, "
@@ -318,7 +319,7 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
             color=palette.encoding(frame),
             row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
             tooltip=[*_identity("round", "benchmark", "scenario", "rank_system", "submitter", "system", "result_id",
-                                "accelerator", "total_accelerators", "verification"),
+                                "accelerator", "accelerator_count", "verification"),
                      alt.Tooltip("value:Q", format=",.1f", title="tokens/s"), "units"],
         ).properties(width=360).resolve_scale(x="independent", y="independent")
         chart.chart = _titled(filters_for(frame, filters).apply(bars), chart.title, chart.caption)
@@ -342,7 +343,7 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
             y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=alt.Scale(type="log")),
             color=palette.encoding(frame),
             tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
-                                "total_accelerators", "verification", "per_user_from", "ttft_p99_ms", "tpot_p99_ms"),
+                                "accelerator_count", "verification", "per_user_from", "ttft_p99_ms", "tpot_p99_ms"),
                      alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
                      alt.Tooltip("per_user:Q", format=",.1f", title="tokens/s per user")])
         frontier = base.transform_filter(alt.datum.on_frontier).mark_line(strokeWidth=1.5).encode(
@@ -369,7 +370,7 @@ def interactivity_frame(con) -> pl.DataFrame:
             FROM latency_profile GROUP BY ALL
         )
         SELECT f.round, f.benchmark, f.scenario, f.accelerator, f.submitter, f.system, f.result_id,
-               f.total_accelerators, f.verification, f.tokens_per_second_per_accelerator AS per_accelerator,
+               f.accelerator_count, f.verification, f.tokens_per_second_per_accelerator AS per_accelerator,
                coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) AS per_user,
                CASE WHEN f.tokens_per_second_per_user IS NULL THEN 'the scenario''s p99 TPOT limit'
                     ELSE 'run summary' END AS per_user_from,
@@ -411,7 +412,7 @@ def _identity(*fields: str) -> list:
             for field in fields]
 
 
-NUMERIC_TOOLTIPS = {"total_accelerators", "accelerators_small", "accelerators_large", "rank_system",
+NUMERIC_TOOLTIPS = {"accelerator_count", "accelerator_count_small", "accelerator_count_large", "rank_system",
                     "ttft_p99_ms", "tpot_p99_ms"}
 
 
@@ -471,7 +472,8 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     staging = make_staging_dir(target)
     try:
         drawn = _write_charts(charts, staging / "charts")
-        environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape())
+        environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
+                                  finalize=inert_value)
         page = environment.get_template("report.html").render(
             charts=charts, tables=tables, specs={name: spec_json(spec) for name, spec in drawn.items()},
             runtime=vega_runtime() if drawn else None, generated_at=datetime.now(timezone.utc),
@@ -493,7 +495,7 @@ def _write_charts(charts: list[Chart], directory: Path) -> dict[str, dict]:
     directory.mkdir()
     specs = {}
     for chart in (c for c in charts if c.chart is not None):
-        specs[chart.name] = chart.chart.to_dict()
+        specs[chart.name] = inert_spec(chart.chart.to_dict())
         svg = vlc.vegalite_to_svg(specs[chart.name])
         (directory / f"{chart.name}.svg").write_text(svg, encoding="utf-8")
         (directory / f"{chart.name}.png").write_bytes(vlc.svg_to_png(svg, scale=1.5))

@@ -12,6 +12,7 @@ import altair as alt
 import polars as pl
 
 from warehouse.errors import needs_extra
+from warehouse.export.cells import ESCAPED
 from warehouse.identity.rounds import round_sort_key
 
 # Vega's tableau20 (dark shades first, then the light ones) and category20b: 40 colours that differ.
@@ -159,5 +160,31 @@ def vega_runtime() -> str:
 
 
 def spec_json(spec: dict) -> str:
-    """The spec as JSON safe inside <script type="application/json">."""
-    return json.dumps(spec, default=str).replace("</", "<\\/")
+    """The spec as JSON inert inside <script type="application/json">: every `<`, `>` and `&` written
+    as JSON's own escape (`<!--<script>` in a label would otherwise open a comment the HTML parser
+    reads past the element's end), every other character beyond ASCII too."""
+    return json.dumps(spec, default=str).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def inert_text(text: str) -> str:
+    """Control, bidi and noncharacter code points as visible `\\uXXXX` (cells.py's class): what the
+    SVG renderer cannot hold (a raw ESC is no XML) or what would draw reversed."""
+    return ESCAPED.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def inert_spec(value):
+    """A chart spec (its inline data included) with every string inert: a label that cannot be drawn
+    is drawn escaped, never a crash."""
+    if isinstance(value, str):
+        return inert_text(value)
+    if isinstance(value, dict):
+        return {inert_spec(k): inert_spec(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [inert_spec(v) for v in value]
+    return value
+
+
+def inert_value(value):
+    """Jinja's finalize: text from the warehouse printed inert; markup the page builds (what has
+    `__html__`: Jinja's Markup) as it is."""
+    return inert_text(value) if isinstance(value, str) and not hasattr(value, "__html__") else value

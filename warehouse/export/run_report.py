@@ -13,9 +13,9 @@ from warehouse.ingest.outcome import RoundOutcome
 from warehouse.ingest.source_urls import redact
 from warehouse.store import db
 
-GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "total_accelerators",
+GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "accelerator_count",
             "round_from", "round_to"]
-SPEEDUP_KEY = ["round", "benchmark", "scenario", "units", "hardware_count", "hardware_new",
+SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "hardware_count", "hardware_new",
                "hardware_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
 TOP = 3
 SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
@@ -105,10 +105,21 @@ class RunReport:
         return self.rounds
 
     def screen_table(self) -> pl.DataFrame:
-        """The per-round table the CLI prints (every value as text, empty for none)."""
+        """The per-round table of `--format csv` (every value as text, empty for none)."""
         if not self.rounds:
             return pl.DataFrame()
         return pl.DataFrame(self.rounds).select(pl.col(SCREEN_COLUMNS).cast(pl.String).fill_null(""))
+
+    def terminal_table(self) -> pl.DataFrame:
+        """The per-round table a person reads, within 80 columns: rows loaded (read = loaded +
+        quarantined), rows quarantined only when a round has any, what was new or changed, the note."""
+        if not self.rounds:
+            return pl.DataFrame()
+        frame = pl.DataFrame(self.rounds, infer_schema_length=None)
+        columns = ["round", "status", pl.col("rows_loaded").alias("loaded")]
+        if frame["rows_quarantined"].fill_null(0).sum():
+            columns.append(pl.col("rows_quarantined").alias("quarantined"))
+        return frame.select(*columns, "new", "changed", "note")
 
     def screen_sections(self) -> list[tuple[str, list[str]]]:
         """What the CLI prints after the table: drift, then the sections of the report."""
@@ -156,7 +167,7 @@ class RunReport:
                 f"{s['speedup']:.2f}x {s['hardware_new']} over {s['hardware_base']} x{s['hardware_count']} "
                 f"{s['benchmark']} {s['scenario']}, {s['stack_new']}: {s['result_id_base']} -> {s['result_id_new']}"
                 for s in self.new_speedups]),
-            ("Units corrected and anomalies in the loaded rounds (kept out of procurement-grade comparisons)",
+            ("Corrected units and anomalies (out of procurement-grade comparisons)",
              self.flagged),
             ("Claims whose verdict changed", [
                 f"{c['id']}: {c['before'] or '(new claim)'} -> {c['after'] or '(gone)'}" for c in self.verdict_changes]),

@@ -74,9 +74,59 @@ def published_records(round_name: str) -> int | None:
     return found.records if found else None
 
 
-def resolve_source(explicit: str | None = None) -> str:
-    """--source, else MLPERF_SOURCE, else the published repositories."""
-    return explicit or settings.current().source
+@dataclass(frozen=True)
+class ChosenSource:
+    location: str
+    chosen_by: str  # '--source', 'MLPERF_SOURCE', 'remembered' or 'default'
+
+    def said(self) -> str | None:
+        """The line a command prints when the source is not the one the user named or the default."""
+        if self.chosen_by != "remembered":
+            return None
+        return (f"source: {self.location} (where this warehouse's rounds came from; "
+                "--source or MLPERF_SOURCE to change)")
+
+
+def choose_source(explicit: str | None = None, db_file: str | None = None) -> ChosenSource:
+    """--source, else MLPERF_SOURCE, else where the warehouse's rounds came from last (db_file given),
+    else the published repositories."""
+    if explicit:
+        return ChosenSource(explicit, "--source")
+    if settings.variable("source") in settings.set_variables():
+        return ChosenSource(settings.current().source, "MLPERF_SOURCE")
+    remembered = remembered_source(db_file) if db_file else None
+    return ChosenSource(remembered, "remembered") if remembered else ChosenSource(DEFAULT_SOURCE, "default")
+
+
+def resolve_source(explicit: str | None = None, db_file: str | None = None) -> str:
+    return choose_source(explicit, db_file).location
+
+
+# The file an official load fetched, below its source: <source>/inference_results_vX.Y/<branch>/<file>.
+_BELOW_SOURCE = re.compile(r"^(?P<source>.+)/inference_results_v[0-9.]+/[^/]+/[^/]+$")
+
+
+def remembered_source(db_file: str) -> str | None:
+    """The source of the warehouse's latest official load of a round (sources.url without the round's
+    own path), read from its published copy; None for a new warehouse, one that cannot be read now,
+    or a source whose stored URL lost a secret (a redacted query string) or lives nowhere now."""
+    from warehouse.store import db
+    from warehouse.store.publish import reader_path
+    path = reader_path(db.db_path(db_file))
+    if not Path(path).exists():
+        return None
+    try:
+        with db.connect(str(path), read_only=True) as con:
+            urls = [url for (url,) in con.execute(
+                "SELECT url FROM sources WHERE origin = 'official' ORDER BY loaded_at DESC").fetchall()]
+    except Exception:  # noqa: BLE001 - a warehouse that cannot be read now remembers nothing
+        return None
+    for url in urls:
+        found = _BELOW_SOURCE.match(url)
+        if found and "REDACTED" not in url and (found["source"].startswith(("http://", "https://"))
+                                                or Path(found["source"]).is_dir()):
+            return found["source"]
+    return None
 
 
 def parse_round_list(text: str) -> list[str]:

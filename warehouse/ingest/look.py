@@ -14,7 +14,6 @@ import duckdb
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchError, Fetched, FetchSettings, NotFound, Previous, fetch, missing_locally
 from warehouse.ingest.outcome import RoundOutcome, previous_fetches, source_id_for
-from warehouse.ingest.source_urls import redact
 
 # What a run of rounds reads from the warehouse, under the writer lock: the rounds to look at, and
 # those of them the round table does not list yet (recorded when they load).
@@ -32,7 +31,7 @@ def previous_of(con: duckdb.DuckDBPyConnection, round: Round, source: str) -> di
 
 
 def not_published(round_name: str, source: str) -> RoundOutcome:
-    return RoundOutcome(round_name, "not_published", message=f"not published at this source ({redact(source)})")
+    return RoundOutcome(round_name, "not_published", message="not published at this source")
 
 
 def absent_locally(round: Round, source: str) -> bool:

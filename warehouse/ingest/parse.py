@@ -32,6 +32,7 @@ import polars as pl
 from schemas.raw import CHECKER_TO_FINAL, MAPPED, MODELS, missing_columns, unknown_columns
 from schemas.results import SCENARIOS, is_power_unit, unit_family
 from warehouse.errors import ExpectedFailure
+from warehouse.inputs import csv_header, load_json
 
 RECORD_NO = "_record_no"
 RECORD = "_record"  # the record as the file has it (a Python object): JSON only for quarantined ones
@@ -106,10 +107,10 @@ def utf8_text(content: bytes, label: str, error: type[Exception] | None = None) 
 
 
 def _load_json(text: str, label: str):
+    """The table within warehouse.inputs' bounds (nesting, 64-bit integers, each key once per object:
+    a row number or a field given twice would silently lose one)."""
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise MalformedFile(f"{label}: JSON nested too deeply to be a result table") from None
+        return load_json(text, label, MalformedFile)
     except json.JSONDecodeError as exc:
         raise MalformedFile(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
                             " (truncated or corrupt file?)") from exc
@@ -137,6 +138,7 @@ def _checker_json_records(text: str, label: str) -> list[tuple[int, dict]]:
 
 
 def _csv_records(text: str, label: str) -> list[tuple[int, dict]]:
+    csv_header(text, label, MalformedFile)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames:
         raise MalformedFile(f"{label}: empty CSV, no header")

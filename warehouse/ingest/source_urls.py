@@ -5,7 +5,8 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from warehouse.errors import SourceMissing
+from warehouse.errors import SourceMissing, UsageError
+from warehouse.settings import url_problem
 
 # Query parameters that carry a secret (signed URLs, tokens); their values are never stored.
 _SECRET_PARAMETER = re.compile(r"(token|key|secret|signature|sig|password|passwd|auth|credential)",
@@ -54,6 +55,8 @@ def check_source(source: str) -> str:
     """A local source (a directory or file:// URL) must exist: a mistyped one is an error, never
     'every round not published'. Any other scheme than http(s) or file is refused."""
     if source.startswith(("http://", "https://")):
+        if (problem := url_problem(source)) is not None:
+            raise UsageError(f"--source {source}: {problem}")
         return source
     if _URL_SCHEME.match(source) and not source.startswith("file://"):
         raise SourceMissing(f"{source}: unsupported source scheme (use http(s)://, file:// or a directory)")
@@ -61,4 +64,4 @@ def check_source(source: str) -> str:
     if not path.is_dir():
         raise SourceMissing(f"{source}: no such directory (the source must be a base URL or a "
                             "directory laid out as inference_results_vX.Y/<branch>/<file>)")
-    return str(path)
+    return str(path.resolve())  # remembered by the warehouse (sources.url): valid from any directory

@@ -6,13 +6,18 @@ worker imported tree_ingest's polars, Pandera and DuckDB in 2-3 s on its first c
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple
 
 import requests
 
+from schemas.endpoints import HEAD_BYTES
+from warehouse.errors import one_line
+from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
+from warehouse.ingest.source_urls import local_path
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+from warehouse.inputs import INT64
 
 
 class Parser(NamedTuple):
@@ -21,37 +26,57 @@ class Parser(NamedTuple):
 
 
 PARSERS = {"summary": Parser(parse_summary, "run_path"), "system": Parser(parse_system, "system_path")}
+# A run folder's files, by name: LoadGen's summary, or the endpoint harness's (schemas/endpoints.py).
+SUMMARY_PARSERS: dict[str, Callable[[bytes, str], dict]] = {
+    SUMMARY_FILE: parse_summary, "result_summary.json": parse_result_summary,
+    "results.json": parse_client_results, "report.txt": parse_report,
+}
+LISTED_AT_MOST = 20  # names of an unrecognized folder's files kept
 
 
 @dataclass(frozen=True)
 class TreeFile:
     """One file to fetch: its round, path in the round repository, kind, where, and what the
-    warehouse saw last time (for conditional requests)."""
+    warehouse saw last time (for conditional requests). A run folder (kind summary) may hold its
+    summary in one of several files: `path`/`location` is the first looked for (LoadGen's),
+    `alternatives` the others in order; `folder` is its scenario folder, listed when none is found
+    and the source is a directory."""
     round: str
     path: str
     kind: str                      # summary | system
     location: str
     previous: Previous | None = None
+    previous_path: str | None = None   # the file `previous` is of (a run folder's may be any of its files)
+    run_path: str | None = None        # summary: the run folder (the table's key)
+    alternatives: tuple[tuple[str, str], ...] = ()   # summary: (path, location) looked for next
+    folder: str | None = None          # summary: the scenario folder's location
 
     @property
     def key(self) -> str:
         """The run folder of a summary, the file path of a system: the table's key."""
-        return self.path.removesuffix(f"/{SUMMARY_FILE}") if self.kind == "summary" else self.path
+        return self.run_path if self.kind == "summary" else self.path
 
     @property
     def source_id(self) -> str:
         """How a quarantined file is named in the quarantine table."""
         return f"tree/{self.round}/{self.path}"
 
+    def candidates(self) -> list["TreeFile"]:
+        """This file and each alternative, each with the validators of the last load when it was that file."""
+        return [replace(self, path=path, location=location, alternatives=(),
+                        previous=self.previous if path == self.previous_path else None)
+                for path, location in ((self.path, self.location), *self.alternatives)]
+
 
 @dataclass
 class FileOutcome:
-    file: TreeFile
-    status: str                    # parsed (until validated) | loaded | unchanged | quarantined | missing | failed
+    file: TreeFile                 # the file read (for a run folder, the first of its files found)
+    status: str                    # parsed (until validated) | loaded | unchanged | quarantined | missing | failed | unrecognized
     fetched: Fetched | None = None
     reasons: list[str] = field(default_factory=list)
     raw_text: str | None = None
     record: dict | None = None     # the parsed row, until it is validated
+    files_held: list[str] | None = None   # unrecognized: what the run's folder holds
 
 
 def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: requests.Session,
@@ -63,8 +88,9 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
     delays = settings.retry_delays()
     for attempt in range(len(delays) + 1):
         try:
-            return fetch(file.location, file.path.rsplit("/", 1)[-1], settings,
-                         None if force else file.previous, session)
+            name = file.path.rsplit("/", 1)[-1]
+            return fetch(file.location, name, settings, None if force else file.previous, session,
+                         keep=HEAD_BYTES.get(name) if file.kind == "summary" else None)
         except FetchError as exc:
             if not is_transient(exc) or attempt == len(delays):
                 raise
@@ -91,22 +117,81 @@ def _session_for(files: list[TreeFile]) -> requests.Session:
 
 
 def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) -> FileOutcome:
-    try:
-        fetched = fetch_with_retries(file, settings, session, force)
-    except NotFound as exc:
-        return FileOutcome(file, "missing", reasons=[str(exc)])
-    except FetchError as exc:
-        return FileOutcome(file, "failed", reasons=[str(exc)])
+    """The file, or for a run folder the first of its files found; when none is, what the folder
+    holds (a directory source only: a URL cannot be listed)."""
+    tried = []
+    for candidate in file.candidates():
+        try:
+            fetched = fetch_with_retries(candidate, settings, session, force)
+        except NotFound as exc:
+            tried.append(str(exc))
+            continue
+        except FetchError as exc:
+            return FileOutcome(candidate, "failed", reasons=[str(exc)])
+        return _parsed(candidate, fetched, force)
+    held = _files_held(file.folder)
+    if held:
+        return FileOutcome(file, "unrecognized", files_held=held, reasons=[
+            f"holds none of the files a run summary is read from ({', '.join(SUMMARY_PARSERS)}): "
+            + ", ".join(held)])
+    return FileOutcome(file, "missing", reasons=["; ".join(tried)])
+
+
+def _parsed(file: TreeFile, fetched: Fetched, force: bool) -> FileOutcome:
     content, fetched.content = fetched.content, None  # the parsed row (or text) travels on, not bytes
     if not force and fetched.unchanged_since(file.previous):
         return FileOutcome(file, "unchanged", fetched)
-    parser = PARSERS[file.kind]
+    parse = SUMMARY_PARSERS[file.path.rsplit("/", 1)[-1]] if file.kind == "summary" else PARSERS[file.kind].parse
     try:
-        record = parser.parse(content, file.location)
+        record = parse(content, file.location)
     except UnparsableFile as exc:
         return FileOutcome(file, "quarantined", fetched, exc.reasons, _text_of(content))
+    except UNREADABLE as exc:  # one file past a bound (nesting, a number's size) is quarantined, not the round
+        return FileOutcome(file, "quarantined", fetched, [f"cannot be read: {one_line(exc)[:300]}"], _text_of(content))
+    if beyond := out_of_bounds(record):
+        return FileOutcome(file, "quarantined", fetched, beyond, _text_of(content))
+    if file.kind == "summary":
+        record["summary_path"] = file.path
     return FileOutcome(file, "parsed", fetched, raw_text=_text_of(content),
-                       record={"round": file.round, parser.key: file.key, "sha256": fetched.sha256, **record})
+                       record={"round": file.round, PARSERS[file.kind].key: file.key, "sha256": fetched.sha256,
+                               **record})
+
+
+def _files_held(folder: str | None) -> list[str]:
+    """The files under a run's scenario folder on a directory source, relative to it, sorted, at
+    most LISTED_AT_MOST (then how many more); [] when it is a URL, absent or empty."""
+    if folder is None or is_http(folder):
+        return []
+    root = local_path(folder)
+    if not root.is_dir():
+        return []
+    names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    if len(names) > LISTED_AT_MOST:
+        return names[:LISTED_AT_MOST] + [f"... and {len(names) - LISTED_AT_MOST} more"]
+    return names
+
+
+# What a parser raises on a file past a bound: an integer too long for Python to read, nesting
+# deeper than its recursion limit, a shape the parser never meets in real files.
+UNREADABLE = (ValueError, RecursionError, TypeError, OverflowError)
+
+
+UINT64 = range(0, 2**64)
+
+
+def out_of_bounds(record: dict) -> list[str]:
+    """Every integer of a parsed row must fit its 64-bit column (LoadGen's seeds are unsigned:
+    warehouse/store/tree_tables.py): one that does not is its file's reason to be quarantined (else
+    the whole round's rows would fail to load)."""
+    return [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
+            if isinstance(value, int) and not isinstance(value, bool)
+            and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+
+
+def _digits(value: int) -> str:
+    if value.bit_length() < 80:
+        return str(value)
+    return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"  # str() of a huge one is refused
 
 
 def _text_of(content: bytes) -> str:

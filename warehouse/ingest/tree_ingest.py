@@ -8,32 +8,45 @@ The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once, or 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import NamedTuple
 
 import polars as pl
 
+from schemas.endpoints import LOADGEN
 from schemas.failures import failures_of
-from schemas.trees import RunSummary, SystemDescription
-from warehouse.identity.rounds import Round
-from warehouse.ingest.fetch import Previous
-from warehouse.ingest.tree_fetch import PARSERS, FileOutcome, TreeFile
-from warehouse.ingest.trees import SUMMARY_FILE, run_folder
+from schemas.trees import SUMMARY_MODELS, SystemDescription
+from warehouse.errors import ExpectedFailure
+from warehouse.identity.rounds import Round, round_sort_key
+from warehouse.ingest.fetch import FetchError, FetchSettings, Previous, cannot_connect, is_http
+from warehouse.ingest.source_urls import local_path, redact
+from warehouse.ingest.tree_fetch import PARSERS, FileOutcome, TreeFile, fetch_with_retries
+from warehouse.ingest.trees import run_folder
 from warehouse.store import db
 from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
 
 
 class Kind(NamedTuple):
-    model: type                    # the Pandera model a parsed row must pass
+    models: dict[str | None, type]  # the Pandera model a parsed row must pass, by its harness (None: any)
     types: dict[str, str]          # column -> type (warehouse/store/tree_tables.py)
     table: str
     key: str                       # the table's key column, besides round
 
 
-KINDS = {"summary": Kind(RunSummary, SUMMARY_TYPES, "run_summaries", PARSERS["summary"].key),
-         "system": Kind(SystemDescription, SYSTEM_TYPES, "systems", PARSERS["system"].key)}
+KINDS = {"summary": Kind(SUMMARY_MODELS, SUMMARY_TYPES, "run_summaries", PARSERS["summary"].key),
+         "system": Kind({None: SystemDescription}, SYSTEM_TYPES, "systems", PARSERS["system"].key)}
 DEFAULT_CHUNK = 64
+DIVISIONS = ("closed", "open", "network")  # the top folders of a round's submission tree
+FOUND = ("loaded", "unchanged", "quarantined", "unrecognized")  # statuses of a file that is there
+
+
+class NoTrees(ExpectedFailure):
+    """No round asked for has any submission tree at the source."""
+
+
+class TreeSourceUnreachable(ExpectedFailure):
+    """The source of the trees cannot be reached at all (the host does not resolve or answer)."""
 
 
 @dataclass
@@ -42,6 +55,7 @@ class TreeOutcome:
     counts: dict[str, int]
     problems: list[str]
     seconds: float = 0.0
+    rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
 
     @property
     def files(self) -> int:
@@ -50,6 +64,11 @@ class TreeOutcome:
     @property
     def failed(self) -> bool:
         return self.counts.get("failed", 0) > 0
+
+    @property
+    def found_nothing(self) -> bool:
+        """Files were asked for and not one of them is at the source."""
+        return self.files > 0 and not any(self.counts.get(status) for status in FOUND)
 
     def by_status(self) -> pl.DataFrame:
         return pl.DataFrame({"status": list(self.counts), "files": list(self.counts.values())},
@@ -60,14 +79,28 @@ class TreeOutcome:
 # plan
 
 
-def tree_url(source: str, round: Round, path: str) -> str:
-    return f"{source.rstrip('/')}/{round.repository}/{round.branch}/{path}"
+def tree_root(source: str, round: Round) -> str:
+    """Where a round's submission tree is at the source: `<repository>/<branch>/` as the round
+    repositories are published (a URL, or a directory laid out as they are), or `<repository>/`
+    for a directory laid out as the trees alone are (../shared/mlcommons/trees)."""
+    repository = f"{source.rstrip('/')}/{round.repository}"
+    branch = f"{repository}/{round.branch}"
+    if is_http(source) or holds_a_tree(branch) or not holds_a_tree(repository):
+        return branch
+    return repository
+
+
+def holds_a_tree(directory: str) -> bool:
+    """A local directory with a division folder (closed/, open/, network/) in it."""
+    root = local_path(directory)
+    return any((root / division).is_dir() for division in DIVISIONS)
 
 
 def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
-    """Every summary and system file the loaded result rows of these rounds name, with what the
+    """Every run folder and system file the loaded result rows of these rounds name, with what the
     warehouse saw of each last time; and how many result rows name no usable run folder."""
     by_name = {r.name: r for r in rounds}
+    roots = {r.name: tree_root(source, r) for r in rounds}
     locations = db.query_frame(
         con, "SELECT round, location, count(*) AS rows FROM results WHERE list_contains(?, round) "
              "AND metric = 'performance' GROUP BY ALL ORDER BY ALL", [list(by_name)])
@@ -79,17 +112,30 @@ def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
         if folder is None:
             unnamed += rows
             continue
-        for kind, path in (("summary", folder.summary_path), ("system", folder.system_path)):
-            url = tree_url(source, by_name[round_name], path)
-            files.setdefault((round_name, path), TreeFile(
-                round_name, path, kind, url, _previous_fetch(previous.get((round_name, path)), url)))
+        root = roots[round_name]
+        first, *others = folder.candidate_paths
+        files.setdefault((round_name, folder.path), _planned(
+            round_name, first, "summary", root, previous.get((round_name, folder.path)), run_path=folder.path,
+            alternatives=tuple((path, f"{root}/{path}") for path in others),
+            folder=f"{root}/{folder.scenario_path}"))
+        files.setdefault((round_name, folder.system_path), _planned(
+            round_name, folder.system_path, "system", root, previous.get((round_name, folder.system_path))))
     return list(files.values()), unnamed
 
 
+def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | None, **run) -> TreeFile:
+    """A file to fetch, with the validators of the last load (of whichever file of the run folder it read)."""
+    previous_path = found[0] if found else None
+    url = f"{root}/{previous_path or path}"
+    return TreeFile(round_name, path, kind, f"{root}/{path}", _previous_fetch(found and found[1:], url),
+                    previous_path, **run)
+
+
 def _previous(con) -> dict[tuple[str, str], tuple]:
-    rows = con.execute("SELECT round, path, sha256, etag, last_modified, url FROM tree_files "
-                       "WHERE status IN ('loaded', 'quarantined')").fetchall()
-    return {(r, p): rest for r, p, *rest in rows}
+    """(round, run folder or system file) -> (path, sha256, etag, last_modified, url) of its last load."""
+    rows = con.execute("SELECT round, coalesce(run_path, path), path, sha256, etag, last_modified, url "
+                       "FROM tree_files WHERE status IN ('loaded', 'quarantined')").fetchall()
+    return {(r, key): rest for r, key, *rest in rows}
 
 
 def _previous_fetch(found: tuple | None, url: str) -> Previous | None:
@@ -105,6 +151,41 @@ def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFi
     return [files[i:i + size] for i in range(0, len(files), max(1, size))]
 
 
+def require_trees(files: list[TreeFile], rounds: list[Round], source: str, settings: FetchSettings) -> None:
+    """Before fetching: a directory source must hold the tree of at least one round whose files are
+    asked for, and a URL must answer (one try of the first file, with the usual retries); else one
+    line, at once, not a file 'missing' or 'failed' for every result row."""
+    asked = [r for r in rounds if any(f.round == r.name for f in files)]
+    if not asked:
+        return
+    if not is_http(source):
+        if not any(holds_a_tree(tree_root(source, r)) for r in asked):
+            raise NoTrees(f"{source} holds no submission tree of {', '.join(r.name for r in asked)} (looked for "
+                          f"inference_results_vX.Y/main/closed/ and inference_results_vX.Y/closed/, or open/): "
+                          "point --source at a directory laid out as the trees are published, "
+                          "e.g. ../shared/mlcommons/trees")
+        return
+    import requests
+    try:
+        fetch_with_retries(files[0], settings, requests.Session())
+    except FetchError as exc:
+        if cannot_connect(exc):
+            raise TreeSourceUnreachable(str(exc)) from exc
+
+
+def check_source_has_trees(db_file: str, rounds: list[Round], source: str) -> None:
+    """require_trees for the files the warehouse's loaded results name (a command's first step)."""
+    with db.connect(db_file, read_only=True) as con:
+        files, _ = plan(con, rounds, source)
+    require_trees(files, rounds, source, FetchSettings.from_env())
+
+
+def nothing_found(outcome: TreeOutcome, source: str) -> str:
+    """The one line for a run in which no file asked for was at the source."""
+    return (f"no submission tree file of {', '.join(outcome.rounds)} at {redact(source)}: "
+            f"all {outcome.files} files asked for are missing")
+
+
 # ---------------------------------------------------------------------------------------------
 # validate (every chunk's rows at once)
 
@@ -118,17 +199,23 @@ class Checked:
 
 
 def check(outcomes: list[FileOutcome]) -> Checked:
-    """Validate every parsed row at once (one Pandera pass per table, not one per chunk): a row
-    that fails any check quarantines its file."""
-    frames = {kind: _validate(kind, [o for o in outcomes if o.status == "parsed" and o.file.kind == kind])
+    """Validate every parsed row at once (one Pandera pass per table and harness, not one per
+    chunk): a row that fails any check quarantines its file."""
+    frames = {kind: pl.concat([_validate(kind, model, [o for o in outcomes if o.status == "parsed"
+                                                       and o.file.kind == kind and _harness(o) == harness])
+                               for harness, model in KINDS[kind].models.items()])
               for kind in KINDS}
     return Checked(outcomes, frames["summary"], frames["system"])
 
 
-def _validate(kind: str, candidates: list[FileOutcome]) -> pl.DataFrame:
-    """The rows that pass every check of the kind's model; the others' files become quarantined."""
+def _harness(outcome: FileOutcome) -> str | None:
+    return outcome.record.get("harness", LOADGEN) if outcome.file.kind == "summary" else None
+
+
+def _validate(kind: str, model, candidates: list[FileOutcome]) -> pl.DataFrame:
+    """The rows that pass every check of the model; the others' files become quarantined."""
     frame = pl.DataFrame([c.record for c in candidates], schema=polars_schema(KINDS[kind].types))
-    reasons = row_failures(KINDS[kind].model, frame)
+    reasons = row_failures(model, frame)
     for index, candidate in enumerate(candidates):
         if index in reasons:
             candidate.status, candidate.reasons = "quarantined", reasons[index]
@@ -166,35 +253,41 @@ def load(con, checked: Checked) -> TreeOutcome:
         "_run_summaries": checked.summaries,
         "_systems": checked.systems,
     }
+    slot = "coalesce({0}.run_path, {0}.path)"  # a run folder (whichever of its files), or a system file
+    replaced = "f.status IN ('loaded', 'quarantined')"
     with db.registered(con, **frames), db.transaction(con):
-        for kind in KINDS.values():
+        for name, kind in KINDS.items():
             con.execute(f"""DELETE FROM {kind.table} AS t USING _tree_files AS f
-                            WHERE t.round = f.round AND f.status IN ('loaded', 'quarantined')
-                              AND (t.{kind.key} = f.path OR t.{kind.key} || '/{SUMMARY_FILE}' = f.path)""")
+                            WHERE t.round = f.round AND f.kind = '{name}' AND {replaced}
+                              AND t.{kind.key} = {slot.format('f')}""")
             columns = ", ".join(frames[f"_{kind.table}"].columns)
             con.execute(f"INSERT INTO {kind.table} ({columns}) SELECT {columns} FROM _{kind.table}")
-        con.execute("""DELETE FROM quarantine AS q USING _tree_files AS f
-                       WHERE q.source_id = 'tree/' || f.round || '/' || f.path
-                         AND f.status IN ('loaded', 'quarantined')""")
+        con.execute(f"""DELETE FROM quarantine AS q USING _tree_files AS f, tree_files AS t
+                        WHERE t.round = f.round AND {slot.format('t')} = {slot.format('f')} AND {replaced}
+                          AND q.source_id = 'tree/' || t.round || '/' || t.path""")
+        con.execute(f"""DELETE FROM quarantine AS q USING _tree_files AS f
+                        WHERE q.source_id = 'tree/' || f.round || '/' || f.path AND {replaced}""")
         con.execute("INSERT INTO quarantine SELECT * FROM _tree_quarantine")
-        con.execute("""DELETE FROM tree_files AS t USING _tree_files AS f
-                       WHERE t.round = f.round AND t.path = f.path
-                         AND (f.status IN ('loaded', 'quarantined') OR t.status IN ('missing', 'failed'))""")
-        con.execute("""INSERT INTO tree_files SELECT f.* FROM _tree_files AS f
-                       WHERE NOT EXISTS (SELECT 1 FROM tree_files AS t
-                                         WHERE t.round = f.round AND t.path = f.path)""")
+        con.execute(f"""DELETE FROM tree_files AS t USING _tree_files AS f
+                        WHERE t.round = f.round AND {slot.format('t')} = {slot.format('f')}
+                          AND ({replaced} OR t.status IN ('missing', 'failed', 'unrecognized'))""")
+        columns = ", ".join(FILE_ROW_SCHEMA)
+        con.execute(f"""INSERT INTO tree_files ({columns}) SELECT {columns} FROM _tree_files AS f
+                        WHERE NOT EXISTS (SELECT 1 FROM tree_files AS t
+                                          WHERE t.round = f.round AND {slot.format('t')} = {slot.format('f')})""")
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
     problems = [f"{o.file.location}: {o.status}: {'; '.join(o.reasons)}"
                 for o in outcomes if o.status in ("quarantined", "failed")]
-    return TreeOutcome(counts, problems)
+    return TreeOutcome(counts, problems, rounds=sorted({o.file.round for o in outcomes}, key=round_sort_key))
 
 
 FILE_ROW_SCHEMA = {
     "round": pl.String, "path": pl.String, "kind": pl.String, "url": pl.String, "status": pl.String,
     "sha256": pl.String, "bytes": pl.Int64, "etag": pl.String, "last_modified": pl.String,
     "fetched_at": pl.Datetime("us", "UTC"), "loaded_at": pl.Datetime("us", "UTC"), "message": pl.String,
+    "run_path": pl.String, "files_held": pl.List(pl.String),
 }
 QUARANTINE_SCHEMA = {"round": pl.String, "source_id": pl.String, "record_no": pl.Int64,
                      "raw_record": pl.String, "reasons": pl.List(pl.String)}
@@ -206,18 +299,10 @@ def _file_row(o: FileOutcome, now: datetime) -> dict:
             "status": o.status, "sha256": f.sha256 if f else None, "bytes": f.size if f else None,
             "etag": f.etag if f else None, "last_modified": f.last_modified if f else None,
             "fetched_at": f.fetched_at if f else now, "loaded_at": now,
-            "message": "; ".join(o.reasons) or None}
+            "message": "; ".join(o.reasons) or None, "run_path": o.file.run_path, "files_held": o.files_held}
 
 
 def _quarantine_row(o: FileOutcome) -> dict:
     raw = json.dumps({"path": o.file.path, "url": o.file.location, "text": o.raw_text}, ensure_ascii=False)
     return {"round": o.file.round, "source_id": o.file.source_id, "record_no": 0, "raw_record": raw,
             "reasons": o.reasons}
-
-
-def _replace(con, table: str, key: str, incoming: str, frame: pl.DataFrame | None) -> None:
-    if frame is None or frame.height == 0:
-        return
-    con.execute(f"DELETE FROM {table} WHERE (round, {key}) IN (SELECT (round, {key}) FROM {incoming})")
-    columns = ", ".join(frame.columns)
-    con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {incoming}")

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from schemas.endpoints import LOADGEN, RUN_FILES
 from schemas.loadgen import (EARLY_STOPPING_PERCENTILES, PERCENTILE_PREFIX, PERCENTILES, SUMMARY_COLUMNS,
                              SUMMARY_KEYS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS)
 
@@ -43,6 +44,18 @@ class RunFolder:
     @property
     def summary_path(self) -> str:
         return f"{self.path}/{SUMMARY_FILE}"
+
+    @property
+    def scenario_path(self) -> str:
+        """<division>/<submitter>/results/<platform>/<benchmark>/<scenario>: the endpoint harness
+        writes some of its files here, beside performance/."""
+        return self.path.removesuffix(f"/{RUN_SUFFIX}")
+
+    @property
+    def candidate_paths(self) -> list[str]:
+        """Every file that can summarize the run, in the order they are looked for: LoadGen's summary
+        first (schemas/endpoints.py RUN_FILES)."""
+        return [f"{self.scenario_path}/{relative}" for relative, _ in RUN_FILES]
 
     @property
     def system_path(self) -> str:
@@ -175,6 +188,7 @@ def parse_summary(content: bytes, label: str) -> dict:
     if reasons:
         raise UnparsableFile(label, reasons)
     record["unparsed_lines"] = unparsed
+    record["harness"] = LOADGEN
     return record
 
 

@@ -12,6 +12,7 @@ import polars as pl
 from schemas.claims import Claim, Decision
 from schemas.failures import validated
 from warehouse.errors import ExpectedFailure
+from warehouse.inputs import check_depth, normalised_id, read_bounded, require_final_line_break, text_of
 from warehouse.identity.reference import Reference, default_reference
 from warehouse.views.identities import canonical_accelerators
 from warehouse.identity.rounds import ROUND_PATTERN
@@ -71,6 +72,15 @@ def _date(value) -> dt.date:
     raise ValueError(f"expected a date (YYYY-MM-DD), got {value!r}")
 
 
+def _id(value) -> str:
+    """An id as stored and compared: trimmed, case-folded; control and bidi characters refused."""
+    return normalised_id(_text(value), "the id")
+
+
+def _id_list(value) -> list[str]:
+    return [normalised_id(v, "the id") for v in _text_list(value)]
+
+
 def _text_list(value) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"expected a list of text, got {value!r}")
@@ -87,7 +97,7 @@ def _review_due(value) -> str:
 
 
 CLAIM_FIELDS = {
-    "id": (_text, True), "vendor": (_text, True), "source": (_text, True),
+    "id": (_id, True), "vendor": (_text, True), "source": (_text, True),
     "published_on": (_date, True), "statement": (_text, True), "round": (_text, True),
     "model": (_text, True), "scenario": (_text, False), "kind": (_text, True),
     "accelerator": (_text, False), "baseline_accelerator": (_text, False),
@@ -97,9 +107,9 @@ CLAIM_FIELDS = {
     "cited_result_ids": (_text_list, False),
 }
 DECISION_FIELDS = {
-    "id": (_text, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
-    "measured_by": (_text_or_list, True), "claims_used": (_text_list, True),
-    "claims_excluded": (_text_list, True), "decision": (_text, True), "decided_on": (_date, True),
+    "id": (_id, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
+    "measured_by": (_text_or_list, True), "claims_used": (_id_list, True),
+    "claims_excluded": (_id_list, True), "decision": (_text, True), "decided_on": (_date, True),
     "review_due": (_review_due, True),
 }
 
@@ -107,16 +117,17 @@ DECISION_FIELDS = {
 def read_entries(path: Path, table: str, allow_empty: bool = False) -> list[dict]:
     """The file's [[table]] entries. A file with none would remove every entry it loaded before:
     refused unless `allow_empty`."""
+    text = text_of(read_bounded(path, "ledger", LedgerError), str(path), LedgerError)
     try:
-        document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LedgerError(f"{path}: no such file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise LedgerError(f"{path}: not valid TOML ({exc})") from exc
     except ValueError as exc:  # an integer too long for Python to read (over 4300 digits)
         raise LedgerError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:
         raise LedgerError(f"{path}: not valid TOML (nested too deeply)") from None
+    check_depth(document, f"{path}: not valid TOML", LedgerError)
+    require_final_line_break(text, str(path), LedgerError)  # a TOML file cut mid-value may still parse
     entries = document.get(table, [])
     if not isinstance(entries, list):
         raise LedgerError(f"{path}: no [[{table}]] tables found ({table!r} is not a list of tables)")
@@ -203,17 +214,36 @@ def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = Fals
     if not replace:
         _refuse_ids_owned_elsewhere(con, frame, path, "claim")
     with db.registered(con, _claims=frame), db.transaction(con):
+        normalise_stored_ids(con)
         con.execute("DELETE FROM claims WHERE claim_file = ? OR id IN (SELECT id FROM _claims)",
                     [str(Path(path).resolve())])
         con.execute("INSERT INTO claims BY NAME SELECT * FROM _claims")
     return frame.height
 
 
+# An id as the ledger compares it (ids loaded before they were normalised may still differ).
+NORMAL_ID = "lower(trim(c.id))"
+
+
+def normalise_stored_ids(con: duckdb.DuckDBPyConnection) -> None:
+    """Ids stored before they were normalised (trimmed, case-folded), normalised in place with the
+    references to them, so a claim and the decisions citing it keep meeting. One that would collide
+    with another stored id is left as it is (an operator's call: `--replace` moves it)."""
+    for table in ("claims", "decisions"):
+        con.execute(f"""UPDATE {table} AS c SET id = {NORMAL_ID} WHERE c.id <> {NORMAL_ID}
+                        AND (SELECT count(*) FROM {table} o WHERE lower(trim(o.id)) = {NORMAL_ID}) = 1""")
+    con.execute("""UPDATE decisions SET
+                       claims_used = list_transform(claims_used, lambda x: lower(trim(x))),
+                       claims_excluded = list_transform(claims_excluded, lambda x: lower(trim(x)))
+                   WHERE claims_used <> list_transform(claims_used, lambda x: lower(trim(x)))
+                      OR claims_excluded <> list_transform(claims_excluded, lambda x: lower(trim(x)))""")
+
+
 def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, path: Path,
                                 table: str) -> None:
     """An id another file loaded stays that file's unless --replace moves it (table: claim | decision)."""
     with db.registered(con, _incoming=frame):
-        owned = con.execute(f"SELECT c.id, c.{table}_file FROM {table}s c JOIN _incoming n USING (id) "
+        owned = con.execute(f"SELECT c.id, c.{table}_file FROM {table}s c JOIN _incoming n ON {NORMAL_ID} = n.id "
                             f"WHERE c.{table}_file <> n.{table}_file ORDER BY c.id").fetchall()
     if owned:
         named = "; ".join(f"{table} {cid!r} is owned by {owner}" for cid, owner in owned[:5])
@@ -256,12 +286,13 @@ def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = Fals
 def load_decisions(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False,
                    allow_empty: bool = False) -> int:
     """Load (or reload) one decisions file; a decision id another file owns is an error unless `replace`."""
-    known = {cid for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
+    known = {cid.strip().lower() for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
     frame = decisions_frame(path, known, allow_empty).with_columns(
         pl.lit(str(Path(path).resolve())).alias("decision_file"))
     if not replace:
         _refuse_ids_owned_elsewhere(con, frame, path, "decision")
     with db.registered(con, _decisions=frame), db.transaction(con):
+        normalise_stored_ids(con)
         con.execute("DELETE FROM decisions WHERE decision_file = ? OR id IN (SELECT id FROM _decisions)",
                     [str(Path(path).resolve())])
         con.execute("INSERT INTO decisions BY NAME SELECT * FROM _decisions")

@@ -7,11 +7,12 @@ from warehouse.store import db
 
 def decision_record(con, decision_id: str) -> dict | None:
     """A decision in the shape of the seeds' capacity_decision_record, claims expanded."""
-    found = db.query_frame(con, "SELECT * FROM decision_records WHERE id = ?", [decision_id])
+    found = db.query_frame(con, "SELECT * FROM decision_records WHERE lower(trim(id)) = lower(trim(?))",
+                           [decision_id])  # ids are stored trimmed and case-folded (warehouse.inputs)
     if found.height == 0:
         return None
     d = found.row(0, named=True)
-    due = db.query_frame(con, "SELECT due_because, review_round FROM decisions_due WHERE id = ?", [decision_id])
+    due = db.query_frame(con, "SELECT due_because, review_round FROM decisions_due WHERE id = ?", [d["id"]])
 
     def expand(ids):
         if not ids:

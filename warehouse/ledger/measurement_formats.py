@@ -28,7 +28,7 @@ from typing import Any
 
 from schemas.measurements import FORMATS, LATENCY_COLUMNS
 from warehouse.errors import ExpectedFailure
-from warehouse.ingest.parse import utf8_text
+from warehouse.inputs import INT64, complete_text, csv_header, load_json, text_of
 
 
 class MeasurementFileError(ExpectedFailure, ValueError):
@@ -47,7 +47,7 @@ class RawRun:
     fields: dict[str, Any]
     raw: Any
     problems: list[str] = field(default_factory=list)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: dict[str, list] = field(default_factory=dict)  # column -> one value per request
 
 
 @dataclass
@@ -143,30 +143,36 @@ def _request_rate(run: RawRun, value) -> float | None:
     return None if rate is not None and math.isinf(rate) and rate > 0 else rate
 
 
-def _vllm_requests(run: RawRun, doc: dict) -> list[dict]:
+REQUEST_COLUMNS = ("request_no", "input_tokens", "output_tokens", "ttft_ms", "latency_ms", "tpot_ms", "error")
+
+
+def _vllm_requests(run: RawRun, doc: dict) -> dict[str, list]:
+    """The per-request arrays as columns (one list per column, not a dict per request: a run of
+    100,000 requests is five lists, not 100,000 dicts). Seconds become ms."""
     arrays = {key: doc[key] for key in ("input_lens", "output_lens", "ttfts", "latencies", "errors")
               if isinstance(doc.get(key), list)}
     if not arrays:
-        return []
+        return {}
     lengths = {key: len(values) for key, values in arrays.items()}
     if len(set(lengths.values())) > 1:
         run.problems.append("per-request arrays differ in length ("
                             + ", ".join(f"{k} {n}" for k, n in lengths.items()) + ")")
-        return []
-    rows = []
-    for i in range(next(iter(lengths.values()))):
-        def at(key):
-            return arrays[key][i] if key in arrays else None
-        ttft, latency, output = (_plain_number(at("ttfts")), _plain_number(at("latencies")),
-                                 _plain_number(at("output_lens")))
-        tpot = ((latency - ttft) / (output - 1) * 1000 if None not in (ttft, latency, output) and output > 1
-                else None)
-        rows.append({"request_no": i + 1, "input_tokens": _plain_int(at("input_lens")),
-                     "output_tokens": _plain_int(at("output_lens")),
-                     "ttft_ms": None if ttft is None else ttft * 1000,
-                     "latency_ms": None if latency is None else latency * 1000, "tpot_ms": tpot,
-                     "error": at("errors") or None})
-    return rows
+        return {}
+    count = next(iter(lengths.values()))
+    missing = [None] * count
+    ttfts = [_plain_number(v) for v in arrays.get("ttfts", missing)]
+    latencies = [_plain_number(v) for v in arrays.get("latencies", missing)]
+    outputs = [_plain_number(v) for v in arrays.get("output_lens", missing)]
+    return {
+        "request_no": list(range(1, count + 1)),
+        "input_tokens": [_plain_int(v) for v in arrays.get("input_lens", missing)],
+        "output_tokens": [_plain_int(v) for v in outputs],
+        "ttft_ms": [None if t is None else t * 1000 for t in ttfts],
+        "latency_ms": [None if t is None else t * 1000 for t in latencies],
+        "tpot_ms": [(latency - ttft) / (output - 1) * 1000 if None not in (ttft, latency, output) and output > 1
+                    else None for ttft, latency, output in zip(ttfts, latencies, outputs)],
+        "error": [v or None for v in arrays.get("errors", missing)],
+    }
 
 
 # --- AIPerf / GenAI-Perf -----------------------------------------------------------------------
@@ -250,8 +256,9 @@ def _time_ms(run: RawRun, entry, stat: str, metric: str) -> float | None:
 # --- CSV ------------------------------------------------------------------------------------------
 
 def read_csv(name: str, content: bytes) -> ReadFile:
-    reader = csv.DictReader(io.StringIO(_text(name, content)))
-    header = [h.strip() for h in reader.fieldnames or []]
+    text = complete_text(content, name, MeasurementFileError)
+    header = csv_header(text, name, MeasurementFileError)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     if missing := [c for c in CSV_REQUIRED if c not in header]:
         raise MeasurementFileError(f"{name}: missing column(s) {', '.join(missing)} (the CSV's columns: "
                                    f"{CSV_COLUMNS_DOC})")
@@ -282,7 +289,7 @@ def read_csv(name: str, content: bytes) -> ReadFile:
 # --- shared -----------------------------------------------------------------------------------
 
 def _text(name: str, content: bytes) -> str:
-    return utf8_text(content, name, MeasurementFileError)
+    return text_of(content, name, MeasurementFileError)
 
 
 def _first_json(name: str, text: str):
@@ -292,12 +299,12 @@ def _first_json(name: str, text: str):
 def _json_documents(name: str, text: str) -> list:
     """One JSON document, or one per line (vllm --append-result); a cut-short file is refused."""
     try:
-        return [json.loads(text)]
+        return [load_json(text, name, MeasurementFileError)]
     except json.JSONDecodeError as whole:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) > 1:
             try:
-                return [json.loads(line) for line in lines]
+                return [load_json(line, name, MeasurementFileError) for line in lines]
             except json.JSONDecodeError:
                 pass
         ends = text.rstrip()
@@ -314,6 +321,9 @@ def _put(run: RawRun, target: str, value, source: str) -> None:
         if number is not None and (math.isnan(number) or math.isinf(number) or number != int(number)):
             run.problems.append(f"{source}: not a whole number (got {value!r})")
             number = None
+        elif number is not None and int(number) not in INT64:
+            run.problems.append(f"{source}: out of range (got {_shown(value)}; at most 64-bit integers)")
+            number = None
         run.fields[target] = None if number is None else int(number)
     else:
         run.fields[target] = _number(run, value, source)
@@ -327,9 +337,14 @@ def _number(run: RawRun, value, source: str) -> float | None:
         return None
     try:
         return float(value)
-    except (TypeError, ValueError):
-        run.problems.append(f"{source}: not a number (got {value!r})")
+    except (TypeError, ValueError, OverflowError):
+        run.problems.append(f"{source}: not a number (got {_shown(value)})")
         return None
+
+
+def _shown(value) -> str:
+    text = str(value)
+    return repr(value) if len(text) <= 24 else f"{text[:20]}... ({len(text)} characters)"
 
 
 def _plain_number(value) -> float | None:
@@ -338,7 +353,8 @@ def _plain_number(value) -> float | None:
 
 def _plain_int(value) -> int | None:
     number = _plain_number(value)
-    return int(number) if number is not None and number == int(number) else None
+    return int(number) if number is not None and math.isfinite(number) and number == int(number) \
+        and int(number) in INT64 else None
 
 
 def _timestamp(run: RawRun, value, pattern: str | None, source: str) -> datetime | None:

@@ -19,6 +19,7 @@ from schemas import polars_types
 from schemas.failures import Failure, failures_of
 from schemas.measurements import VERIFICATION, OwnRequest, OwnRun
 from warehouse.errors import ExpectedFailure
+from warehouse.inputs import read_bounded
 from warehouse.ledger.measurement_formats import NoRuns, RawRun, detect_format, read_file
 from warehouse.store import db
 
@@ -71,6 +72,7 @@ REQUIRED_WORDS = {
 }
 # The tables a load writes (the views reading them are rebuilt after it).
 MEASUREMENT_TABLES = ("measurement_files", "own_measurements", "own_measurement_requests", "own_measurement_quarantine")
+SHOWN_REQUESTS = 10  # request problems named per run; the others are counted
 QUARANTINE_SCHEMA = {"file_sha256": pl.String, "run_no": pl.Int64, "raw_run": pl.String,
                      "reasons": pl.List(pl.String)}
 
@@ -86,14 +88,16 @@ def prepare(name: str, content: bytes, fmt: str | None = None, options: RunOptio
     for failure in failures_of(OwnRun, frame):
         for index in _failed_rows(failure, frame):
             reasons[frame["run_no"][index]].append(_describe(failure, frame.row(index, named=True)))
-    requests = pl.DataFrame([{"run_id": f"{sha[:12]}-{run.run_no}", "run_no": run.run_no, **request}
-                             for run in read.runs for request in run.requests],
-                            schema={"run_no": pl.Int64, **polars_types(OwnRequest)})
+    requests = _requests_frame(read.runs, sha)
+    request_reasons: dict[int, list[str]] = {}
     for failure in failures_of(OwnRequest, requests.drop("run_no")):
         for index in ([failure.index] if failure.index is not None else range(requests.height)):
             request = requests.row(index, named=True)
-            reasons[request["run_no"]].append(f"request {request['request_no']}: "
-                                              + failure.message(request.get(failure.column, failure.got)))
+            request_reasons.setdefault(request["run_no"], []).append(
+                f"request {request['request_no']}: " + failure.message(request.get(failure.column, failure.got)))
+    for run_no, found in request_reasons.items():
+        reasons[run_no] += found[:SHOWN_REQUESTS] + (
+            [f"and {len(found) - SHOWN_REQUESTS:,} more request problems"] if len(found) > SHOWN_REQUESTS else [])
     bad = {run_no for run_no, found in reasons.items() if found}
     good = frame.filter(~pl.col("run_no").is_in(list(bad)))
     requests = requests.filter(~pl.col("run_no").is_in(list(bad))).drop("run_no")
@@ -104,15 +108,21 @@ def prepare(name: str, content: bytes, fmt: str | None = None, options: RunOptio
     return Prepared(fmt, read.tool, sha, good, requests, quarantine, len(read.runs))
 
 
+def _requests_frame(runs: list[RawRun], sha: str) -> pl.DataFrame:
+    """Every run's per-request columns as one frame, built a column at a time."""
+    schema = {"run_no": pl.Int64, **polars_types(OwnRequest)}
+    frames = [pl.DataFrame({"run_id": [f"{sha[:12]}-{run.run_no}"] * len(run.requests["request_no"]),
+                            "run_no": [run.run_no] * len(run.requests["request_no"]), **run.requests},
+                           schema=schema) for run in runs if run.requests]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+
+
 def load_measurements(con: duckdb.DuckDBPyConnection, path: Path, fmt: str | None = None,
                       options: RunOptions = RunOptions(), allow_empty: bool = False) -> MeasurementLoad:
     """Load one file in one transaction, or raise MeasurementError and change nothing. A file with no
     run would remove the runs its path loaded before: refused unless `allow_empty`."""
     path = Path(path)
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise MeasurementError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    content = read_bounded(path, "measurements", MeasurementError)
     try:
         if not content.strip():
             raise NoRuns(f"{path.name}: an empty file")

@@ -1,6 +1,7 @@
 """The user's own accelerator prices (a CSV they edit). No price ships with the project."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import duckdb
@@ -9,6 +10,7 @@ import polars as pl
 from schemas.failures import Failure, validated
 from schemas.prices import Price
 from warehouse.errors import ExpectedFailure
+from warehouse.inputs import complete_text, csv_header, read_bounded
 from warehouse.store import db
 
 
@@ -17,9 +19,11 @@ class PriceError(ExpectedFailure, ValueError):
 
 
 def prices_frame(path: Path, allow_empty: bool = False) -> pl.DataFrame:
+    text = complete_text(read_bounded(path, "ledger", PriceError), str(path), PriceError)
+    csv_header(text, str(path), PriceError)
     try:
-        raw = pl.read_csv(path, infer_schema_length=0)
-    except (OSError, pl.exceptions.PolarsError) as exc:
+        raw = pl.read_csv(io.StringIO(text), infer_schema_length=0)
+    except pl.exceptions.PolarsError as exc:
         raise PriceError(f"{path}: cannot read the CSV ({exc})") from exc
     missing = {"accelerator", "dollars_per_accelerator_hour"} - set(raw.columns)
     if missing:

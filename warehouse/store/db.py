@@ -154,7 +154,8 @@ ADDED_COLUMNS = [
      "extra->>'p#') AS DOUBLE) AS BIGINT), 0)"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
-MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE})
+MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
+                         | {"run_summaries", "tree_files"})
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -171,24 +172,10 @@ def connect(path: str | None = None, read_only: bool = False,
     WarehouseUnavailable, in one line naming the file."""
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    refuse_planted_wal(db_path(path))
     con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES)
     if not read_only:
         migrate(con)
     return con
-
-
-def refuse_planted_wal(path: str) -> None:
-    """DuckDB replays <warehouse>.wal when it opens the file, even read-only, and truncates it after a
-    checkpoint; a writer only ever leaves a regular file there, so a symlink (or a fifo, a directory)
-    was planted: opening would read, or truncate, whatever it points at."""
-    from pathlib import Path
-
-    from warehouse.errors import WarehouseUnavailable
-    wal = Path(f"{path}.wal")
-    if wal.is_symlink() or (wal.exists() and not wal.is_file()):
-        raise WarehouseUnavailable(f"{wal} is not a write-ahead log DuckDB wrote (a symlink or not a regular "
-                                   "file); the warehouse will not be opened while it is there: remove it and rerun")
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
@@ -200,6 +187,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
     steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
     steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE
               if columns.get((t, c)) is False]
+    from warehouse.store.tree_tables import added_tree_columns
+    steps += added_tree_columns(set(columns))
     if steps:
         with transaction(con):
             for sql in steps:
@@ -304,24 +293,87 @@ def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | No
 def query_frame(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> pl.DataFrame:
     """Run one statement and return its whole result as a polars frame (empty for a statement
     that returns no rows)."""
-    import polars as pl  # here: a command that only prints rows never imports it (0.12 s; query_rows)
-    relation = readable(con.sql(sql, params=params) if params else con.sql(sql))
+    import polars as pl  # here: a command that only prints rows never imports it (0.12 s; warehouse.store.rows)
+    relation = con.sql(sql, params=params) if params else con.sql(sql)
     if relation is None:
         return pl.DataFrame()
-    return pl.DataFrame(relation)  # through the Arrow PyCapsule interface, without pyarrow
+    return relation_frame(relation)
 
 
-def readable(relation: duckdb.DuckDBPyRelation | None) -> duckdb.DuckDBPyRelation | None:
-    """The relation with the columns polars cannot read (INTERVAL, VARIANT) as text, as DuckDB prints them."""
-    if relation is None:
-        return None
-    unreadable = [name for name, kind in zip(relation.columns, relation.types) if _POLARS_CANNOT_READ.search(str(kind))]
-    if not unreadable:
-        return relation
-    return relation.project(", ".join(
-        f'CAST("{n}" AS VARCHAR) AS "{n}"' if n in unreadable else f'"{n}"' for n in
-        (c.replace('"', '""') for c in relation.columns)))
+def relation_frame(relation: duckdb.DuckDBPyRelation, limit: int | None = None) -> pl.DataFrame:
+    """A relation's rows (at most `limit`) as a polars frame that can be printed in every format:
+    one conversion rule for every DuckDB type.
+
+    - column names made unique (`round`, `round_2`): polars, and a CSV header, hold a name once;
+    - types polars cannot hold, or holds wrongly, as the text DuckDB prints for them (AS_TEXT:
+      INTERVAL and VARIANT, UNION, BIGNUM, UHUGEINT (read as a signed number), BIT, the
+      second/milli/nanosecond timestamps (whose infinity DuckDB hands over as a wrong date), maps
+      keyed by anything but text, and any date, time or bytes inside a list, struct or map);
+    - a DATE or TIMESTAMP column holding a value polars cannot draw (infinity, a year past 9999)
+      is read again as text (polars panics drawing one)."""
+    names = unique_names(relation.columns)
+    as_text = {name for name, kind in zip(names, relation.types) if needs_text(str(kind))}
+    frame = _fetch(relation, names, as_text, limit)
+    undrawable = {name for name, dtype in frame.schema.items() if name not in as_text and _out_of_range(frame[name], dtype)}
+    return _fetch(relation, names, as_text | undrawable, limit) if undrawable else frame
 
 
-# DuckDB types polars does not import from Arrow (it panics on INTERVAL; VARIANT is an extension type).
-_POLARS_CANNOT_READ = re.compile(r"\b(INTERVAL|VARIANT)\b")
+def unique_names(columns: list[str]) -> list[str]:
+    taken, names = set(), []
+    for name in columns:
+        unique, n = name, 1
+        while unique in taken:
+            n += 1
+            unique = f"{name}_{n}"
+        taken.add(unique)
+        names.append(unique)
+    return names
+
+
+# Kept as their own types at the top level (polars reads and draws them; a date's range is checked).
+TYPED_AT_TOP = re.compile(r"DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE|BLOB")
+AS_TEXT = re.compile(r"\b(INTERVAL|VARIANT|UNION|BIGNUM|VARINT|UHUGEINT|BIT|BITSTRING|GEOMETRY|TIMESTAMP_(S|MS|NS)"
+                     r"|TIME_NS|TIME WITH TIME ZONE|TIMETZ|DATE|TIME|TIMESTAMP|BLOB)\b|MAP\((?!VARCHAR,)")
+
+
+def needs_text(kind: str) -> bool:
+    return not TYPED_AT_TOP.fullmatch(kind) and bool(AS_TEXT.search(kind))
+
+
+def _fetch(relation, names: list[str], as_text: set[str], limit: int | None) -> pl.DataFrame:
+    import polars as pl
+    return pl.DataFrame(projected(relation, names, as_text, limit))  # through the Arrow PyCapsule interface, without pyarrow
+
+
+def projected(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str],
+              limit: int | None) -> duckdb.DuckDBPyRelation:
+    """The relation with its columns named `names` and those of `as_text` as text, at most `limit` rows."""
+    if as_text or names != relation.columns:  # by position (#1): two columns may share a name
+        relation = relation.project(", ".join(
+            f"CAST(#{i} AS VARCHAR) AS {_quoted(n)}" if n in as_text else f"#{i} AS {_quoted(n)}"
+            for i, n in enumerate(names, start=1)))
+    if limit is not None:
+        relation = relation.limit(limit)
+    return relation
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+# What Python's date and datetime hold (years 1-9999): polars draws a value through them.
+_DAYS = (-719_162, 2_932_896)
+_MICROSECONDS = (_DAYS[0] * 86_400_000_000, (_DAYS[1] + 1) * 86_400_000_000 - 1)
+
+
+def _out_of_range(column: pl.Series, dtype) -> bool:
+    import polars as pl
+    if dtype == pl.Date:
+        low, high = _DAYS
+    elif isinstance(dtype, pl.Datetime):
+        scale = {"ms": 1 / 1000, "us": 1, "ns": 1000}[dtype.time_unit]
+        low, high = (int(bound * scale) for bound in _MICROSECONDS)
+    else:
+        return False
+    physical = column.to_physical().drop_nulls()
+    return physical.len() > 0 and (physical.min() < low or physical.max() > high)

@@ -23,6 +23,7 @@ from typing import Callable
 
 from warehouse import settings
 from warehouse.errors import ExpectedFailure
+from warehouse.store.paths import HOLDER_MAX, check_publishable, check_warehouse, open_lock
 
 POLL_SECONDS = 0.1
 
@@ -50,9 +51,10 @@ def _describe_self(what: str) -> str:
     return f"pid {os.getpid()} on {socket.gethostname()} ({what}, since {started})"
 
 
-def holder_of(db_file: str) -> str:
+def holder_of(fd: int) -> str:
+    """The holder's line, read through the lock's own descriptor (never the path again)."""
     try:
-        return lock_path(db_file).read_text(encoding="utf-8").strip() or "another process"
+        return os.pread(fd, HOLDER_MAX, 0).decode("utf-8", errors="replace").strip() or "another process"
     except OSError:
         return "another process"
 
@@ -68,9 +70,8 @@ def writer(db_file: str, what: str, timeout: float | None = None,
            on_wait: Callable[[str], None] | None = None):
     """Hold the warehouse's writer lock for the block; yields how long it waited and for whom."""
     timeout = wait_seconds() if timeout is None else timeout
-    path = lock_path(db_file)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    check_before_writing(db_file)
+    fd = open_lock(lock_path(db_file))
     started, waited_for = time.monotonic(), None
     try:
         while True:
@@ -79,12 +80,12 @@ def writer(db_file: str, what: str, timeout: float | None = None,
                 break
             except BlockingIOError:
                 if waited_for is None:
-                    waited_for = holder_of(db_file)
+                    waited_for = holder_of(fd)
                     (on_wait or _to_stderr)(f"waiting up to {timeout:.0f} s for the warehouse {db_file}: "
                                             f"it is being written by {waited_for}")
                 if time.monotonic() - started >= timeout:
                     raise WarehouseBusy(
-                        f"the warehouse {db_file} is being written by {holder_of(db_file)}; gave up "
+                        f"the warehouse {db_file} is being written by {holder_of(fd)}; gave up "
                         f"after waiting {timeout:.0f} s (MLPERF_WRITER_WAIT sets the wait)") from None
                 time.sleep(POLL_SECONDS)
         os.ftruncate(fd, 0)
@@ -100,6 +101,15 @@ def writer(db_file: str, what: str, timeout: float | None = None,
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def check_before_writing(db_file: str) -> None:
+    """Every path a writer goes through, checked before the lock is taken: the warehouse file, what is
+    planted beside it, the published copy it will replace and the storage version it will write."""
+    from warehouse.store.warehouse_file import refuse_a_schema_name
+    refuse_a_schema_name(db_file)
+    check_warehouse(db_file)
+    check_publishable(db_file)
 
 
 def _to_stderr(message: str) -> None:

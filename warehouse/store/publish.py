@@ -10,47 +10,53 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
 from warehouse import settings
-
-
-def published_path(db_file: str) -> Path:
-    path = Path(db_file)
-    return path.with_name(f"{path.stem}.read{path.suffix or '.duckdb'}")
+from warehouse.store.paths import check_publishable, check_warehouse, published_copy_problem, published_path
 
 
 def publish(db_file: str) -> Path:
     """Checkpoint the warehouse and replace the published copy with it. Call it holding the writer
     lock, with no write in progress (an idle connection of this process may stay open: the
-    checkpoint leaves the whole database in the file)."""
-    from warehouse.store.db import refuse_planted_wal
-    refuse_planted_wal(db_file)
+    checkpoint leaves the whole database in the file). The copy is made in a private directory
+    beside the target (mkdtemp: no name there can be planted) and renamed into place; the target
+    is only ever replaced when it is a copy (paths.check_publishable)."""
+    check_warehouse(db_file)
+    check_publishable(db_file)
     with duckdb.connect(db_file) as con:
         con.execute("CHECKPOINT")
     target = published_path(db_file)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    partial = staging / target.name
     storage = settings.current().published_storage
     try:
         if storage:
             copy_in_storage_version(db_file, partial, storage)
         else:
             shutil.copyfile(db_file, partial)
+        partial.chmod(0o644)
         os.replace(partial, target)
     finally:
-        partial.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)  # mkdtemp's own: nothing in it but what this wrote
     return target
 
 
 def copy_in_storage_version(db_file: str, target: Path, storage: str) -> None:
-    """Every table, view and macro of `db_file` into a new file of DuckDB storage version `storage`."""
-    with duckdb.connect() as con:
-        con.execute("ATTACH ? AS source (READ_ONLY)", [db_file])
-        con.execute(f"ATTACH ? AS target (STORAGE_VERSION '{storage}')", [str(target)])
-        con.execute("COPY FROM DATABASE source TO target")
+    """Every table, view and macro of `db_file` into a new file of DuckDB storage version `storage`.
+    Through this process's own database instance of the file (DuckDB attaches a file once per
+    process, and a run publishes while its connection is open)."""
+    with duckdb.connect(db_file) as con:
+        source = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        con.execute(f"ATTACH ? AS published_copy (STORAGE_VERSION '{storage}')", [str(target)])
+        try:
+            con.execute(f'COPY FROM DATABASE "{source}" TO published_copy')
+        finally:
+            con.execute("DETACH published_copy")
 
 
 @contextmanager
@@ -68,10 +74,11 @@ def reader_path(db_file: str) -> Path:
     was made, first - unless a writer is at work (a reader never waits for one: the copy it has is
     the last consistent state) or the copy cannot be written here (then the warehouse itself)."""
     from warehouse.errors import ExpectedFailure
-    from warehouse.store.db import refuse_planted_wal
     from warehouse.store.lock import writer
-    refuse_planted_wal(db_file)
+    check_warehouse(db_file)
     path, copy = Path(db_file), published_path(db_file)
+    if published_copy_problem(copy) is not None:
+        return path  # not a copy the warehouse wrote: never read, nor replaced by a reader
     if not path.exists() or (copy.exists() and not changed_since(path, copy)):
         return copy if copy.exists() else path
     try:

@@ -1,22 +1,33 @@
 """A query's result as DuckDB hands it over: column names, DuckDB types, rows of Python values.
 
 For a command that only prints its rows as a table (`mlperf-wh sql`): polars costs 0.12 s to
-import, more than most queries take, and a table needs nothing of it. What the table is drawn from
+import, more than most queries take, and a table needs nothing of it. What a table is drawn from
 (warehouse/cli/console.py) is the same either way: the text of each cell, and which columns are
-numbers, or dates, times and booleans (never wrapped). Columns polars cannot read are text here
-too (db.readable), so a table looks the same whichever way its rows came.
+numbers, or dates, times and booleans (never wrapped). The rows are read by db.relation_frame's rule
+(the same names, the same columns as text) and only when every column is of a kind whose Python
+value polars would hand over unchanged; otherwise (maps, structs, bytes, UUIDs, a date Python cannot
+hold...) `relation_rows` says None and the caller reads a polars frame.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 
 import duckdb
 
-from warehouse.store.db import readable
+from warehouse.store.db import needs_text, projected, unique_names
 
-_NUMERIC = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL(\(\d+, ?\d+\))?)$")
-_TEMPORAL = re.compile(r"^(DATE|TIME|TIMESTAMP)(_S|_MS|_NS)?( WITH TIME ZONE)?$")
+_NUMBERS = r"U?(TINYINT|SMALLINT|INTEGER|BIGINT)|HUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+, ?\d+\))?"
+_NUMERIC = re.compile(rf"^({_NUMBERS})$")
+_TEMPORAL = re.compile(r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE)$")
+# What polars hands over as DuckDB's Python client does: numbers, text, booleans, dates and times,
+# and lists of numbers, text or booleans.
+_PLAIN = re.compile(rf"^({_NUMBERS}|VARCHAR|BOOLEAN|DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE)$"
+                    rf"|^({_NUMBERS}|VARCHAR|BOOLEAN)(\[\])+$")
+# DuckDB's client hands infinity over as Python's first or last date, and a year past 9999 as text;
+# db.relation_frame prints either as DuckDB's text: such a column is read through polars.
+_EDGES = {date.min, date.max, datetime.min, datetime.max}
 
 
 @dataclass(frozen=True)
@@ -43,9 +54,24 @@ class Rows:
         return [bool(_NUMERIC.match(kind) or _TEMPORAL.match(kind)) or kind == "BOOLEAN" for kind in self.types]
 
 
-def query_rows(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
-    """Run one statement -> its whole result as Rows (none for a statement that returns no rows)."""
-    relation = readable(con.sql(sql))
-    if relation is None:
-        return Rows([], [], [])
-    return Rows(list(relation.columns), [str(kind) for kind in relation.types], relation.fetchall())
+def relation_rows(relation: duckdb.DuckDBPyRelation, limit: int | None = None) -> Rows | None:
+    """The relation's rows (at most `limit`) as Rows, or None when a column needs polars' reading."""
+    names = unique_names(relation.columns)
+    as_text = {name for name, kind in zip(names, relation.types) if needs_text(str(kind))}
+    read = projected(relation, names, as_text, limit)
+    types = [str(kind) for kind in read.types]
+    if not all(_PLAIN.match(kind) for kind in types):
+        return None
+    rows = read.fetchall()
+    for i, kind in enumerate(types):
+        if kind in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE") and any(_undrawable(row[i]) for row in rows):
+            return None
+    return Rows(names, types, rows)
+
+
+def _undrawable(value) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, (date, datetime)):
+        return True
+    return (value.replace(tzinfo=None) if isinstance(value, datetime) else value) in _EDGES

@@ -13,14 +13,18 @@ Two locks, each enough on its own for what it covers:
   when it is on ALLOWED_TABLE_FUNCTIONS; any call of a function that reads files, the environment
   or acts on the database is refused wherever it stands.
 
-A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted; one that needs more memory than
-MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
+A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted, while it computes or while its rows
+are read; one whose computation needs more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one
+line naming the limit and how to raise it. The rows printed are fetched at most `--limit` (plus one:
+DuckDB counts the others), so `--limit` bounds what this process holds; MLPERF_SQL_MEMORY_LIMIT bounds
+DuckDB's working memory (joins, sorts, aggregates, the count), not the rows a `--limit 0` fetches.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import sys
 import threading
 from contextlib import contextmanager
 from itertools import pairwise
@@ -31,7 +35,7 @@ import duckdb
 from warehouse import settings
 from warehouse.errors import ExpectedFailure
 from warehouse.store import db
-from warehouse.store.rows import Rows, query_rows
+from warehouse.store.rows import Rows, relation_rows
 
 SANDBOX_CONFIG = {
     "enable_external_access": False,
@@ -242,15 +246,39 @@ def table_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 # --- running it, within the limits -----------------------------------------------------------------
 
-def run_query(con: duckdb.DuckDBPyConnection, sql: str, frame: bool = True) -> pl.DataFrame | Rows:
-    """The result as a polars frame, or (not `frame`: to print as a table) as Rows, without polars."""
+def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None,
+              as_rows: bool = False) -> tuple[pl.DataFrame | Rows, int]:
+    """The rows of the last statement (at most `limit` fetched: the others are counted by DuckDB,
+    never held here) and how many there are in all; with `as_rows` (a table to print) as Rows when
+    every column can be read without polars (warehouse/store/rows.py), else as a polars frame."""
     check_statements(con, sql)
     timeout = settings.current().sql_timeout
     with interrupted_after(con, timeout) as timed_out:
         try:
-            return db.query_frame(con, sql) if frame else query_rows(con, sql)
-        except duckdb.Error as exc:
+            relation = con.sql(sql)
+            if relation is None:
+                return (Rows([], [], []) if as_rows else _no_frame()), 0
+            fetched = None if limit is None else limit + 1
+            found = (as_rows and relation_rows(relation, fetched)) or db.relation_frame(relation, fetched)
+            if limit is None or found.height <= limit:
+                return found, found.height
+            return found.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+        except Exception as exc:
+            if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
+                raise
             raise failure_of(exc, timed_out.is_set(), timeout) from None
+
+
+def _from_duckdb(exc: Exception, timed_out: bool) -> bool:
+    """A polars error raised while it read DuckDB's rows is DuckDB's (an interrupt, memory)."""
+    polars = sys.modules.get("polars")  # not imported when the rows were read without it
+    return (polars is not None and isinstance(exc, polars.exceptions.PolarsError)
+            and (timed_out or "external error" in str(exc)))
+
+
+def _no_frame():
+    import polars as pl
+    return pl.DataFrame()
 
 
 @contextmanager
@@ -275,7 +303,7 @@ def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFa
     if timed_out:
         return LimitReached(f"the query ran past `sql`'s time limit of {timeout:g} s and was stopped; "
                             f"narrow it, or raise the limit: {settings.variable('sql_timeout')}=SECONDS")
-    if isinstance(exc, duckdb.OutOfMemoryException):
+    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory Error" in str(exc):
         limit = settings.current().sql_memory_limit
         if limit.endswith("%"):
             limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"

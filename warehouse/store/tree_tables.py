@@ -1,12 +1,14 @@
 """Column types of the submission-tree tables, from the parsers' own column lists, and their DDL.
 
 tree_files   one row per file the tree ingest asked for: lineage (URL, sha256, bytes, validators,
-             times) and its status: loaded | quarantined | missing | failed.
-run_summaries one row per run folder (one per result row), columns of schemas.loadgen.SUMMARY_COLUMNS.
+             times) and its status: loaded | quarantined | missing | failed | unrecognized.
+run_summaries one row per run folder (one per result row), columns of schemas.loadgen.SUMMARY_COLUMNS
+             (LoadGen's) and schemas.endpoints.ENDPOINT_COLUMNS (the endpoint harness's).
 systems      one row per system description.
 """
 from __future__ import annotations
 
+from schemas.endpoints import ENDPOINT_COLUMNS
 from schemas.loadgen import SUMMARY_COLUMNS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS
 
 DUCKDB = {"text": "VARCHAR", "bool": "BOOLEAN", "int": "BIGINT", "float": "DOUBLE", "seed": "UBIGINT",
@@ -16,6 +18,7 @@ SUMMARY_TYPES: dict[str, str] = {
     "round": "text", "run_path": "text", "sha256": "text",
     **{c: ("seed" if c.endswith("_rng_seed") else kind) for c, kind in SUMMARY_COLUMNS.items()},
     "unparsed_lines": "lines",
+    **ENDPOINT_COLUMNS,
 }
 SYSTEM_TYPES: dict[str, str] = {
     "round": "text", "system_path": "text", "sha256": "text",
@@ -40,12 +43,31 @@ TABLES = "\n".join([
     round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round repository
     kind VARCHAR NOT NULL,                          -- summary | system
     url VARCHAR NOT NULL,                           -- where the bytes came from (URL or local path)
-    status VARCHAR NOT NULL,                        -- loaded | quarantined | missing | failed
+    status VARCHAR NOT NULL,                        -- loaded | quarantined | missing | failed | unrecognized
     sha256 VARCHAR, bytes BIGINT, etag VARCHAR, last_modified VARCHAR,
     fetched_at TIMESTAMPTZ NOT NULL, loaded_at TIMESTAMPTZ NOT NULL,
     message VARCHAR,                                -- why it is not loaded
+    run_path VARCHAR,                               -- the run folder a summary kind's file is of
+    files_held VARCHAR[],                           -- unrecognized: what the run's folder holds
     PRIMARY KEY (round, path)
 );""",
     _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
     _ddl("systems", SYSTEM_TYPES, "round, system_path"),
 ])
+
+
+def added_tree_columns(present: set[tuple[str, str]]) -> list[str]:
+    """ALTER statements for the columns a warehouse written by an earlier version lacks: the endpoint
+    harness's columns of run_summaries (its rows so far are LoadGen's), and tree_files' run folder."""
+    steps = [f"ALTER TABLE run_summaries ADD COLUMN {c} {DUCKDB[t]}" for c, t in SUMMARY_TYPES.items()
+             if ("run_summaries", c) not in present]
+    if steps and ("run_summaries", "harness") not in present:
+        steps.append("UPDATE run_summaries SET harness = 'LoadGen', "
+                     "summary_path = run_path || '/mlperf_log_summary.txt'")
+    if ("tree_files", "run_path") not in present:
+        steps += ["ALTER TABLE tree_files ADD COLUMN run_path VARCHAR",
+                  "UPDATE tree_files SET run_path = regexp_replace(path, '/mlperf_log_summary.txt$', '') "
+                  "WHERE kind = 'summary'"]
+    if ("tree_files", "files_held") not in present:
+        steps.append("ALTER TABLE tree_files ADD COLUMN files_held VARCHAR[]")
+    return steps

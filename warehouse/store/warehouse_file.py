@@ -9,9 +9,9 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.resources import package_dir
-
 from warehouse.errors import ExpectedFailure, WarehouseUnavailable, is_disk_full
+from warehouse.resources import package_dir
+from warehouse.store.paths import check_warehouse
 
 _LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
 
@@ -20,8 +20,7 @@ def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) ->
     refuse_a_schema_name(path)
     if read_only and not Path(path).exists():
         raise ExpectedFailure(f"no warehouse at {path}: run `mlperf-wh backfill` first")
-    if Path(path).is_dir():
-        raise WarehouseUnavailable(f"{path}: is a directory, not a warehouse file")
+    check_warehouse(path)
     try:
         if not read_only:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -40,10 +40,12 @@ SECTIONS = [
                count(*) FILTER (WHERE f.status = 'missing') AS file_missing,
                count(*) FILTER (WHERE f.status = 'quarantined') AS file_quarantined,
                count(*) FILTER (WHERE f.status = 'failed') AS fetch_failed,
-               count(*) FILTER (WHERE f.status IS NULL) AS not_fetched
+               count(*) FILTER (WHERE f.status = 'unrecognized') AS folder_unrecognized,
+               count(*) FILTER (WHERE f.status IS NULL) AS not_fetched,
+               count(*) FILTER (WHERE s.harness <> 'LoadGen') AS from_endpoint_harness
         FROM stg_results AS r
         LEFT JOIN run_summaries AS s USING (round, run_path)
-        LEFT JOIN tree_files AS f ON f.round = r.round AND f.path = r.run_path || '/mlperf_log_summary.txt'
+        LEFT JOIN tree_files AS f ON f.round = r.round AND f.run_path = r.run_path
         WHERE r.metric = 'performance'
         GROUP BY ALL ORDER BY ALL"""),
     Section("tree-files", "tree files by status", """

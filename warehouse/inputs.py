@@ -1,0 +1,166 @@
+"""One completeness rule, and one set of bounds, for every text input the warehouse reads: round
+tables, ledgers (claims, decisions, prices), your own measurements, SQL files, submission-tree files.
+
+A file is read whole only when it is no larger than the bound for its kind (SIZE_BOUNDS), as UTF-8
+(a byte-order mark dropped; the first bad byte named). A text format with no closing mark of its
+own (CSV, TOML, SQL) is complete only when its last line ends with a line break: a file cut
+mid-line (`...,19` of `...,195`) is refused, never loaded as the shorter value. A CSV header naming
+a column twice is refused (a reader would keep one of the two silently). JSON is read with its
+closing bracket as its end mark, and within bounds: nesting no deeper than MAX_DEPTH, integers
+that fit in 64 bits, no key given twice in one object with two values. An id (a claim's, a
+decision's) is trimmed and case-folded, and refused when it holds a control or bidi character,
+before it is compared with the ids other files own.
+
+Each refusal raises the caller's error class (an ExpectedFailure: one line, exit 1) naming the file
+and what is wrong. Pure functions, apart from `read_bounded`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import stat
+from pathlib import Path
+
+from warehouse.errors import ExpectedFailure, escape_control
+
+MIB = 1024 * 1024
+SIZE_BOUNDS = {
+    "sql": 1 * MIB,             # a query file
+    "ledger": 16 * MIB,         # claims, decisions, prices (hand-written: a few KB)
+    "measurements": 256 * MIB,  # vLLM's per-request arrays for a long run: tens of MB
+}
+MAX_DEPTH = 64                  # JSON or TOML nesting (the real files: 2 to 6 levels)
+INT64 = range(-2**63, 2**63)
+
+
+class InputRefused(ExpectedFailure, ValueError):
+    """A text input that is incomplete or out of bounds (when the caller names no error class)."""
+
+
+def read_bounded(path: str | Path, kind: str, error: type[Exception] = InputRefused) -> bytes:
+    """The bytes of `path`, read only when no larger than SIZE_BOUNDS[kind]: a pipe or a device
+    (`/dev/zero`) is read up to the bound and refused past it, never without end."""
+    limit = SIZE_BOUNDS[kind]
+    try:
+        with open(path, "rb") as f:
+            if stat.S_ISDIR(os.fstat(f.fileno()).st_mode):
+                raise error(f"{path}: is a directory, not a file")
+            content = f.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return bounded(content, limit, str(path), kind, error)
+
+
+def bounded(content: bytes, limit: int, label: str, kind: str, error: type[Exception] = InputRefused) -> bytes:
+    if len(content) > limit:
+        raise error(f"{label}: larger than {limit // MIB} MiB, the bound for a {kind} file")
+    return content
+
+
+def text_of(content: bytes, label: str, error: type[Exception] = InputRefused) -> str:
+    """UTF-8 text (a byte-order mark dropped), or `error` naming the first bad byte and its line."""
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = content.count(b"\n", 0, exc.start) + 1
+        raise error(f"{label}: not valid UTF-8 at byte {exc.start} (line {line}: {exc.reason})") from None
+
+
+def require_final_line_break(text: str, label: str, error: type[Exception] = InputRefused) -> None:
+    """A text with no end mark of its own is whole only when its last line ends with a line break."""
+    if text.strip() and not text.endswith(("\n", "\r")):
+        last = text.rsplit("\n", 1)[-1]
+        shown = last if len(last) <= 40 else "..." + last[-37:]
+        raise error(f"{label}: the last line ({escape_control(shown)!r}) has no line break: the file was cut "
+                    "short, or saved without one (end the file with a line break)")
+
+
+def complete_text(content: bytes, label: str, error: type[Exception] = InputRefused) -> str:
+    """UTF-8 text that ends with a line break: the rule for CSV, TOML and SQL files."""
+    text = text_of(content, label, error)
+    require_final_line_break(text, label, error)
+    return text
+
+
+def csv_header(text: str, label: str, error: type[Exception] = InputRefused) -> list[str]:
+    """The CSV's column names (stripped); a name given twice (compared case-folded) is refused."""
+    first = next(csv.reader(io.StringIO(text, newline="")), [])
+    names = [name.strip() for name in first]
+    seen: dict[str, int] = {}
+    for number, name in enumerate(names, start=1):
+        key = name.casefold()
+        if key in seen:
+            raise error(f"{label}: the header names column {name!r} twice (columns {seen[key]} and {number}); "
+                        "a reader would keep one of the two silently: rename or remove one")
+        seen[key] = number
+    return names
+
+
+# --- JSON, bounded --------------------------------------------------------------------------------
+
+class _OutOfBounds(ValueError):
+    pass
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > 19:
+        raise _OutOfBounds(f"an integer of {len(digits.lstrip('-'))} digits, beyond the bound of 64-bit integers")
+    value = int(digits)
+    if value not in INT64:
+        raise _OutOfBounds(f"the integer {digits}, beyond the bound of 64-bit integers")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object whose keys are given once, or again with the same value (published files do that:
+    a v4.1 system description gives "network_speed_mbit": "" twice); two values for one key are
+    refused, since a reader would keep one of them silently."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        for key, value in pairs:
+            if found[key] != value:
+                raise _OutOfBounds(f"the key {key!r} twice in one object, with two values "
+                                   "(a reader would keep one of the two silently)")
+    return found
+
+
+def load_json(text: str, label: str, error: type[Exception] = InputRefused):
+    """JSON within the bounds (MAX_DEPTH, 64-bit integers, each key once per object)."""
+    try:
+        value = json.loads(text, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise error(f"{label}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except _OutOfBounds as exc:
+        raise error(f"{label}: JSON holding {exc}") from None
+    check_depth(value, label, error)
+    return value
+
+
+def check_depth(value, label: str, error: type[Exception] = InputRefused, limit: int = MAX_DEPTH) -> None:
+    """Lists and objects (dicts) nested no deeper than `limit`: walked with a stack, not recursion."""
+    pending = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            raise error(f"{label}: nested too deeply (more than {limit} levels)")
+        children = node.values() if isinstance(node, dict) else node
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+# --- ids ----------------------------------------------------------------------------------------
+
+def normalised_id(value: str, what: str) -> str:
+    """An id as the warehouse compares and stores it: trimmed, case-folded; ValueError when it holds
+    a control or bidi character (the same id would read otherwise), or nothing."""
+    normal = value.strip().lower()  # lower(), not casefold(): what DuckDB's lower() does to stored ids
+    if escape_control(normal) != normal or any(c in normal for c in "\t\n\r"):
+        raise ValueError(f"{what} {value!r} holds a control or bidi character")
+    if not normal:
+        raise ValueError(f"{what} is empty")
+    return normal
