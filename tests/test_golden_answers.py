@@ -247,3 +247,14 @@ def test_a_post_deadline_claim_shows_no_relative_difference(private_con, tmp_pat
     assert row["recomputed"] is not None  # the published rows still give a figure, for reading
     assert (row["relative_difference"], row["figure_supported"], row["grade"]) == (None, None, "unsupported")
     assert row["grade_reason"] == "stage post_submission_unverified: no published result can hold its figure"
+
+
+@pytest.mark.unit
+def test_rounds_that_failed_the_same_way_share_one_line():
+    from warehouse.export.run_report import failure_lines
+    from warehouse.ingest.outcome import RoundOutcome
+    failed = [RoundOutcome(r, "failed", message=f"http://m/inference_results_{r}/main/summary_results.json: HTTP 503")
+              for r in ("v4.1", "v5.1")] + [RoundOutcome("v6.0", "failed", message="v6.0: malformed file, line 3")]
+    assert failure_lines(failed) == [
+        "v4.1, v5.1 failed: http://m/inference_results_v*/main/summary_results.json: HTTP 503",
+        "v6.0 failed: v6.0: malformed file, line 3"]
