@@ -7,9 +7,13 @@ written out, so a change of definition that moves a headline shows up here as a 
 """
 from __future__ import annotations
 
+import re
+import subprocess
+
 import polars as pl
 import pytest
 
+from tests.conftest import ROOT
 from tests.shared_rows import load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
@@ -17,10 +21,17 @@ from warehouse.export.run_report import Snapshot, build
 from warehouse.store import db
 from warehouse.views import materialize
 
-README_QUESTION_1 = (
+RACKS_BY_SCENARIO = (
     "SELECT round, scenario, accelerator, measured_rack, rank_per_rack, tokens_per_second_per_rack, rack_basis, "
     "result_id FROM rack_throughput WHERE benchmark = 'llama2-70b-99' AND rank_per_rack <= 3 "
     "ORDER BY round, scenario, measured_rack DESC, rank_per_rack")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_query(starts: str) -> str:
+    """The query of the README's command that begins so, as the README prints it."""
+    (query,) = re.findall(r'mlperf-wh sql "(' + re.escape(starts) + r'[^"]*)"', README)
+    return query
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,7 +97,7 @@ def test_the_run_reports_first_generation_speedups_are_like_for_like(private_con
 
 
 def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(shared_con):
-    found = rows(shared_con, README_QUESTION_1)
+    found = rows(shared_con, RACKS_BY_SCENARIO)
     first = found[0]
     # v4.1 Offline: the only measured rack is JuniperNetworks' 32 H100 SXM, v4.1-0036 82749.6 Tokens/s
     # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 v4.1-0045 (4487.88 x 32 = 143612.16) is an
@@ -258,3 +269,22 @@ def test_rounds_that_failed_the_same_way_share_one_line():
     assert failure_lines(failed) == [
         "v4.1, v5.1 failed: http://m/inference_results_v*/main/summary_results.json: HTTP 503",
         "v6.0 failed: v6.0: malformed file, line 3"]
+
+
+def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehouse):
+    # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
+    # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
+    # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
+    from tests.cli_tables import table_rows
+    query = readme_query("SELECT round, accelerator, measured_rack")
+    shown = subprocess.run([str(ROOT / ".venv" / "bin" / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
+                            "sql", query], capture_output=True, text=True, timeout=120,
+                           env={"PATH": "/usr/bin:/bin", "COLUMNS": "80", "HOME": "/tmp"})
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert len(lines) < 40 and max(map(len, lines)) <= 80
+    first, second = table_rows(shown.stdout)[:2]
+    assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
+    assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank_per_rack": "1",
+                     "tokens_per_second_per_rack": "82,273", "rack_basis": "measured on 32 accelerators"}
+    assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"]) == ("H200 SXM", "false", "1")
