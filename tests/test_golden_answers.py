@@ -288,3 +288,24 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank_per_rack": "1",
                      "tokens_per_second_per_rack": "82,273", "rack_basis": "measured on 32 accelerators"}
     assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"]) == ("H200 SXM", "false", "1")
+
+
+def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
+    # Question 4: the seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so
+    # every claim with a number is `unsupported`, never `holds`; the two post-deadline claims, with
+    # no number, are not graded.
+    from warehouse.ledger.claims import load_claims
+    from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
+    load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+    load_measurements(private_con, ROOT / "examples" / "own_measurements.example.csv", None, RunOptions())
+    materialize(private_con, changed={"claims"} | set(MEASUREMENT_TABLES))
+    grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit GROUP BY ALL ORDER BY ALL")
+    assert grades == [{"grade": "unsupported", "n": 13}, {"grade": None, "n": 2}]
+    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU, set beside
+    # Nebius' B200 deepseek-r1 Server 6.0-0083, 51692.9 / 8 = 6461.6125 per GPU: 650 / 6461.6125 = 0.1006;
+    # its p99 TTFT 1450 ms and TPOT 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    assert published("v6.0", "6.0-0083", "deepseek-r1", "Server") == 51692.9
+    first = rows(private_con, readme_query("SELECT label, result_id, scenario, own_over_mlperf"))[0]
+    assert (first["label"], first["result_id"], first["scenario"], first["pattern_match"]) == \
+           ("example-b200-c32", "6.0-0083", "Server", True)
+    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (51692.9 / 8), rel=1e-12)
