@@ -31,6 +31,13 @@ def orchestrated() -> bool:
     return bool(get_current_settings().api.url) or settings.current().prefect_temporary_server
 
 
+def temporary_server_needed() -> bool:
+    """A run started here will be a flow run on Prefect's temporary server: no Prefect API is
+    configured and MLPERF_PREFECT_TEMPORARY_SERVER asks for it."""
+    from warehouse.interrupt import uses_ephemeral_server
+    return settings.current().prefect_temporary_server and uses_ephemeral_server()
+
+
 @contextmanager
 def local_settings():
     if any(name in os.environ for name in HEARTBEAT_ENV):

@@ -12,9 +12,10 @@ from typing import Annotated
 import typer
 
 from warehouse import settings
-from warehouse.cli.build import RunFormat, Source, Strict, chosen_source, print_run
+from warehouse.cli.build import RunFormat, Source, Strict, chosen_source, print_run, start_temporary_server_if_needed
 from warehouse.cli.console import Format, note, say, warn
 from warehouse.cli.global_options import command, current
+from warehouse.cli.progress import step
 from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
 
 DEFAULT_CRON = settings.default("watch_cron")
@@ -50,7 +51,10 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
     from flows.watch import watch_once
-    return print_run(watch_once(source, db_file), source, strict, fmt)
+    start_temporary_server_if_needed()
+    with step("looking for new rounds and loading them"):
+        report = watch_once(source, db_file)
+    return print_run(report, source, strict, fmt)
 
 
 def serve(
