@@ -65,8 +65,12 @@ $(CORE_VENV)/.installed: pyproject.toml
 bench: install $(CORE_VENV)/.installed
 	$(PY) bench/run.py
 
+# The Chromium tests (tests/test_report.py, in make test-slow) leave screenshots of the page for a reviewer.
+SCREENSHOTS := $(CURDIR)/build/report-screenshots
 report: install
 	$(VENV)/bin/mlperf-wh report --out report
+	@if [ -d "$(SCREENSHOTS)" ]; then echo "screenshots of the page in Chromium (from the last make test-slow): $(SCREENSHOTS)/"; \
+	else echo "screenshots of the page in Chromium: make test-slow writes them to $(SCREENSHOTS)/"; fi
 
 docs: install
 	$(VENV)/bin/mlperf-wh docs
