@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, h
 import core_path_bench  # noqa: E402
 import ingest_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
+import report_bench  # noqa: E402
 import trees_bench  # noqa: E402
 import views_bench  # noqa: E402
 
@@ -27,6 +28,7 @@ SECTIONS = [
     ("trees", trees_bench.main),
     ("orchestration", orchestration_bench.main),
     ("core", core_path_bench.main),
+    ("report", report_bench.main),
 ]
 
 
