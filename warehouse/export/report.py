@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from importlib import resources
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 
 import duckdb
@@ -31,12 +31,6 @@ from warehouse.export.report_interactive import (AcceleratorPalette, inert_spec,
                                                  vega_runtime)
 from warehouse.store import db
 
-VERDICT_COLOURS = {
-    "comparable across submitters": "#2e7d32",
-    "promising, but the platform is not shipping today": "#f9a825",
-    "directional only - do not put it in a procurement decision": "#c62828",
-    "unclassified": "#757575",
-}
 GRADE_COLOURS = {"holds": "#2e7d32", "understated": "#1565c0", "overstated": "#c62828", "unsupported": "#757575"}
 KIND = "report"
 IMAGE_HASHES = "drawn-from.json"  # charts/: the sha256 of the spec each image was drawn from
@@ -51,7 +45,7 @@ class Table:
     frame: pl.DataFrame
     colour_column: str | None = None
     empty_note: str = "no rows"
-    colours: dict = field(default_factory=lambda: VERDICT_COLOURS)
+    colours: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -171,8 +165,9 @@ def page_asset(name: str) -> str:
 def _write_charts(drawn: list[Chart], directory: Path, previous: Path) -> dict[str, dict]:
     """Each chart that has rows as NAME.svg and NAME.png (its title inside, filters at their
     defaults, rendered offline); returns the Vega-Lite specs the page embeds (titled by the page).
-    An image whose spec is the one the previous report drew (IMAGE_HASHES, beside the images) is
-    copied from it: drawing is most of a report's time, and the same spec draws the same image."""
+    An image whose spec (and vl-convert) is the one the previous report drew it from (IMAGE_HASHES,
+    beside the images) is copied from it: drawing is most of a report's time, and the same spec draws
+    the same image."""
     with needs_extra("report", "the report's PNG and SVG charts"):
         import vl_convert as vlc
     directory.mkdir()
@@ -181,11 +176,13 @@ def _write_charts(drawn: list[Chart], directory: Path, previous: Path) -> dict[s
     for chart in (c for c in drawn if c.chart is not None):
         # Unvalidated: schema validation costs a second a report and finds nothing in specs this code
         # writes (tests/test_report.py draws every one in Chromium and with vl-convert).
-        spec = chart.chart.to_dict(validate=False)
+        spec = inert_spec(chart.chart.to_dict(validate=False))
         # resize: the view is laid out again when a filter changes its rows, so a filtered chart shrinks
-        specs[chart.name] = inert_spec({**spec, "autosize": {"type": "pad", "resize": True}})
-        image = inert_spec({**spec, "title": chart.title_spec()})
-        hashes[chart.name] = hashlib.sha256(json.dumps(image, sort_keys=True, default=str).encode()).hexdigest()
+        specs[chart.name] = {**spec, "autosize": {"type": "pad", "resize": True}}
+        image = {**spec, "title": inert_spec(chart.title_spec())}
+        # the renderer's version too: another vl-convert may draw the same spec otherwise
+        drawn_from = json.dumps([vlc.__version__, image], sort_keys=True, default=str)
+        hashes[chart.name] = hashlib.sha256(drawn_from.encode()).hexdigest()
         svg, png = (directory / f"{chart.name}.svg", directory / f"{chart.name}.png")
         if drawn_before.get(chart.name) == hashes[chart.name] and _copied(previous, svg, png):
             continue
