@@ -66,7 +66,10 @@ chosen AS (
 per_kw AS (
     SELECT p.benchmark, p.scenario, p.throughput_unit, 'per_kw' AS measure, p.accelerator, p.per_kw AS value,
            p.result_id, p.submitter, p.accelerator_count,
-           p.power_basis || coalesce(' (' || p.power_reference || ')', '') AS basis
+           p.power_basis || CASE p.power_basis
+                                WHEN 'system estimate' THEN coalesce(' (' || p.power_reference || ')', '')
+                                WHEN 'accelerators only' THEN ' (hosts, network and cooling left out)'
+                                ELSE '' END AS basis
     FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
 ),
 ranked AS (

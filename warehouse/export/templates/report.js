@@ -46,13 +46,6 @@
     return document.createTextNode(text);
   }
 
-  function powerOf(row) {
-    if (row.per_kw_measured !== null && row.per_kw_measured !== undefined) return [row.per_kw_measured, "measured"];
-    if (row.per_kw_system_estimate !== null && row.per_kw_system_estimate !== undefined)
-      return [row.per_kw_system_estimate, "system estimate"];
-    return [null, ""];
-  }
-
   // 'measured on 72 accelerators' -> 'measured on 72'; 'extrapolated from 8 accelerators' -> 'estimated from 8'
   function rackBasis(row) {
     if (!row.rack_basis) return "";
@@ -84,8 +77,11 @@
      text: r => fmt(r.per_accelerator)},
     {key: "per_rack", label: "per rack", value: r => r.per_rack, num: true, text: r => fmt(r.per_rack)},
     {key: "rack_basis", label: "rack", value: r => r.rack_basis, text: r => rackBasis(r)},
-    {key: "per_kw", label: "per kW (power basis)", value: r => powerOf(r)[0], num: true,
-     text: r => { const [v, basis] = powerOf(r); return v === null ? "" : fmt(v) + " (" + basis + ")"; }},
+    // power bases in columns of their own, never sorted together (docs/definitions.md section 4)
+    {key: "per_kw_measured", label: "per kW, measured power", value: r => r.per_kw_measured, num: true,
+     text: r => fmt(r.per_kw_measured), hiddenWhenEmpty: true},
+    {key: "per_kw_system_estimate", label: "per kW, system estimate", value: r => r.per_kw_system_estimate,
+     num: true, text: r => fmt(r.per_kw_system_estimate), hiddenWhenEmpty: true},
     {key: "flags", label: "flags", value: r => flags(r), css: "flag"},
   ];
   const FILTERS = [
@@ -140,30 +136,37 @@
     }
   }
 
-  // A column whose value a filter fixes says nothing row by row: the filter above names it.
-  function shownColumns() {
-    return COLUMNS.filter(c => !(c.hiddenWhenFiltered && state.filters[c.key]));
+  // A column whose value a filter fixes says nothing row by row: the filter above names it; a power
+  // basis none of the rows has is left out.
+  function shownColumns(rows) {
+    const empty = v => v === null || v === undefined || v === "";
+    return COLUMNS.filter(c => !(c.hiddenWhenFiltered && state.filters[c.key]) &&
+                               !(c.hiddenWhenEmpty && rows.every(r => empty(c.value(r)))));
   }
 
   function drawResults() {
     const table = document.getElementById("results-table");
     const head = table.tHead, body = table.tBodies[0];
-    const columns = shownColumns();
+    const rows = shownRows();
+    const columns = shownColumns(rows);
     head.replaceChildren();
     const header = el("tr");
     for (const column of columns) {
-      const th = el("th", {class: "sortable", "data-key": column.key, title: "sort by " + column.label}, column.label);
+      const th = el("th", {class: "sortable", "data-key": column.key, tabindex: "0", title: "sort by " + column.label},
+                    column.label);
       if (column.key === state.sort) th.setAttribute("aria-sort", state.descending ? "descending" : "ascending");
-      th.addEventListener("click", () => {
+      const sortBy = () => {
         if (state.sort === column.key) state.descending = !state.descending;
         else { state.sort = column.key; state.descending = !!column.num; }
         state.page = 0;
         drawResults();
-      });
+        document.querySelector(`#results-table th[data-key=${column.key}]`).focus();
+      };
+      th.addEventListener("click", sortBy);
+      th.addEventListener("keydown", event => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sortBy(); } });
       header.appendChild(th);
     }
     head.appendChild(header);
-    const rows = shownRows();
     const pages = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
     state.page = Math.min(state.page, pages - 1);
     const first = state.page * PAGE_SIZE;
