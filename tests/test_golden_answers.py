@@ -7,9 +7,13 @@ written out, so a change of definition that moves a headline shows up here as a 
 """
 from __future__ import annotations
 
+import re
+import subprocess
+
 import polars as pl
 import pytest
 
+from tests.conftest import ROOT
 from tests.shared_rows import load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
@@ -17,10 +21,17 @@ from warehouse.export.run_report import Snapshot, build
 from warehouse.store import db
 from warehouse.views import materialize
 
-README_QUESTION_1 = (
+RACKS_BY_SCENARIO = (
     "SELECT round, scenario, accelerator, measured_rack, rank_per_rack, tokens_per_second_per_rack, rack_basis, "
     "result_id FROM rack_throughput WHERE benchmark = 'llama2-70b-99' AND rank_per_rack <= 3 "
     "ORDER BY round, scenario, measured_rack DESC, rank_per_rack")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_query(starts: str) -> str:
+    """The query of the README's command that begins so, as the README prints it."""
+    (query,) = re.findall(r'mlperf-wh sql "(' + re.escape(starts) + r'[^"]*)"', README)
+    return query
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,7 +97,7 @@ def test_the_run_reports_first_generation_speedups_are_like_for_like(private_con
 
 
 def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(shared_con):
-    found = rows(shared_con, README_QUESTION_1)
+    found = rows(shared_con, RACKS_BY_SCENARIO)
     first = found[0]
     # v4.1 Offline: the only measured rack is JuniperNetworks' 32 H100 SXM, v4.1-0036 82749.6 Tokens/s
     # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 v4.1-0045 (4487.88 x 32 = 143612.16) is an
@@ -247,6 +258,57 @@ def test_a_post_deadline_claim_shows_no_relative_difference(private_con, tmp_pat
     assert row["recomputed"] is not None  # the published rows still give a figure, for reading
     assert (row["relative_difference"], row["figure_supported"], row["grade"]) == (None, None, "unsupported")
     assert row["grade_reason"] == "stage post_submission_unverified: no published result can hold its figure"
+
+
+@pytest.mark.unit
+def test_rounds_that_failed_the_same_way_share_one_line():
+    from warehouse.export.run_report import failure_lines
+    from warehouse.ingest.outcome import RoundOutcome
+    failed = [RoundOutcome(r, "failed", message=f"http://m/inference_results_{r}/main/summary_results.json: HTTP 503")
+              for r in ("v4.1", "v5.1")] + [RoundOutcome("v6.0", "failed", message="v6.0: malformed file, line 3")]
+    assert failure_lines(failed) == [
+        "v4.1, v5.1 failed: http://m/inference_results_v*/main/summary_results.json: HTTP 503",
+        "v6.0 failed: v6.0: malformed file, line 3"]
+
+
+def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehouse):
+    # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
+    # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
+    # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
+    from tests.cli_tables import table_rows
+    query = readme_query("SELECT round, accelerator, measured_rack")
+    shown = subprocess.run([str(ROOT / ".venv" / "bin" / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
+                            "sql", query], capture_output=True, text=True, timeout=120,
+                           env={"PATH": "/usr/bin:/bin", "COLUMNS": "80", "HOME": "/tmp"})
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert len(lines) < 40 and max(map(len, lines)) <= 80
+    first, second = table_rows(shown.stdout)[:2]
+    assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
+    assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank_per_rack": "1",
+                     "tokens_per_second_per_rack": "82,273", "rack_basis": "measured on 32 accelerators"}
+    assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"]) == ("H200 SXM", "false", "1")
+
+
+def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
+    # Question 4: the seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so
+    # every claim with a number is `unsupported`, never `holds`; the two post-deadline claims, with
+    # no number, are not graded.
+    from warehouse.ledger.claims import load_claims
+    from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
+    load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+    load_measurements(private_con, ROOT / "examples" / "own_measurements.example.csv", None, RunOptions())
+    materialize(private_con, changed={"claims"} | set(MEASUREMENT_TABLES))
+    grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit GROUP BY ALL ORDER BY ALL")
+    assert grades == [{"grade": "unsupported", "n": 13}, {"grade": None, "n": 2}]
+    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU, set beside
+    # Nebius' B200 deepseek-r1 Server 6.0-0083, 51692.9 / 8 = 6461.6125 per GPU: 650 / 6461.6125 = 0.1006;
+    # its p99 TTFT 1450 ms and TPOT 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    assert published("v6.0", "6.0-0083", "deepseek-r1", "Server") == 51692.9
+    first = rows(private_con, readme_query("SELECT label, result_id, scenario, own_over_mlperf"))[0]
+    assert (first["label"], first["result_id"], first["scenario"], first["pattern_match"]) == \
+           ("example-b200-c32", "6.0-0083", "Server", True)
+    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (51692.9 / 8), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------

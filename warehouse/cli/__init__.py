@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import sys
 
-# Prefect's anonymous telemetry would try the network (there may be none) on every run.
+# Prefect's anonymous telemetry would try the network (there may be none) on every run: the server's,
+# and the client's, which also prints a three-line notice on a terminal the first time.
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
 # A brand-new ephemeral Prefect server (database migrations, installed Prefect collections
 # imported) can take longer than Prefect's 20 s default on a busy 2-core machine.
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")

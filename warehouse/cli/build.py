@@ -12,6 +12,7 @@ import typer
 
 from warehouse.cli.console import Format, error, note, print_json, print_rows, say
 from warehouse.cli.global_options import SOURCE_HELP, command, current
+from warehouse.cli.progress import step
 from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
@@ -82,8 +83,9 @@ def ingest(
     from flows.local_runs import run_here
     from warehouse.export.run_report import of_file_ingest
     db_file = _writable_warehouse(f"mlperf-wh ingest {round_name} --file {file}")
-    outcome = run_here(ingest_file, round_name, str(file), (origin or Origin.unofficial).value, db_file,
-                       force=force, allow=_guards(allow))
+    with step(f"loading {file} as {round_name}"):
+        outcome = run_here(ingest_file, round_name, str(file), (origin or Origin.unofficial).value, db_file,
+                           force=force, allow=_guards(allow))
     return print_run(of_file_ingest(db_file, [outcome]), str(file), strict, fmt)
 
 
@@ -117,7 +119,10 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.ingest import backfill as backfill_flow
     from flows.local_runs import run_here
     db_file = _writable_warehouse(f"mlperf-wh {what}")
-    return print_run(run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow), source, strict, fmt)
+    from warehouse.ingest.source_urls import redact
+    with step(f"loading {len(rounds)} round{'s' if len(rounds) != 1 else ''} from {redact(source)}"):
+        report = run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow)
+    return print_run(report, source, strict, fmt)
 
 
 def chosen_source(explicit: str | None) -> str:
@@ -149,7 +154,8 @@ def _writable_warehouse(what: str) -> str:
         if Path(path).exists():
             with db.connect(path):
                 pass
-    start_prefect_server_tied_to_this_process()
+    with step("starting Prefect's temporary API server"):
+        start_prefect_server_tied_to_this_process()
     return path
 
 
@@ -207,8 +213,10 @@ def trees(
     run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
     if not _trees_reachable(chosen, source):
         return EXIT_FAILED
-    start_prefect_server_tied_to_this_process()
-    outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
+    with step("starting Prefect's temporary API server"):
+        start_prefect_server_tied_to_this_process()
+    with step("fetching and loading the submission trees"):
+        outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:
@@ -255,7 +263,8 @@ def views(
     """List the marts, the views analysts query (or rebuild every model: `views refresh`)."""
     if action is ViewsAction.refresh:
         from warehouse.views import rebuild
-        _, created = rebuild(current().db, "mlperf-wh views refresh")
+        with step("building the views"):
+            _, created = rebuild(current().db, "mlperf-wh views refresh")
         say(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK
     from warehouse.views import list_views

@@ -15,6 +15,7 @@ from warehouse import settings
 from warehouse.cli.build import RunFormat, Source, Strict, chosen_source, print_run
 from warehouse.cli.console import Format, note, say, warn
 from warehouse.cli.global_options import command, current
+from warehouse.cli.progress import step
 from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
 
 DEFAULT_CRON = settings.default("watch_cron")
@@ -51,8 +52,11 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
         return print_run(unchanged, source, strict, fmt)
     from flows.watch import watch_once
     from warehouse.interrupt import start_prefect_server_tied_to_this_process
-    start_prefect_server_tied_to_this_process()
-    return print_run(watch_once(source, db_file), source, strict, fmt)
+    with step("starting Prefect's temporary API server"):
+        start_prefect_server_tied_to_this_process()
+    with step("looking for new rounds and loading them"):
+        report = watch_once(source, db_file)
+    return print_run(report, source, strict, fmt)
 
 
 def serve(

@@ -136,7 +136,7 @@ class RunReport:
         """How the run ends for the one who started it: an error line per failed round, a hint when
         the source could not be reached at all, and --strict's drift."""
         failed = [o for o in self.outcomes if o.failed]
-        errors = [f"{o.round} {o.status}: {o.message}" for o in failed]
+        errors = failure_lines(failed)
         hint = None
         if failed and all(o.unreachable for o in failed) \
                 and not any(o.status in ("loaded", "unchanged") for o in self.outcomes):
@@ -187,6 +187,18 @@ class Closing:
     @property
     def failed(self) -> bool:
         return bool(self.errors)
+
+
+def failure_lines(failed: list[RoundOutcome]) -> list[str]:
+    """One line per distinct failure: rounds that failed the same way (the same message but for the
+    round's own name and path) share one line, "v4.1, v5.1, v6.0 failed: .../inference_results_v*/...".
+    """
+    by_message: dict[tuple[str, str], list[str]] = {}
+    for o in failed:
+        shape = o.message.replace(f"inference_results_{o.round}", "inference_results_v*").replace(o.round, "v*")
+        by_message.setdefault((o.status, shape), []).append(o.round)
+    return [f"{rounds[0]} {status}: {next(o.message for o in failed if o.round == rounds[0])}" if len(rounds) == 1
+            else f"{', '.join(rounds)} {status}: {shape}" for (status, shape), rounds in by_message.items()]
 
 
 def _cell(value) -> str:

@@ -9,9 +9,7 @@ import polars as pl
 
 from warehouse.store import db
 
-SCREEN_COLUMNS = ["id", "kind", "stage", "benchmark", "scenario", "multiplier", "grade", "figure_supported",
-                  "recomputed", "recomputed_as_cited", "recomputed_best", "recomputed_equal_scale",
-                  "weak_baseline", "verdict"]
+SCREEN_COLUMNS = ["id", "multiplier", "grade", "figure_supported", "verdict"]
 ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best", "rows_equal_scale"]
 
 
@@ -20,10 +18,18 @@ def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
-    """The verdict's columns, and the result ids behind each figure ("new vs base")."""
-    result_ids = {f"{c}_ids": pl.col(c).list.eval(pl.element().struct.field("result_id")).list.join(" vs ")
-                  for c in ("rows_as_cited", "rows_best")}
-    return frame.select(*SCREEN_COLUMNS, **result_ids)
+    """What a terminal shows of each claim, within 80 columns: the number claimed, its grade, the most
+    the data supports and the verdict (every figure and the result ids behind it: grade_lines, and
+    --format csv or json)."""
+    return frame.select(*SCREEN_COLUMNS)
+
+
+def grade_lines(frame: pl.DataFrame) -> list[str]:
+    """One line per claim the data grades (not unsupported): how its number stands, every figure, and
+    the result ids of the figure the verdict rests on ("new vs base")."""
+    graded = frame.filter(pl.col("grade").is_in(["holds", "overstated", "understated"]))
+    return [f"{c['id']}: {c['grade_reason']} [{' vs '.join(r['result_id'] for r in c['rows_used'])}]"
+            for c in graded.iter_rows(named=True)]
 
 
 def citation_problems(frame: pl.DataFrame) -> list[str]:

@@ -1,0 +1,19 @@
+"""A step that may take a while (starting Prefect's server, loading rounds, fetching trees, building
+the views) shows what it is doing on a terminal: a spinner on stderr with the step and its seconds,
+gone when the step ends. Nothing is drawn when stderr is not a terminal, nor with -q."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+from warehouse.cli.global_options import current
+
+
+@contextmanager
+def step(text: str):
+    if current().quiet or not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+    with Console(stderr=True, highlight=False, markup=False).status(text, spinner="dots"):
+        yield
