@@ -84,8 +84,12 @@ yardstick: $(YARDSTICK_VENV)/.installed
 bench: install $(YARDSTICK_VENV)/.installed
 	MLPERF_BENCH_ANCHOR=$(ANCHOR) $(PY) bench/run.py
 
+# The Chromium tests (tests/test_report.py, in make test-slow) leave screenshots of the page for a reviewer.
+SCREENSHOTS := $(CURDIR)/build/report-screenshots
 report: install
 	$(VENV)/bin/mlperf-wh report --out report
+	@if [ -d "$(SCREENSHOTS)" ]; then echo "screenshots of the page in Chromium (from the last make test-slow): $(SCREENSHOTS)/"; \
+	else echo "screenshots of the page in Chromium: make test-slow writes them to $(SCREENSHOTS)/"; fi
 
 docs: install
 	$(VENV)/bin/mlperf-wh docs

@@ -459,6 +459,10 @@ def test_a_report_over_hostile_labels_is_written_inert(run, warehouse, tmp_path)
     assert (code, err) == (0, ""), err
     page = (tmp_path / "report" / "index.html").read_text()
     assert "<!--<script" not in page and "\x1b" not in page and "\u202e" not in page
-    scripts = re.findall(r'<script type="application/json" id="spec-own_vs_mlperf">(.*?)</script>', page, re.S)
-    labels = {v["run"] for v in json.loads(scripts[0])["datasets"].popitem()[1] if v["source"] == "own run"}
+    scripts = re.findall(r'<script type="application/json" id="spec-interactivity">(.*?)</script>', page, re.S)
+    rows = [v for data in json.loads(scripts[0])["datasets"].values() for v in data]
+    labels = {v["run"] for v in rows if v["source"] == "your replay"}
     assert labels == {"esc\\u001b[31mred", "<!--<script>", "bidi\\u202eevil", "</script><b>"}
+    # and the rows the page's own script reads (the results table, the comparison)
+    data = json.loads(re.findall(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)[0])
+    assert {e[0] for e in data["entries"] if e[0].startswith("your run ")} == {f"your run {label}" for label in labels}

@@ -1,7 +1,14 @@
-"""The report, rendered in headless Chromium (Debian's `chromium`; .ci/run installs it): every chart
-drew, the page made no network request, tooltips and filters work, the leaderboard draws one bar per
-entry in order, gains diverge around 1.0, an accelerator keeps its colour across charts, and the
-tables are coloured by verdict."""
+"""The report, rendered in headless Chromium (Debian's `chromium`; .ci/run installs it), as a buyer
+reads it: the first screen (1400 x 900) holds the newest round's answer table, llama2-70b-99 Server
+in it with its result IDs, links and a per-rack figure marked measured or estimated; a results table
+sorts, filters and pages; two entries (or an entry and your replay) compare with their deltas; a
+filter leaves fewer marks and a shorter chart; the page makes no network request. Then the charts:
+every one drew, per rack says measured or estimated on every mark, the leaderboard ranks per
+accelerator, gains diverge around 1.0, an accelerator keeps its colour, the claims are a table
+graded by colour.
+
+The screenshots are left in build/report-screenshots/ of the checkout for a reviewer (`make report`
+prints the path)."""
 from __future__ import annotations
 
 import json
@@ -12,13 +19,15 @@ import pytest
 from PIL import Image
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
+from tests.conftest import ROOT
+from tests.shared_rows import published, record
 from warehouse.export.output_dirs import OutputDirRefused
 from warehouse.export.outputs import publish_after_load
-from warehouse.export.report import VERDICT_COLOURS, render_report
+from warehouse.export.report import GRADE_COLOURS, render_report
 from warehouse.ingest.pipeline import RoundOutcome
 from warehouse.store import db
 
-# Every test here drives the written page in Chromium after the runtime bundle is built (~50 s):
+# Every test here drives the written page in Chromium after the report is built (~50 s):
 # `make test-slow` (CI runs it).
 pytestmark = pytest.mark.slow
 
@@ -26,15 +35,18 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Without these Chromium reaches for the network (updates, sync, field trials) and gets refused.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-CHARTS = ["software_gains", "generation_speedups", "scaling_efficiency", "token_economics", "leaderboard",
-          "interactivity", "claim_audit", "own_vs_mlperf"]
+SCREEN = {"width": 1400, "height": 900}
+SCREENSHOTS = ROOT / "build" / "report-screenshots"
+CHARTS = ["interactivity", "leaderboard", "token_economics", "software_gains", "generation_speedups",
+          "scaling_efficiency"]
 # The marks of a drawn chart from its Vega scenegraph: datum, position on the page's chart and fill.
 MARKS_JS = """([name, type]) => {
   const found = [];
   const visit = (mark, dx, dy) => {
     for (const item of mark.items || []) {
       if (mark.marktype === type && mark.role === "mark" && item.datum)
-        found.push({datum: item.datum, x: dx + (item.x || 0), y: dy + (item.y || 0), fill: item.fill || null});
+        found.push({datum: item.datum, x: dx + (item.x || 0), y: dy + (item.y || 0), fill: item.fill || null,
+                    opacity: item.opacity === undefined ? 1 : item.opacity});
       if (mark.marktype === "group")
         for (const child of item.items || []) visit(child, dx + (item.x || 0), dy + (item.y || 0));
     }
@@ -42,6 +54,7 @@ MARKS_JS = """([name, type]) => {
   visit(window.reportViews[name].scenegraph().root, 0, 0);
   return found;
 }"""
+ROW_IDS_JS = "rows => rows.map(r => r.dataset.resultId)"
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +63,10 @@ def report(claims_warehouse, tmp_path_factory):
     out = tmp_path_factory.mktemp("published")
     loaded = [RoundOutcome("v6.0", "unchanged"), RoundOutcome("v6.1", "loaded")]
     assert publish_after_load([RoundOutcome("v6.0", "unchanged")], claims_warehouse, out / "bi", out / "report") is None
-    published = publish_after_load(loaded, claims_warehouse, out / "bi", out / "report")
-    assert (published.export_dir / "manifest.json").is_file()
-    return published.report_page
+    published_outputs = publish_after_load(loaded, claims_warehouse, out / "bi", out / "report")
+    assert (published_outputs.export_dir / "manifest.json").is_file()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return published_outputs.report_page
 
 
 @pytest.fixture(scope="module")
@@ -64,17 +78,18 @@ def browser(tmp_path_factory):
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 900}, device_scale_factor=1)
+            viewport=SCREEN, device_scale_factor=1)
         yield context
         context.close()
 
 
 def open_report(browser, report):
-    """The page with every chart drawn, and the requests it made: every one is recorded and any
-    but the page itself refused."""
+    """The page with every chart and table drawn, the requests it made (every one recorded, any but
+    the page itself refused) and the script errors it raised."""
     page = browser.new_page()
-    requests, blocked = [], []
+    requests, blocked, errors = [], [], []
     page.on("request", lambda request: requests.append(request.url))
+    page.on("pageerror", lambda error: errors.append(str(error)))
 
     def only_the_page(route):
         if route.request.url == report.as_uri():
@@ -84,9 +99,9 @@ def open_report(browser, report):
             route.abort()
     page.route("**/*", only_the_page)
     page.goto(report.as_uri(), wait_until="networkidle")
-    page.wait_for_function("document.body.dataset.charts", timeout=60_000)
-    assert page.evaluate("document.body.dataset.charts") == "ready"
-    return page, requests, blocked
+    page.wait_for_function("document.body.dataset.charts && document.body.dataset.tables", timeout=60_000)
+    assert page.evaluate("[document.body.dataset.charts, document.body.dataset.tables]") == ["ready", "ready"]
+    return page, requests, blocked, errors
 
 
 def marks(page, chart: str, marktype: str) -> list[dict]:
@@ -103,24 +118,6 @@ def spec_rows(spec: dict) -> list[dict]:
     return next(iter(spec["datasets"].values()))
 
 
-@pytest.fixture(scope="module")
-def browser_view(browser, report, tmp_path_factory):
-    """Load the page once: (screenshot path, chart boxes, requests, page facts)."""
-    shot = tmp_path_factory.mktemp("screenshot") / "report.png"
-    page, requests, blocked = open_report(browser, report)
-    page.screenshot(path=str(shot), full_page=True)
-    boxes = {e.get_attribute("data-chart"): e.query_selector("svg").bounding_box()
-             for e in page.query_selector_all("figure.chart")}
-    verdict_cells = page.eval_on_selector_all(
-        "#table-claim_audit_table td.verdict",
-        "cells => cells.map(c => [c.textContent, getComputedStyle(c).backgroundColor])")
-    due_rows = page.eval_on_selector_all("#table-decisions_due tr", "rows => rows.length")
-    shows = page.eval_on_selector_all("section p.shows", "ps => ps.map(p => p.textContent)")
-    page.close()
-    return {"shot": shot, "boxes": boxes, "requests": requests, "blocked": blocked,
-            "verdict_cells": verdict_cells, "due_rows": due_rows, "shows": shows}
-
-
 def ink(image: Image.Image, box: dict) -> float:
     """Share of the pixels in `box` that are not white."""
     region = image.crop((int(box["x"]), int(box["y"]), int(box["x"] + box["width"]),
@@ -129,51 +126,295 @@ def ink(image: Image.Image, box: dict) -> float:
     return 1 - sum(histogram[250:]) / sum(histogram)
 
 
-def test_every_chart_drew(browser_view):
-    assert list(browser_view["boxes"]) == CHARTS
-    image = Image.open(browser_view["shot"])
-    for name, box in browser_view["boxes"].items():
-        assert box["width"] > 200 and box["height"] > 100, name
-        assert ink(image, box) > 0.02, f"{name} is blank in the screenshot"
-    # and a strip of page margin beside the charts is blank, so the measure can tell
-    assert ink(image, {"x": 2, "y": 200, "width": 10, "height": 600}) == 0
+@pytest.fixture(scope="module")
+def first_screen(browser, report):
+    """The page as it opens at 1400 x 900: the screenshot of what is on screen, and the answer
+    table's row for llama2-70b-99 Server (its box and each cell's text and links)."""
+    page, requests, blocked, errors = open_report(browser, report)
+    shot = SCREENSHOTS / "first-screen.png"
+    page.screenshot(path=str(shot))  # the viewport only: what a buyer sees before scrolling
+    row = page.locator("#answer-table tr[data-benchmark='llama2-70b-99'][data-scenario='Server']")
+    facts = {"table": page.locator("#answer-table").bounding_box(), "row": row.bounding_box(),
+             "cells": row.locator("td.figure").all_inner_texts(),
+             "links": row.locator("td.figure a").evaluate_all("links => links.map(a => [a.textContent, a.href])"),
+             "first_rows": page.eval_on_selector_all("#answer-table tbody tr", "rows => rows.slice(0, 3).map("
+                                                     "r => [r.dataset.benchmark, r.dataset.scenario])"),
+             "heading": page.locator("#answer h2").inner_text()}
+    page.close()
+    return {"shot": shot, "requests": requests, "blocked": blocked, "errors": errors, **facts}
 
 
-def test_the_page_made_no_network_request(browser_view, report):
-    assert browser_view["requests"] == [report.as_uri()]
-    assert browser_view["blocked"] == []
+def test_the_first_screen_is_the_newest_rounds_answer(first_screen):
+    # llama2-70b-99 Server in v6.0, by hand from the published rows:
+    #   per accelerator: Cisco B300 6.0-0010 114504 / 8 = 14313; runner-up HPE B200 6.0-0048 103635 / 8
+    #     = 12954.375 (14313 / 12954.375 - 1 = 10.5%);
+    #   per rack, measured: NVIDIA GB300 NVL72 6.0-0078 868278 on 72 (a rack holds 72);
+    #   per rack, estimated: the B300's 14313 x 32 a rack = 458016, extrapolated from 8.
+    assert published("v6.0", "6.0-0010", "llama2-70b-99", "Server") / 8 == 14313
+    assert published("v6.0", "6.0-0078", "llama2-70b-99", "Server") == 868278
+    image = Image.open(first_screen["shot"])
+    assert image.size == (1400, 900)
+    assert first_screen["heading"].startswith("The answer for v6.0")
+    assert first_screen["first_rows"][0] == ["llama2-70b-99", "Offline"]  # LLMs first, the most compared first
+    row = first_screen["row"]
+    assert row["y"] >= 0 and row["y"] + row["height"] <= 900, "llama2-70b-99 Server is below the first screen"
+    assert ink(image, row) > 0.05
+    per_accelerator, measured, estimated, per_kw = first_screen["cells"]
+    assert per_accelerator.startswith("B300 14,313 tokens/s per accelerator") and "6.0-0010" in per_accelerator
+    assert "10.5% more than B200, 12,954 (6.0-0048)" in per_accelerator
+    assert measured.startswith("GB300 868,278 tokens/s per rack") and "\nmeasured on 72 accelerators\n" in measured
+    assert estimated.startswith("B300 458,016 tokens/s per rack") and "\nestimated extrapolated from 8 accelerators\n" in estimated
+    assert "power: system estimate" in per_kw
+    links = dict(first_screen["links"])
+    assert links["6.0-0010"] == record("v6.0", "6.0-0010", "llama2-70b-99", "Server")["Details"]
+    assert links["6.0-0078"] == record("v6.0", "6.0-0078", "llama2-70b-99", "Server")["Details"]
 
 
-def test_every_chart_says_which_rows_and_rounds(browser_view):
-    shows = browser_view["shows"]
-    assert len(shows) == len(CHARTS) + 2
-    for text in shows[:len(CHARTS)]:
-        assert "rounds:" in text and ("verified" in text or "claim" in text), text
-    assert "v4.1, v5.1, v6.0" in shows[CHARTS.index("software_gains")]
-    assert "preview" in shows[CHARTS.index("generation_speedups")]
-    # the leaderboard spans every round now (the round is a filter); it opens on the newest
-    assert "opens on round v6.0" in shows[CHARTS.index("leaderboard")]
+def test_the_page_made_no_network_request_and_raised_no_error(first_screen, report):
+    assert first_screen["requests"] == [report.as_uri()]
+    assert first_screen["blocked"] == [] and first_screen["errors"] == []
 
 
-def test_claim_audit_is_coloured_by_verdict_and_decisions_due_are_listed(browser_view, claims_warehouse):
+def test_every_answer_has_a_sentence_naming_its_figures(browser, report):
+    page, *_ = open_report(browser, report)
+    sentence = page.locator("#answer-sentences li[data-benchmark='llama2-70b-99'][data-scenario='Server']").inner_text()
+    page.close()
+    assert sentence.startswith("llama2-70b-99 · Server: B300 gives the most per accelerator, 14,313 tokens/s (6.0-0010)")
+    assert "the best measured rack is GB300, 868,278 tokens/s (measured on 72 accelerators, 6.0-0078" in sentence
+
+
+def test_sorting_a_table_changes_its_order(browser, report):
+    page, *_ = open_report(browser, report)
+    before = page.eval_on_selector_all("#results-table tbody tr", ROW_IDS_JS)
+    page.click("#results-table th[data-key=per_rack]")
+    after = page.eval_on_selector_all("#results-table tbody tr", ROW_IDS_JS)
+    racks = column_texts(page, "per_rack")
+    page.click("#results-table th[data-key=per_rack]")
+    ascending = page.eval_on_selector_all("#results-table tbody tr", ROW_IDS_JS)
+    sort = page.get_attribute("#results-table th[data-key=per_rack]", "aria-sort")
+    page.close()
+    # It opens on the newest round's first answer, llama2-70b-99 Server, by result per accelerator:
+    # B300 6.0-0010 first; by per rack, the measured NVL72 racks lead (868278, 810104).
+    assert before[0] == "6.0-0010" and after[:2] == ["6.0-0078", "6.0-0075"] and after != before
+    values = [float(v.replace(",", "")) for v in racks if v]
+    assert values == sorted(values, reverse=True)
+    assert ascending != after and sort == "ascending"
+
+
+def column_texts(page, key: str) -> list[str]:
+    """The cells of the results table's column `key`, top to bottom."""
+    return page.evaluate("""key => {
+      const index = Array.from(document.querySelectorAll('#results-table th')).findIndex(th => th.dataset.key === key);
+      return Array.from(document.querySelectorAll('#results-table tbody tr')).map(r => r.children[index].textContent);
+    }""", key)
+
+
+def test_the_results_table_filters_and_pages(browser, report):
+    page, *_ = open_report(browser, report)
+    first = page.eval_on_selector_all("#results-table tbody tr", ROW_IDS_JS)
+    count = page.inner_text("#results-pager .count")
+    page.click("#results-pager button[name=next]")
+    second = page.eval_on_selector_all("#results-table tbody tr", ROW_IDS_JS)
+    page.select_option("select[name=results_accelerator]", "GB300")
+    accelerators = column_texts(page, "accelerator")
+    header = page.eval_on_selector_all("#results-table th", "ths => ths.map(th => th.dataset.key)")
+    page.close()
+    # v6.0 publishes 41 llama2-70b-99 Server records (40 closed and available, 1 preview, all Tokens/s):
+    # a page of 20, then 20, then 1
+    assert len(first) == 20 and count == "rows 1–20 of 41 · page 1 of 3" and set(first).isdisjoint(second)
+    assert "benchmark" not in header and "scenario" not in header  # the filters above name them
+    assert accelerators and all(a.startswith("GB300 ×") for a in accelerators) and len(accelerators) < 20
+
+
+def choose(page, name: str, starting: str) -> None:
+    label = page.eval_on_selector(f"select[name={name}]", "(s, start) => Array.from(s.options).find("
+                                  "o => o.textContent.startsWith(start)).textContent", starting)
+    page.select_option(f"select[name={name}]", label=label)
+
+
+def compare_rows(page) -> dict[tuple[str, str], list[str]]:
+    rows = page.eval_on_selector_all("#compare-table tbody tr", "rows => rows.map(r => [r.dataset.key, "
+                                     "...Array.from(r.querySelectorAll('td')).map(c => c.textContent)])")
+    return {(key, measure): values for key, measure, *values in rows}
+
+
+def test_comparing_two_entries_shows_their_deltas(browser, report):
+    page, *_ = open_report(browser, report)
+    choose(page, "compare_a", "6.0-0075")  # NVIDIA GB200 NVL72
+    choose(page, "compare_b", "6.0-0078")  # NVIDIA GB300 NVL72
+    found = compare_rows(page)
+    page.locator("#compare").screenshot(path=str(SCREENSHOTS / "compare.png"))
+    page.close()
+    # llama2-70b-99 Server: 868278 / 810104 = 1.0718 (+7.2%); per kW on the system estimate:
+    # GB200 NVL72 120 kW, GB300 NVL72 132 kW: (868278 / 132) / (810104 / 120) = 0.9743 (-2.6%)
+    a = published("v6.0", "6.0-0075", "llama2-70b-99", "Server")
+    b = published("v6.0", "6.0-0078", "llama2-70b-99", "Server")
+    key = "llama2-70b-99 · Server"
+    assert found[(key, "performance, whole system (tokens/s)")] == [
+        f"{a:,.0f}", f"{b:,.0f}", f"+{(b / a - 1) * 100:.1f}% (×{b / a:.2f})"]
+    assert found[(key, "per rack")][:2] == [f"{a:,.0f} (measured)", f"{b:,.0f} (measured)"]
+    efficiency = (b / 132) / (a / 120)
+    assert found[(key, "efficiency, tokens/s per kW (system estimate)")][2] == \
+        f"−{(1 - efficiency) * 100:.1f}% (×{efficiency:.2f})"
+    assert found[(key, "power, watts (system estimate)")][:2] == ["120,000", "132,000"]
+
+
+def test_an_entry_compares_with_your_replay(browser, report, claims_warehouse):
     with db.connect(claims_warehouse, read_only=True) as con:
-        verdicts = sorted(v for (v,) in con.execute("SELECT verdict FROM claim_audit").fetchall())
+        run = con.execute("SELECT label, tokens_per_second_per_accelerator FROM own_runs").fetchall()[0]
+    page, *_ = open_report(browser, report)
+    choose(page, "compare_a", f"your run {run[0]}")
+    choose(page, "compare_b", "6.0-0006")  # ASUSTeK B300 x8, which ran llama3.1-8b
+    found = compare_rows(page)
+    page.close()
+    per_accelerator = {key: values for (key, measure), values in found.items() if measure == "performance per accelerator"}
+    assert "llama3.1-8b · Server" in per_accelerator and "llama3.1-8b · Offline" in per_accelerator
+    mlperf = published("v6.0", "6.0-0006", "llama3.1-8b", "Server") / 8
+    assert per_accelerator["llama3.1-8b · Server"][:2] == [f"{run[1]:,.0f}", f"{mlperf:,.0f}"]
+
+
+def test_a_filter_shows_fewer_marks_and_a_shorter_chart(browser, report):
+    page, *_ = open_report(browser, report)
+    before = marks(page, "leaderboard", "rect")
+    height = page.locator("#chart-leaderboard svg").bounding_box()["height"]
+    page.select_option("#chart-leaderboard select[name=filter_accelerator]", label="GB300")
+    page.wait_for_function("n => document.querySelectorAll('#chart-leaderboard g.role-mark.mark-rect path').length < n",
+                           arg=len(before), timeout=10_000)
+    after = marks(page, "leaderboard", "rect")
+    shorter = page.locator("#chart-leaderboard svg").bounding_box()["height"]
+    page.locator("#section-leaderboard").screenshot(path=str(SCREENSHOTS / "filtered-leaderboard.png"))
+    page.close()
+    assert 0 < len(after) < len(before) and {m["datum"]["accelerator"] for m in after} == {"GB300"}
+    assert shorter < 0.8 * height
+
+
+def test_every_chart_drew_once_titled(browser, report):
+    page, *_ = open_report(browser, report)
+    shot = SCREENSHOTS / "full-page.png"
+    page.screenshot(path=str(shot), full_page=True)
+    boxes = {e.get_attribute("data-chart"): e.query_selector("svg").bounding_box()
+             for e in page.query_selector_all("figure.chart")}
+    titles = page.eval_on_selector_all("h2", "hs => hs.map(h => h.textContent)")
+    page.close()
+    assert list(boxes) == CHARTS
+    image = Image.open(shot)
+    for name, box in boxes.items():
+        assert box["width"] > 200 and box["height"] > 100, name
+        assert box["x"] + box["width"] <= 1400, f"{name} is wider than the page: it would be drawn scaled down"
+        assert ink(image, box) > 0.02, f"{name} is blank in the screenshot"
+        assert "title" not in spec_of(report, name), f"{name} repeats its title inside the chart"
+    assert len(titles) == len(set(titles))
+    assert ink(image, {"x": 2, "y": 200, "width": 8, "height": 600}) == 0  # the margin is blank: the measure can tell
+
+
+def test_every_chart_says_which_rows_and_rounds(browser, report):
+    page, *_ = open_report(browser, report)
+    shows = dict(page.eval_on_selector_all(
+        "section.chart-section", "ss => ss.map(s => [s.id.replace('section-', ''), s.querySelector('p.shows').textContent])"))
+    page.close()
+    assert list(shows) == CHARTS
+    for text in shows.values():
+        assert "rounds:" in text and "verified" in text, text
+    assert "v4.1, v5.1, v6.0" in shows["software_gains"]
+    assert "preview" in shows["generation_speedups"]
+    assert "opens on round v6.0, Server" in shows["leaderboard"]
+    # the shared warehouse has no run summaries: every MLPerf point stands at its scenario's limit
+    assert "no run summary is loaded" in shows["interactivity"] and " 0 of " not in shows["interactivity"]
+    assert "crosses: your 1 replay(s)" in shows["interactivity"]
+
+
+def test_every_per_rack_mark_says_measured_or_estimated(browser, report):
+    page, *_ = open_report(browser, report)
+    bars = [m for m in marks(page, "token_economics", "rect") if m["datum"]["panel"] == "per_rack"]
+    page.close()
+    assert bars
+    for bar in bars:
+        basis = bar["datum"]["rack"]
+        assert bar["datum"]["bar"].endswith(" · measured") if basis == "measured" else \
+            re.search(r" · estimated from \d+$", bar["datum"]["bar"]), bar["datum"]
+        assert bar["opacity"] == (1 if basis == "measured" else 0.4)
+    assert {b["datum"]["rack"] for b in bars} == {"measured", "estimated"}
+
+
+def test_the_leaderboard_ranks_entries_per_accelerator(browser, report):
+    spec = spec_of(report, "leaderboard")
+    assert spec["encoding"]["x"]["field"] == "per_accelerator" and spec["encoding"]["y"]["sort"] == "-x"
+    page, *_ = open_report(browser, report)
+    bars = marks(page, "leaderboard", "rect")
+    page.close()
+    assert {(b["datum"]["round"], b["datum"]["scenario"]) for b in bars} == {("v6.0", "Server")}
+    llama = sorted((b for b in bars if b["datum"]["benchmark"] == "llama2-70b-99"), key=lambda b: b["y"])
+    values = [b["datum"]["per_accelerator"] for b in llama]
+    assert values == sorted(values, reverse=True) and len(values) == 8
+    # first: Cisco's 8 B300 (114504 / 8 = 14313 a GPU)
+    assert llama[0]["datum"]["result_id"] == "6.0-0010" and llama[0]["datum"]["accelerator_count"] == 8
+    # deepseek-r1: Nebius' 8 GB300 (6.0-0082) above its 72-GPU rack (6.0-0081), a tenth of its throughput
+    deepseek = sorted((b["datum"] for b in bars if b["datum"]["benchmark"] == "deepseek-r1"), key=lambda d: -d["per_accelerator"])
+    assert [d["result_id"] for d in deepseek[:2]] == ["6.0-0082", "6.0-0081"]
+    assert published("v6.0", "6.0-0082", "deepseek-r1", "Server") / 8 > published("v6.0", "6.0-0081", "deepseek-r1", "Server") / 72
+    assert deepseek[0]["system_result"] < deepseek[1]["system_result"] / 5
+
+
+def test_the_interactivity_chart_shapes_stacks_and_shows_your_replay(browser, report):
+    spec = spec_of(report, "interactivity")
+    page, *_ = open_report(browser, report)
+    points = marks(page, "interactivity", "symbol")
+    page.close()
+    stacks = {p["datum"]["stack"] for p in points}
+    assert {"TensorRT", "your replay"} <= stacks
+    replay = [p for p in points if p["datum"]["source"] == "your replay"]
+    assert replay and {p["datum"]["benchmark"] for p in replay} == {"llama3.1-8b"}
+    assert {p["datum"]["round"] for p in points if p["datum"]["source"] == "MLPerf"} == {"v6.0"}
+    shape = spec["spec"]["layer"][-1]["encoding"]["shape"]
+    assert shape["field"] == "stack" and "your replay" in shape["scale"]["domain"]
+
+
+def test_axes_fit_the_data(report):
+    spec = spec_of(report, "scaling_efficiency")
+    points = spec["layer"][1]
+    efficiency = [r["efficiency"] for r in spec_rows({"datasets": {k: v for k, v in spec["datasets"].items()
+                                                                  if "efficiency" in v[0]}})]
+    low, high = points["encoding"]["y"]["scale"]["domain"]
+    assert min(efficiency) / 1.5 < low <= min(efficiency) and max(efficiency) <= high < max(efficiency) * 1.5
+
+
+def test_hovering_a_mark_shows_the_rows_identity(browser, report):
+    page, *_ = open_report(browser, report)
+    page.locator("#chart-leaderboard g.role-mark.mark-rect path").first.hover()
+    tooltip = page.locator("#vg-tooltip-element")
+    tooltip.wait_for(state="visible", timeout=5_000)
+    text = tooltip.inner_text()
+    page.close()
+    for label in ("submitter", "system", "result id", "round", "benchmark", "scenario", "tokens/s per accelerator",
+                  "tokens/s, whole system"):
+        assert label in text, (label, text)
+    assert re.search(r"6\.0-\d{4}", text)
+
+
+def test_claims_are_a_table_graded_by_colour(browser, report, claims_warehouse):
+    with db.connect(claims_warehouse, read_only=True) as con:
+        grades = sorted(g for (g,) in con.execute("SELECT grade FROM claim_audit WHERE grade IS NOT NULL").fetchall())
         due = con.execute("SELECT count(*) FROM decisions_due").fetchall()[0][0]
-    cells = browser_view["verdict_cells"]
-    assert sorted(text for text, _ in cells) == verdicts
+    page, *_ = open_report(browser, report)
+    cells = page.eval_on_selector_all("#table-claim_audit td.coloured",
+                                      "cells => cells.map(c => [c.textContent, getComputedStyle(c).backgroundColor])")
+    due_rows = page.eval_on_selector_all("#table-decisions_due tbody tr", "rows => rows.length")
+    page.close()
+    assert sorted(text for text, _ in cells) == grades and {"understated", "unsupported"} <= set(grades)
     for text, colour in cells:
-        r, g, b = (int(VERDICT_COLOURS[text][i:i + 2], 16) for i in (1, 3, 5))
+        r, g, b = (int(GRADE_COLOURS[text][i:i + 2], 16) for i in (1, 3, 5))
         assert colour == f"rgb({r}, {g}, {b})", text
-    assert due == 1 and browser_view["due_rows"] == due + 1  # a header row and the due decision
+    assert due == 1 and due_rows == due
+    assert 'id="spec-claim_audit"' not in report.read_text(encoding="utf-8")  # a table, not a stacked bar
 
 
-def test_charts_are_written_as_png_and_svg(report):
+def test_charts_are_written_as_png_and_svg_with_their_titles(report):
     charts = report.parent / "charts"
     for name in CHARTS:
         png = Image.open(charts / f"{name}.png")
         assert png.width > 300 and png.height > 150, name
-        assert (charts / f"{name}.svg").read_text(encoding="utf-8").startswith("<svg"), name
-
+        svg = (charts / f"{name}.svg").read_text(encoding="utf-8")
+        assert svg.startswith("<svg") and "rounds:" in svg, name  # the caption, for slides read alone
 
 
 def test_the_runtime_is_inlined_once_and_nothing_is_fetched(report):
@@ -181,7 +422,22 @@ def test_the_runtime_is_inlined_once_and_nothing_is_fetched(report):
     assert html.count("window.vegaEmbed=") == 1  # one runtime for every chart
     assert not re.search(r"<script[^>]*\bsrc=|<link\b|@import|<iframe", html)
     assert re.search(r"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline';", html)
-    assert html.count('<script type="application/json"') == len(CHARTS)  # one spec per chart
+    assert html.count('<script type="application/json"') == len(CHARTS) + 1  # a spec per chart and the rows
+
+
+def test_a_report_drawn_again_reuses_its_images(claims_warehouse, tmp_path, monkeypatch):
+    import vl_convert
+    drawn = []
+    draw = vl_convert.vegalite_to_svg
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", lambda spec: drawn.append(spec) or draw(spec))
+    out = tmp_path / "again"
+    with db.connect(claims_warehouse, read_only=True) as con:
+        render_report(con, out)
+        first = {p.name: p.read_bytes() for p in (out / "charts").iterdir()}
+        assert len(drawn) == len(CHARTS)
+        render_report(con, out)  # the same rows: every image copied from the previous report
+        assert len(drawn) == len(CHARTS)
+    assert {p.name: p.read_bytes() for p in (out / "charts").iterdir()} == first
 
 
 def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
@@ -190,10 +446,10 @@ def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
         materialize(con)
         page = render_report(con, tmp_path / "report")
     html = page.read_text(encoding="utf-8")
-    assert html.count('class="empty"') == len(CHARTS) + 2
-    assert "<script" not in html  # no chart, no runtime
+    assert html.count('class="empty"') == len(CHARTS) + 2 + 1  # the charts, the two tables, the answer
+    assert "window.vegaEmbed=" not in html  # no chart, no runtime
     assert "no claims loaded: mlperf-wh claims load FILE" in html
-    assert list((tmp_path / "report" / "charts").iterdir()) == []
+    assert [p.name for p in (tmp_path / "report" / "charts").iterdir()] == ["drawn-from.json"]
     # a directory that is not a report is never replaced
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
@@ -212,62 +468,12 @@ def test_a_rounds_note_joins_what_changed_and_its_unknown_columns():
         "first load: 3 results"
 
 
-def test_hovering_a_mark_shows_the_rows_identity(browser, report):
-    page, _, _ = open_report(browser, report)
-    page.locator("#chart-leaderboard g.role-mark.mark-rect path").first.hover()
-    tooltip = page.locator("#vg-tooltip-element")
-    tooltip.wait_for(state="visible", timeout=5_000)
-    text = tooltip.inner_text()
-    for label in ("submitter", "system", "result id", "round", "benchmark", "scenario", "verification", "tokens/s"):
-        assert label in text, (label, text)
-    assert re.search(r"6\.0-\d{4}", text)
-    page.close()
-
-
-def test_a_filter_changes_the_marks_shown(browser, report):
-    page, _, _ = open_report(browser, report)
-    before = marks(page, "leaderboard", "rect")
-    page.select_option("#chart-leaderboard select[name=filter_accelerator]", label="GB300")
-    page.wait_for_function("n => document.querySelectorAll('#chart-leaderboard g.role-mark.mark-rect path').length < n",
-                           arg=len(before), timeout=10_000)
-    after = marks(page, "leaderboard", "rect")
-    assert 0 < len(after) < len(before)
-    assert {m["datum"]["accelerator"] for m in after} == {"GB300"}
-    page.select_option("#chart-leaderboard select[name=filter_accelerator]", label="all")
-    page.select_option("#chart-leaderboard select[name=filter_round]", label="v5.1")
-    page.wait_for_function("() => window.reportViews.leaderboard.signal('filter_round') === 'v5.1'")
-    page.evaluate("window.reportViews.leaderboard.runAsync().then(() => true)")
-    assert {m["datum"]["round"] for m in marks(page, "leaderboard", "rect")} == {"v5.1"}
-    page.close()
-
-
-def test_the_leaderboard_draws_one_bar_per_entry_sorted_by_value(browser, report):
-    spec = spec_of(report, "leaderboard")
-    assert spec["mark"]["type"] == "bar"
-    assert spec["encoding"]["y"]["field"] == "entry" and spec["encoding"]["y"]["sort"] == "-x"
-    rows = spec_rows(spec)
-    keys = [(r["round"], r["scenario"], r["benchmark"], r["entry"]) for r in rows]
-    assert len(keys) == len(set(keys))  # no two rows share a bar
-    page, _, _ = open_report(browser, report)
-    bars = marks(page, "leaderboard", "rect")
-    page.close()
-    shown = [r for r in rows if r["round"] == "v6.0" and r["scenario"] == "Offline"]
-    assert len(bars) == len(shown)
-    deepseek = sorted((b for b in bars if b["datum"]["benchmark"] == "deepseek-r1"), key=lambda b: b["y"])
-    values = [b["datum"]["value"] for b in deepseek]
-    assert values == sorted(values, reverse=True)
-    # the 288-GPU entry and the 72-GPU entry of the same system name are two bars, not one stacked
-    gb300 = {b["datum"]["result_id"]: b["datum"]["value"] for b in deepseek
-             if b["datum"]["system"].startswith("NVIDIA GB300 NVL72")}
-    assert len(gb300) == 2 and max(gb300.values()) < 2_600_000
-
-
 def test_gains_diverge_around_one_with_readable_labels(browser, report):
     gains = spec_of(report, "software_gains")["spec"]["layer"][0]["encoding"]["color"]["scale"]
     speedups = spec_of(report, "generation_speedups")["spec"]["layer"][1]["encoding"]["fill"]["condition"]["scale"]
     for scale in (gains, speedups):
         assert scale["domainMid"] == 1 and scale["scheme"] == "redblue" and scale["type"] == "log"
-    page, _, _ = open_report(browser, report)
+    page, *_ = open_report(browser, report)
     cells = marks(page, "software_gains", "rect")
     labels = marks(page, "software_gains", "text")
     page.close()
@@ -284,7 +490,7 @@ def test_an_accelerator_has_one_colour_on_every_chart(browser, report):
     scales = [spec_of(report, name) for name in ("leaderboard", "scaling_efficiency", "interactivity")]
     colour_scales = {json.dumps(find_accelerator_scale(spec), sort_keys=True) for spec in scales}
     assert len(colour_scales) == 1
-    page, _, _ = open_report(browser, report)
+    page, *_ = open_report(browser, report)
     drawn = {"leaderboard": marks(page, "leaderboard", "rect"), "token_economics": marks(page, "token_economics", "rect"),
              "scaling_efficiency": marks(page, "scaling_efficiency", "symbol")}
     page.close()

@@ -15,17 +15,19 @@
 --     benchmark and scenario have a result (ties: the larger count); each accelerator's best system
 --     throughput at that count (throughput_same_scale, result_id_same_scale) and its ratio to the best
 --     at that count; null for an accelerator with no result at that count.
+-- Ties (two entries with the same figure: v6.0 dlrm-v3 Server, three B200 x8 at 1250.875 a GPU) go to
+-- the smallest result ID, so a rebuild names the same entry whatever order its rows come in.
 WITH graded AS (
     SELECT * FROM int_token_economics WHERE procurement_grade AND throughput_per_accelerator IS NOT NULL
 ),
 per_accelerator AS (
     SELECT round, benchmark, scenario, throughput_unit, accelerator,
-           arg_max({'throughput_per_accelerator': throughput_per_accelerator,
-                    'tokens_per_second_per_accelerator': tokens_per_second_per_accelerator,
-                    'result_id': result_id, 'submitter': submitter, 'accelerator_count': total_accelerators},
-                   throughput_per_accelerator) AS best
+           {'throughput_per_accelerator': throughput_per_accelerator,
+            'tokens_per_second_per_accelerator': tokens_per_second_per_accelerator,
+            'result_id': result_id, 'submitter': submitter, 'accelerator_count': total_accelerators} AS best
     FROM graded
-    GROUP BY round, benchmark, scenario, throughput_unit, accelerator
+    QUALIFY row_number() OVER (PARTITION BY round, benchmark, scenario, throughput_unit, accelerator
+                               ORDER BY throughput_per_accelerator DESC, result_id) = 1
 ),
 per_rack AS (
     SELECT round, benchmark, scenario, throughput_unit, accelerator, measured_rack, rack_basis,
@@ -45,12 +47,12 @@ scales AS (
 ),
 at_scale AS (
     SELECT g.round, g.benchmark, g.scenario, g.throughput_unit, g.accelerator, s.same_scale_count,
-           max(g.throughput) AS throughput_same_scale,
-           arg_max(g.result_id, g.throughput) AS result_id_same_scale
+           g.throughput AS throughput_same_scale, g.result_id AS result_id_same_scale
     FROM graded AS g
     JOIN scales AS s USING (round, benchmark, scenario, throughput_unit)
     WHERE g.total_accelerators = s.same_scale_count
-    GROUP BY g.round, g.benchmark, g.scenario, g.throughput_unit, g.accelerator, s.same_scale_count
+    QUALIFY row_number() OVER (PARTITION BY g.round, g.benchmark, g.scenario, g.throughput_unit, g.accelerator
+                               ORDER BY g.throughput DESC, g.result_id) = 1
 ),
 joined AS (
     SELECT p.round, p.benchmark, p.scenario, p.throughput_unit, p.accelerator, a.vendor,

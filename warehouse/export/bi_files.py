@@ -17,7 +17,7 @@ from schemas.exports import ManifestFile
 from warehouse.errors import ExpectedFailure
 from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
-                                          resolved_target, sha256_of, swap_in, write_listing)
+                                          resolved_target, sha256_of, swap_in, warehouse_files, write_listing)
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 from warehouse.views import LAYERS, definitions
@@ -84,12 +84,6 @@ def _check_target(con, directory: Path, warehouse_file: str | None) -> Path:
     check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
     return target
-
-
-def warehouse_files(con) -> list[str]:
-    """The database files the connection has open (never inside an output directory)."""
-    return [path for (path,) in con.execute(
-        "SELECT path FROM duckdb_databases() WHERE path IS NOT NULL AND NOT internal").fetchall()]
 
 
 def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "parquet",

@@ -71,6 +71,12 @@ def check_replaceable(target: Path, kind: str, protected: tuple[str | Path, ...]
                                "they are never deleted. Move them, or choose a new or empty directory")
 
 
+def warehouse_files(con) -> list[str]:
+    """The database files a DuckDB connection has open (never inside an output directory)."""
+    return [path for (path,) in con.execute(
+        "SELECT path FROM duckdb_databases() WHERE path IS NOT NULL AND NOT internal").fetchall()]
+
+
 def _refused(path: Path, why: str) -> OutputDirRefused:
     return OutputDirRefused(f"{path} {why}; nothing was written")
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import altair as alt
 import polars as pl
@@ -30,11 +33,13 @@ GAIN_SCHEME = "redblue"     # red below 1 (slower), white at 1, blue above (fast
 
 @dataclass(frozen=True)
 class Filter:
-    """A select input over one column of a chart's rows; `default` None opens on every value."""
+    """A select input over one column of a chart's rows; `default` None opens on every value.
+    `unless`: a Vega expression for rows the select never hides (your replays have no round)."""
     field: str
     label: str
     default: str | None = None
     allow_all: bool = True
+    unless: str | None = None
 
     @property
     def param_name(self) -> str:
@@ -70,8 +75,9 @@ def filters_for(frame: pl.DataFrame, filters=STANDARD_FILTERS) -> Filters:
         if len(values) < 2:
             continue
         params.append(_select_param(spec, values))
-        tests.append(f"({spec.param_name} == null || datum['{spec.field}'] == {spec.param_name})"
-                     if spec.allow_all else f"datum['{spec.field}'] == {spec.param_name}")
+        test = (f"{spec.param_name} == null || datum['{spec.field}'] == {spec.param_name}"
+                if spec.allow_all else f"datum['{spec.field}'] == {spec.param_name}")
+        tests.append(f"({spec.unless} || {test})" if spec.unless else f"({test})")
     return Filters(params, " && ".join(tests) or None)
 
 
@@ -150,13 +156,40 @@ def vega_lite_version() -> str:
 
 @cache
 def vega_runtime() -> str:
-    """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert."""
+    """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert.
+    Bundling takes about 2 s and gives the same script for the same vl-convert and Vega-Lite, so the
+    script is kept in the user's cache directory under those two versions and read back next time."""
     with needs_extra("report", "the report's interactive charts"):
         import vl_convert as vlc
-    bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
-    if "</script" in bundle.lower():
-        raise ValueError("the Vega bundle contains '</script' and cannot be inlined in a <script> element")
+    kept = runtime_cache_dir() / f"vega-bundle-vlconvert{vlc.__version__}-vl{vega_lite_version()}.js"
+    try:
+        bundle = kept.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
+        _keep(kept, bundle)
+    if "</script" in bundle.lower() or "window.vegaEmbed=" not in bundle:
+        raise ValueError("the Vega bundle contains '</script' or no vegaEmbed and cannot be inlined in a <script> element")
     return bundle
+
+
+def runtime_cache_dir() -> Path:
+    """$XDG_CACHE_HOME/mlperf-warehouse, else ~/.cache/mlperf-warehouse."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlperf-warehouse"
+
+
+def _keep(path: Path, text: str) -> None:
+    """Write the cached script whole (a temporary file renamed into place), or not at all: a cache
+    that cannot be written costs the next report its 2 s, nothing else."""
+    partial = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
+                                         prefix=f".{path.name}.") as partial:
+            partial.write(text)
+        os.replace(partial.name, path)
+    except OSError:
+        if partial is not None:
+            Path(partial.name).unlink(missing_ok=True)
 
 
 def spec_json(spec: dict) -> str:

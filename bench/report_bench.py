@@ -1,0 +1,112 @@
+"""The report (issue 33; issue 34, item 4): `mlperf-wh report` on the shared rounds, whole process,
+and the page it writes opened in headless Chromium.
+
+Targets: the report in under 5 s (issue 34: `make report` took 8.3 s), the page open (every chart
+drawn, the tables filled) in under 3 s (issue 33). Cases, each a whole `mlperf-wh report` process:
+
+- first report on a machine: no Vega bundle cached yet (an empty $XDG_CACHE_HOME), a new directory;
+- a new report: the bundle cached (every report after the first), a new directory: every chart drawn;
+- again: into the previous report's directory with the same rows (a scheduled run after a load that
+  changed nothing the charts show, or `make report` twice): every image copied, none drawn.
+
+The warehouse holds the shared rounds (v4.1, v5.1, v6.0), loaded with bench/core_path.py (no Prefect).
+
+    .venv/bin/python bench/run.py report       (MLPERF_BENCH_REPEAT runs each, median; default 5)
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = (ROOT.parent / "shared" / "mlcommons" / "mirror").resolve()
+ROUNDS = ("v4.1", "v5.1", "v6.0")
+REPORT_TARGET_S, OPEN_TARGET_S = 5.0, 3.0
+REPEAT = int(os.environ.get("MLPERF_BENCH_REPEAT", "5"))
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def load_shared_rounds(db_file: Path) -> None:
+    for name in ROUNDS:
+        table = MIRROR / f"inference_results_{name}" / "main" / "summary_results.json"
+        subprocess.run([sys.executable, str(ROOT / "bench" / "core_path.py"), name, str(table), str(db_file)],
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def report_once(db_file: Path, out: Path, cache: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one `mlperf-wh report` process."""
+    command = [str(Path(sys.executable).parent / "mlperf-wh"), "--quiet", "--db", str(db_file), "--writer-file",
+               "report", "--out", str(out)]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"mlperf-wh report failed: {process.stderr.read().decode()[-600:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def open_times(page: Path) -> list[float]:
+    """Seconds from navigation to every chart drawn and both tables filled, once per repeat, each in
+    a new tab of one headless Chromium (its start-up not counted)."""
+    from playwright.sync_api import sync_playwright
+    times = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        for _ in range(REPEAT + 1):
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            started = time.perf_counter()
+            tab.goto(page.as_uri())
+            tab.wait_for_function("document.body.dataset.charts === 'ready' && document.body.dataset.tables === 'ready'",
+                                  timeout=60_000)
+            times.append(time.perf_counter() - started)
+            tab.close()
+        browser.close()
+    return times[1:]  # the first tab warms the browser's caches
+
+
+def line(case: str, runs: list[tuple[float, float]], target: float | None) -> str:
+    wall = statistics.median(r[0] for r in runs)
+    memory = statistics.median(r[1] for r in runs)
+    verdict = ("once per machine and vl-convert version, no target" if target is None
+               else f"target < {target:.0f} s: {'ok' if wall < target else 'MISSED'}")
+    return f"{case}: {wall:.2f} s (min {min(r[0] for r in runs):.2f}), {memory:.0f} MiB; {verdict}"
+
+
+def main(argv: list[str]) -> int:
+    print(f"mlperf-wh report on the shared rounds ({', '.join(ROUNDS)}), whole process, median of {REPEAT}; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    missed = False
+    with tempfile.TemporaryDirectory(prefix="mlperf-report-bench-") as scratch:
+        scratch = Path(scratch)
+        db_file = scratch / "warehouse.duckdb"
+        load_shared_rounds(db_file)
+        cache = scratch / "cache"
+        first = [report_once(db_file, scratch / "first", scratch / "empty-cache")]
+        report_once(db_file, scratch / "warm-up", cache)  # the bundle cached, the page cache warm
+        new = [report_once(db_file, scratch / f"new{n}", cache) for n in range(REPEAT)]
+        again = [report_once(db_file, scratch / "new0", cache) for _ in range(REPEAT)]
+        print(line("first report on a machine (bundles Vega)", first, None))
+        for case, runs in (("a new report (every chart drawn)", new), ("again, the same rows (images copied)", again)):
+            print(line(case, runs, REPORT_TARGET_S))
+            missed |= statistics.median(r[0] for r in runs) >= REPORT_TARGET_S
+        page = scratch / "new0" / "index.html"
+        print(f"page: {page.stat().st_size / 1e6:.2f} MB, one file")
+        if not Path(CHROMIUM).exists():
+            print(f"page open: not measured ({CHROMIUM} not found)")
+        else:
+            times = open_times(page)
+            wall = statistics.median(times)
+            verdict = "ok" if wall < OPEN_TARGET_S else "MISSED"
+            print(f"page open in headless Chromium, to every chart drawn: {wall:.2f} s (max {max(times):.2f}); "
+                  f"target < {OPEN_TARGET_S:.0f} s: {verdict}")
+            missed |= wall >= OPEN_TARGET_S
+    return 1 if missed else 0

@@ -1,0 +1,256 @@
+"""The report's first screen: what to buy this round. For each benchmark and scenario of the newest
+loaded round (LLMs first), the best procurement-grade result (verified: closed division, available,
+audited; no anomaly finding; a run that compares as its hardware) per accelerator, per rack
+(measured racks apart from estimates) and per kW (on one power basis, named), each with the
+runner-up accelerator and the gap, the result ID and the entry's published page.
+
+Sources: accelerator_comparison (per accelerator), rack_throughput (per rack, ranked within
+measured_rack), token_economics (per kW, and the rows outside procurement grade that a buyer should
+know beat the best: never ranked, named). Definitions: docs/definitions.md sections 4, 5 and 6b.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from warehouse.store import db
+
+MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw")
+SCENARIO_ORDER = {"Offline": 0, "Server": 1, "Interactive": 2}
+# Power bases, most trustworthy first (docs/definitions.md section 4); never mixed in one ranking.
+POWER_BASES = ("measured", "system estimate", "accelerators only")
+OUTSIDE_GRADE = {"open": "open division", "preview": "preview: not available yet", "rdi": "research (rdi)",
+                 "unverified": "unofficial table"}
+
+ANSWER_SQL = """
+WITH per_accelerator AS (
+    SELECT benchmark, scenario, throughput_unit, 'per_accelerator' AS measure, accelerator,
+           throughput_per_accelerator AS value, result_id_per_accelerator AS result_id,
+           submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
+           NULL::VARCHAR AS basis
+    FROM accelerator_comparison WHERE round = $round
+),
+racks AS (
+    SELECT benchmark, scenario, throughput_unit,
+           CASE WHEN measured_rack THEN 'rack_measured' ELSE 'rack_estimated' END AS measure, accelerator,
+           throughput_per_rack AS value, result_id, submitter, accelerator_count, rack_basis AS basis
+    FROM rack_throughput WHERE round = $round AND rank_per_rack IS NOT NULL
+),
+graded AS (
+    SELECT * FROM token_economics WHERE round = $round AND procurement_grade
+),
+power AS (
+    SELECT *, 'measured' AS power_basis, 1 AS trust, throughput_per_kw_measured AS per_kw FROM graded
+    UNION ALL BY NAME
+    SELECT *, 'system estimate' AS power_basis, 2 AS trust, throughput_per_kw_system_estimate AS per_kw FROM graded
+    UNION ALL BY NAME
+    SELECT *, 'accelerators only' AS power_basis, 3 AS trust, throughput_per_kw_accelerators_only AS per_kw FROM graded
+),
+best_power AS (
+    SELECT * FROM power WHERE per_kw IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, power_basis, accelerator
+                               ORDER BY per_kw DESC, result_id) = 1
+),
+coverage AS (
+    SELECT benchmark, scenario, throughput_unit, power_basis, trust, count(*) AS accelerators
+    FROM best_power GROUP BY ALL
+),
+-- the most trustworthy basis that compares two accelerators, else the most trustworthy with one
+chosen AS (
+    SELECT benchmark, scenario, throughput_unit,
+           arg_min(power_basis, [CASE WHEN accelerators >= 2 THEN 0 ELSE 1 END, trust]) AS power_basis
+    FROM coverage GROUP BY ALL
+),
+per_kw AS (
+    SELECT p.benchmark, p.scenario, p.throughput_unit, 'per_kw' AS measure, p.accelerator, p.per_kw AS value,
+           p.result_id, p.submitter, p.accelerator_count,
+           p.power_basis || CASE p.power_basis
+                                WHEN 'system estimate' THEN coalesce(' (' || p.power_reference || ')', '')
+                                WHEN 'accelerators only' THEN ' (hosts, network and cooling left out)'
+                                ELSE '' END AS basis
+    FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
+),
+ranked AS (
+    SELECT *, row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, measure
+                                 ORDER BY value DESC, accelerator) AS place
+    FROM (FROM per_accelerator UNION ALL BY NAME FROM racks UNION ALL BY NAME FROM per_kw)
+),
+leaders AS (
+    SELECT benchmark, scenario, throughput_unit, value AS best FROM ranked
+    WHERE measure = 'per_accelerator' AND place = 1
+),
+reasons AS (
+    SELECT result_id, benchmark, scenario, any_value(not_comparable_because) AS not_comparable_because
+    FROM stg_results WHERE round = $round AND metric = 'performance' GROUP BY ALL
+),
+-- a row a buyer may not rank (open, preview, research, a finding, inferred) that gives more per accelerator
+outside AS (
+    SELECT t.benchmark, t.scenario, t.throughput_unit, 'outside_grade' AS measure, t.accelerator,
+           t.throughput_per_accelerator AS value, t.result_id, t.submitter, t.accelerator_count,
+           CASE WHEN t.verification <> 'verified' THEN t.verification
+                WHEN len(t.findings) > 0 THEN 'finding: ' || array_to_string(t.findings, ', ')
+                ELSE coalesce(r.not_comparable_because, 'not comparable as its hardware') END AS basis,
+           1 AS place
+    FROM token_economics AS t JOIN leaders AS l USING (benchmark, scenario, throughput_unit)
+    LEFT JOIN reasons AS r USING (result_id, benchmark, scenario)
+    WHERE t.round = $round AND NOT t.procurement_grade AND t.throughput_per_accelerator > l.best
+    QUALIFY row_number() OVER (PARTITION BY t.benchmark, t.scenario, t.throughput_unit
+                               ORDER BY t.throughput_per_accelerator DESC, t.result_id) = 1
+)
+SELECT r.*, coalesce(b.llm, false) AS llm
+FROM (SELECT * FROM ranked WHERE place <= 2 UNION ALL BY NAME FROM outside) AS r
+LEFT JOIN dim_benchmarks AS b USING (benchmark)
+"""
+
+COMPETITORS_SQL = """
+SELECT benchmark, scenario, throughput_unit, count(*) AS accelerators,
+       regexp_replace(benchmark, '-(9[0-9](\\.9)?)$', '') AS family
+FROM accelerator_comparison WHERE round = $round GROUP BY ALL
+"""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One result behind a figure of the answer."""
+    accelerator: str
+    value: float
+    result_id: str
+    submitter: str
+    accelerator_count: int
+    url: str
+    basis: str | None = None  # how a rack was got, which power, or why a row is outside procurement grade
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The best figure of one measure and the runner-up accelerator's."""
+    best: Figure | None = None
+    runner_up: Figure | None = None
+
+    @property
+    def gap(self) -> float | None:
+        """How much more the best gives than the runner-up: 0.105 = 10.5% more."""
+        if self.best is None or self.runner_up is None or not self.runner_up.value:
+            return None
+        return self.best.value / self.runner_up.value - 1
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What to buy for one benchmark and scenario of the round."""
+    round: str
+    benchmark: str
+    scenario: str
+    unit: str
+    llm: bool
+    per_accelerator: Ranked
+    rack_measured: Ranked
+    rack_estimated: Ranked
+    per_kw: Ranked
+    outside_grade: Figure | None = None
+
+    @property
+    def rate(self) -> str:
+        """The unit as a reader says it: tokens/s, samples/s, queries/s."""
+        return self.unit[:1].lower() + self.unit[1:] if self.unit else ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.benchmark} · {self.scenario}"
+
+    def sentence(self) -> list:
+        """One sentence, as segments: text, or a Figure (written as its result ID, linked)."""
+        lead = self.per_accelerator
+        if lead.best is None:
+            return [f"{self.key}: no procurement-grade result this round."]
+        parts: list = [f"{self.key}: {lead.best.accelerator} gives the most per accelerator, "
+                       f"{number(lead.best.value)} {self.rate} (", lead.best, ")"]
+        parts += _beats(lead, self.rate)
+        for label, ranked in (("the best measured rack", self.rack_measured),
+                              ("the best estimated rack", self.rack_estimated)):
+            if ranked.best is not None:
+                parts += [f"; {label} is {ranked.best.accelerator}, {number(ranked.best.value)} {self.rate} "
+                          f"({ranked.best.basis}, ", ranked.best, ")"]
+        if self.per_kw.best is not None:
+            parts += [f"; per kW, {self.per_kw.best.accelerator} with {number(self.per_kw.best.value)} {self.rate} "
+                      f"({self.per_kw.best.basis}, ", self.per_kw.best, ")"]
+        if self.outside_grade is not None:
+            parts += [f"; not ranked: {self.outside_grade.accelerator} at {number(self.outside_grade.value)} "
+                      f"per accelerator ({outside_grade_reason(self.outside_grade.basis)}, ", self.outside_grade, ")"]
+        return parts + ["."]
+
+
+def _beats(ranked: Ranked, rate: str) -> list:
+    if ranked.runner_up is None:
+        return [", the only accelerator with one"]
+    return [f", {percent(ranked.gap)} more than {ranked.runner_up.accelerator} "
+            f"({number(ranked.runner_up.value)}, ", ranked.runner_up, ")"]
+
+
+def outside_grade_reason(basis: str | None) -> str:
+    return OUTSIDE_GRADE.get(basis or "", basis or "")
+
+
+def number(value: float | None) -> str:
+    """A figure for people: thousands separated, three significant digits below 100."""
+    if value is None:
+        return ""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) >= 0.01 else f"{value:.2g}"
+
+
+def percent(share: float | None) -> str:
+    return "" if share is None else f"{share * 100:.1f}%"
+
+
+def answer_frame(con: duckdb.DuckDBPyConnection, round_name: str) -> pl.DataFrame:
+    """The answer's figures in long form: (benchmark, scenario, unit, measure, place) -> the result."""
+    return db.query_frame(con, ANSWER_SQL, {"round": round_name})
+
+
+def answers(con: duckdb.DuckDBPyConnection, round_name: str | None, links: dict[str, str]) -> list[Answer]:
+    """Every benchmark and scenario of the round with a procurement-grade result, in reading order."""
+    if round_name is None:
+        return []
+    frame = answer_frame(con, round_name)
+    competitors = db.query_frame(con, COMPETITORS_SQL, {"round": round_name})
+    return order_answers(assemble(frame, round_name, links), competitors)
+
+
+def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str]) -> list[Answer]:
+    """Answers from the long-form figures (answer_frame); `links` maps a result ID to its page."""
+    built = []
+    if frame.is_empty():
+        return built
+    for (benchmark, scenario, unit), rows in frame.group_by(["benchmark", "scenario", "throughput_unit"],
+                                                            maintain_order=True):
+        figures = {(r["measure"], r["place"]): _figure(r, links) for r in rows.iter_rows(named=True)}
+
+        def ranked(measure: str) -> Ranked:
+            return Ranked(figures.get((measure, 1)), figures.get((measure, 2)))
+        built.append(Answer(round_name, benchmark, scenario, unit, bool(rows["llm"][0]),
+                            *(ranked(m) for m in MEASURES), figures.get(("outside_grade", 1))))
+    return built
+
+
+def _figure(row: dict, links: dict[str, str]) -> Figure:
+    return Figure(row["accelerator"], row["value"], row["result_id"], row["submitter"], row["accelerator_count"],
+                  links.get(row["result_id"], ""), row["basis"])
+
+
+def order_answers(built: list[Answer], competitors: pl.DataFrame) -> list[Answer]:
+    """LLMs first; then the benchmark families most accelerators compete in; a family's accuracy
+    targets together (99 before 99.9); scenarios as MLPerf lists them (Offline, Server, Interactive)."""
+    counts = {}
+    for row in competitors.iter_rows(named=True):
+        counts[row["family"]] = max(counts.get(row["family"], 0), row["accelerators"])
+    family = {row["benchmark"]: row["family"] for row in competitors.iter_rows(named=True)}
+
+    def key(answer: Answer):
+        name = family.get(answer.benchmark, answer.benchmark)
+        return (not answer.llm, -counts.get(name, 0), name, answer.benchmark,
+                SCENARIO_ORDER.get(answer.scenario, 9), answer.scenario, answer.unit)
+    return sorted(built, key=key)

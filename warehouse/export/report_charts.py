@@ -1,0 +1,419 @@
+"""The report's charts, drawn from the marts with Altair: one question per chart, axis titles in plain
+words, every per-rack mark saying whether the rack was measured or estimated, axes fitted to the data.
+A chart's title and caption are the page's (written once, above it); the PNG and SVG for slides get
+them inside the image (`Chart.titled`)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import altair as alt
+import polars as pl
+
+from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, AcceleratorPalette, Filter,
+                                                 filters_for, gain_scale, text_colour_on_gain)
+from warehouse.identity.rounds import round_sort_key
+from warehouse.store import db
+
+VERIFICATION_SHAPES = {"verified": "circle", "preview": "triangle-up"}
+# Software stacks as shapes (stg_results.stack); the rest are 'other'; your replays are crosses.
+STACK_SHAPES = {"TensorRT": "circle", "vLLM": "square", "SGLang": "diamond", "LLMBoost": "triangle-down",
+                "PyTorch": "triangle-right", "other": "triangle-left", "your replay": "cross"}
+OWN = "your replay"
+TOP_ENTRIES = 8
+WIDTH = 640
+LABEL_FONT = 11
+
+
+@dataclass
+class Chart:
+    """One chart of the report: what it shows, and the Altair chart (None when there are no rows)."""
+    name: str
+    title: str
+    shows: str                      # which rows: verified only, or which preview rows
+    rounds: list[str]
+    chart: alt.TopLevelMixin | None
+    empty_note: str = "no rows"
+
+    @property
+    def caption(self) -> str:
+        rounds = ", ".join(self.rounds) if self.rounds else "none loaded"
+        return f"{self.shows} · rounds: {rounds}"
+
+    def title_spec(self) -> dict:
+        """The title and caption inside the chart: for the PNG and SVG, read without the page."""
+        return {"text": self.title, "subtitle": _wrapped(self.caption), "anchor": "start"}
+
+
+def _wrapped(text: str, width: int = 120) -> list[str]:
+    """A subtitle in lines of at most `width` characters (Vega cuts one long line at the right)."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return lines + ([line] if line else [])
+
+
+def _rounds(frame: pl.DataFrame, *columns: str) -> list[str]:
+    values = {v for c in columns if c in frame.columns for v in frame[c].drop_nulls().to_list()}
+    return sorted(values, key=round_sort_key)
+
+
+def _identity(*fields: str) -> list:
+    """Tooltip entries for a row's identity, titled as the column is named."""
+    return [alt.Tooltip(f"{field}:N" if field not in NUMERIC_TOOLTIPS else f"{field}:Q", title=field.replace("_", " "))
+            for field in fields]
+
+
+NUMERIC_TOOLTIPS = {"accelerator_count", "accelerator_count_small", "accelerator_count_large", "rank_per_accelerator",
+                    "ttft_p99_ms", "tpot_p99_ms"}
+
+
+def fitted_log_scale(values: pl.Series, **kwargs) -> alt.Scale:
+    """A log scale over the data's own range (a tenth of it as margin either side), not decades."""
+    present = [v for v in values.drop_nulls().to_list() if v > 0]
+    low, high = (min(present), max(present)) if present else (1, 10)
+    margin = math.exp(0.1 * max(math.log(high / low), math.log(1.5)))
+    return alt.Scale(type="log", domain=[low / margin, high * margin], nice=False, **kwargs)
+
+
+# --- throughput against interactivity (section 4 of the page) -----------------------------------
+
+def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
+    """Tokens/s per accelerator against the tokens/s one user sees, one mark per entry and scenario,
+    per LLM benchmark: colour = accelerator, shape = software stack, hollow = preview; your replays
+    on the same axes."""
+    mlperf = interactivity_frame(con)
+    own = own_replay_points(con, set(mlperf["benchmark"].unique().to_list()) if mlperf.height else set())
+    frame = pl.concat([mlperf, own], how="diagonal_relaxed") if own.height else mlperf
+    chart = Chart("interactivity", "Throughput per accelerator against the pace each user sees",
+                  interactivity_shows(mlperf, own), _rounds(frame, "round"), None)
+    if not mlperf.height:
+        return chart
+    base = alt.Chart().encode(
+        x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)",
+                scale=fitted_log_scale(frame["per_user"])),
+        y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator",
+                scale=alt.Scale(type="log", nice=False, padding=8)),
+        color=palette.encoding(frame),
+        tooltip=[*_identity("source", "round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
+                            "accelerator_count", "stack", "verification", "per_user_from", "tpot_p99_ms"),
+                 alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
+                 alt.Tooltip("per_user:Q", format=",.1f", title="tokens/s per user")])
+    frontier = base.transform_filter(alt.datum.on_frontier == True).mark_line(strokeWidth=1.2).encode(  # noqa: E712
+        detail="round:N", order="per_user:Q")
+    points = base.mark_point(strokeWidth=1.6).encode(
+        shape=alt.Shape("stack:N", title="software stack",
+                        scale=alt.Scale(domain=list(STACK_SHAPES), range=list(STACK_SHAPES.values()))),
+        size=alt.condition(alt.datum.source == OWN, alt.value(220), alt.value(60)),
+        fill=alt.condition(alt.datum.verification == "preview", alt.value("transparent"),
+                           palette.encoding(frame, legend=False)))
+    layers = ([frontier] if mlperf["on_frontier"].fill_null(False).any() else []) + [points]
+    layered = alt.layer(*layers, data=frame).properties(width=280, height=220)
+    own_rows = "datum.source == 'your replay'"
+    filters = (Filter("round", "round", round_name, unless=own_rows), BENCHMARK,
+               Filter("scenario", "scenario", unless=own_rows), ACCELERATOR, Filter("verification", "rows"))
+    # y fitted to each benchmark's own range (a 405B model serves a tenth of an 8B one); x shared
+    faceted = layered.facet(facet=alt.Facet("benchmark:N", title=None, header=alt.Header(labelFontSize=12)),
+                            columns=3).resolve_scale(y="independent")
+    chart.chart = filters_for(frame, filters).apply(faceted)
+    return chart
+
+
+def interactivity_shows(mlperf: pl.DataFrame, own: pl.DataFrame) -> str:
+    measured = mlperf.filter(pl.col("per_user_from") == "run summary").height if mlperf.height else 0
+    if measured == mlperf.height:
+        pace = "x: each run's measured pace (1 / mean time per output token, from its run summary)"
+    elif measured == 0:
+        pace = ("x: no run summary is loaded, so each result stands at the least pace its scenario's p99 TPOT "
+                "limit guarantees (one column per scenario; `mlperf-wh trees` loads the measured pace)")
+    else:
+        pace = (f"x: the run's measured pace for {measured} of {mlperf.height} results; the other "
+                f"{mlperf.height - measured} (no run summary loaded) stand at the least pace their scenario's "
+                "p99 TPOT limit guarantees")
+    own_note = (f"; crosses: your {own['run'].n_unique()} replay(s), never ranked" if own.height
+                else "; no replay of your own loaded (mlperf-wh measurements load FILE)")
+    return ("verified and preview (hollow) Server and Interactive results of the LLM benchmarks, one mark per "
+            f"entry; colour: accelerator; shape: software stack; {pace}; lines join each accelerator's "
+            f"best trade-offs (measured paces only){own_note}; opens on the newest round")
+
+
+def interactivity_frame(con) -> pl.DataFrame:
+    # Without `mlperf-wh trees` no run has a measured pace; the scenario's p99 TPOT limit still bounds it.
+    frame = db.query_frame(con, """
+        WITH latency AS (
+            SELECT result_id, benchmark, scenario, any_value(tpot_p99_ms) AS tpot_p99_ms
+            FROM latency_profile GROUP BY ALL
+        ), stacks AS (
+            SELECT result_id, mode(stack) AS stack FROM stg_results WHERE metric = 'performance' GROUP BY result_id
+        )
+        SELECT 'MLPerf' AS source, f.round, f.benchmark, f.scenario, f.accelerator, f.submitter, f.system,
+               f.result_id, f.accelerator_count, f.verification,
+               CASE WHEN s.stack IN ('TensorRT', 'vLLM', 'SGLang', 'LLMBoost', 'PyTorch') THEN s.stack
+                    ELSE 'other' END AS stack,
+               f.tokens_per_second_per_accelerator AS per_accelerator,
+               coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) AS per_user,
+               CASE WHEN f.tokens_per_second_per_user IS NULL THEN 'the scenario''s p99 TPOT limit'
+                    ELSE 'run summary' END AS per_user_from,
+               f.on_frontier, l.tpot_p99_ms
+        FROM interactivity_frontier AS f
+        LEFT JOIN latency AS l USING (result_id, benchmark, scenario)
+        LEFT JOIN stacks AS s USING (result_id)
+        LEFT JOIN stg_scenario_constraints AS c USING (benchmark, scenario)
+        WHERE f.scenario IN ('Server', 'Interactive')
+          AND coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) IS NOT NULL
+        ORDER BY f.round, f.benchmark, f.scenario, f.result_id""")
+    return frame
+
+
+def own_replay_points(con, benchmarks: set[str]) -> pl.DataFrame:
+    """Your replays, one point per benchmark of the run's model that the chart has."""
+    frame = db.query_frame(con, """
+        SELECT 'your replay' AS source, unnest(benchmarks) AS benchmark, coalesce(accelerator, accelerator_raw)
+               AS accelerator, coalesce(label, run_id) AS run, coalesce(label, run_id) AS result_id,
+               'you' AS submitter, coalesce(system, tool) AS system, accelerator_count,
+               'own measurement' AS verification, 'your replay' AS stack,
+               tokens_per_second_per_accelerator AS per_accelerator, tokens_per_second_per_user AS per_user,
+               'your run' AS per_user_from, tpot_p99_ms
+        FROM own_runs
+        WHERE tokens_per_second_per_user IS NOT NULL AND tokens_per_second_per_accelerator IS NOT NULL
+        ORDER BY run_id, benchmark""")
+    return frame.filter(pl.col("benchmark").is_in(list(benchmarks))) if frame.height else frame
+
+
+# --- the appendix --------------------------------------------------------------------------------
+
+def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
+    """Per accelerator, not per system: one bar per entry (result ID), sorted, so a 288-GPU cluster
+    and an 8-GPU server are read on one scale."""
+    frame = db.query_frame(con, f"""
+        SELECT l.round, l.benchmark, l.scenario, l.rank_per_accelerator, l.submitter, l.system, l.result_id,
+               l.result_per_accelerator AS per_accelerator, l.result AS system_result, l.accelerator,
+               l.accelerator_count, l.verification,
+               l.accelerator || ' ×' || l.accelerator_count || ' · ' || l.submitter || ' · ' || l.result_id AS entry
+        FROM leaderboard AS l JOIN dim_benchmarks AS b USING (benchmark)
+        WHERE b.llm AND l.suite = 'datacenter' AND l.result_unit = 'Tokens/s' AND l.accelerator IS NOT NULL
+          AND l.scenario IN ('Offline', 'Server', 'Interactive') AND l.rank_per_accelerator <= {TOP_ENTRIES}
+        ORDER BY l.round, l.benchmark, l.scenario, l.rank_per_accelerator, l.result_id""")
+    shows = (f"verified results without anomaly findings, datacenter suite; the top {TOP_ENTRIES} entries per "
+             "accelerator of each LLM benchmark, round and scenario, one bar per result ID (the whole system's "
+             f"tokens/s in the tooltip); opens on round {round_name}, Server")
+    chart = Chart("leaderboard", "Leaderboard per accelerator: tokens/s per accelerator of each entry", shows,
+                  _rounds(frame, "round"), None)
+    if frame.height:
+        filters = (Filter("round", "round", round_name, allow_all=False),
+                   Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
+        bars = alt.Chart(frame).mark_bar().encode(
+            x=alt.X("per_accelerator:Q", title="tokens/s per accelerator"),
+            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=420, labelFontSize=LABEL_FONT)),
+            color=palette.encoding(frame),
+            row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)),
+            tooltip=[*_identity("round", "benchmark", "scenario", "rank_per_accelerator", "submitter", "system",
+                                "result_id", "accelerator", "accelerator_count", "verification"),
+                     alt.Tooltip("per_accelerator:Q", format=",.1f", title="tokens/s per accelerator"),
+                     alt.Tooltip("system_result:Q", format=",.1f", title="tokens/s, whole system")],
+        ).properties(width=420).resolve_scale(x="independent", y="independent")
+        chart.chart = filters_for(frame, filters).apply(bars)
+    return chart
+
+
+TOKEN_PANELS = {"per_accelerator": "tokens/s per accelerator", "per_rack": "tokens/s per rack",
+                "per_joule": "tokens per joule (measured power)"}
+RACK_OPACITY = {"measured": 1.0, "estimated": 0.4, "not a rack": 1.0}
+
+
+def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
+    """Each accelerator's best per accelerator and per rack in the newest round (per rack: a measured
+    rack solid, an estimate pale and labelled), tokens per joule where power was measured."""
+    frame = token_economics_frame(con, round_name)
+    joules = frame.filter(pl.col("panel") == "per_joule")
+    shows = (f"procurement-grade results (verified, no anomaly finding) of the LLM benchmarks; per accelerator and "
+             f"per rack: each accelerator's best in round {round_name}; per rack: a rack measured whole is solid, "
+             "an estimate from whole servers is pale and labelled with the servers it rests on (estimates from "
+             "less than one server are left out); tokens per joule: measured power only "
+             f"({', '.join(_rounds(joules, 'round')) or 'none loaded'}); opens on Offline")
+    throughput = frame.filter(pl.col("panel") != "per_joule")
+    chart = Chart("token_economics", "Tokens/s per accelerator, per rack and per joule", shows,
+                  sorted(set(_rounds(joules, "round")) | ({round_name} if throughput.height else set()),
+                         key=round_sort_key), None)
+    if throughput.height:
+        filters = filters_for(frame, (Filter("scenario", "scenario", "Offline", allow_all=False), BENCHMARK, ACCELERATOR))
+        panels = [_token_panel(frame, panel, palette, filters.expression) for panel in TOKEN_PANELS
+                  if frame.filter(pl.col("panel") == panel).height]
+        concat = alt.hconcat(*panels, data=frame)
+        chart.chart = concat.add_params(*filters.params) if filters.params else concat
+    return chart
+
+
+def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
+    """One row per panel, benchmark, scenario and bar, with the result behind it."""
+    return db.query_frame(con, """
+        WITH llm AS (SELECT benchmark FROM dim_benchmarks WHERE llm),
+        per_accelerator AS (
+            SELECT 'per_accelerator' AS panel, accelerator AS bar, tokens_per_second_per_accelerator AS value,
+                   round, benchmark, scenario, accelerator, result_id_per_accelerator AS result_id,
+                   submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
+                   'not a rack' AS rack, NULL AS rack_basis
+            FROM accelerator_comparison WHERE round = $round AND benchmark IN (FROM llm)
+        ), per_rack AS (
+            SELECT 'per_rack' AS panel, accelerator AS bar, tokens_per_second_per_rack AS value, round, benchmark,
+                   scenario, accelerator, result_id, submitter, accelerator_count,
+                   CASE WHEN measured_rack THEN 'measured' ELSE 'estimated' END AS rack, rack_basis
+            FROM rack_throughput
+            WHERE round = $round AND verification = 'verified' AND len(findings) = 0 AND rank_per_rack IS NOT NULL
+              AND benchmark IN (FROM llm)
+        ), per_joule AS (
+            SELECT 'per_joule' AS panel, accelerator || ' · ' || round AS bar, tokens_per_joule_measured AS value,
+                   round, benchmark, scenario, accelerator, result_id, submitter, accelerator_count,
+                   'not a rack' AS rack, NULL AS rack_basis
+            FROM token_economics
+            WHERE procurement_grade AND accelerator IS NOT NULL AND benchmark IN (FROM llm)
+            QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, accelerator, round
+                                       ORDER BY tokens_per_joule_measured DESC NULLS LAST, result_id) = 1
+        )
+        SELECT * REPLACE (CASE rack WHEN 'measured' THEN bar || ' · measured'
+                                    WHEN 'estimated' THEN bar || ' · estimated from ' || regexp_extract(rack_basis, '(\\d+)', 1)
+                                    ELSE bar END AS bar)
+        FROM (FROM per_accelerator UNION ALL BY NAME FROM per_rack UNION ALL BY NAME FROM per_joule)
+        WHERE value IS NOT NULL
+        ORDER BY panel, benchmark, scenario, bar, result_id""", {"round": round_name or ""})
+
+
+def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None):
+    rows = alt.Chart().transform_filter(alt.datum.panel == panel)
+    if expression:
+        rows = rows.transform_filter(expression)
+    return rows.mark_bar(stroke="#333", strokeWidth=0.5).encode(
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel]),
+        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=240)),
+        color=palette.encoding(frame, legend=False),
+        opacity=alt.Opacity("rack:N", legend=None, scale=alt.Scale(type="ordinal", domain=list(RACK_OPACITY),
+                                                                   range=list(RACK_OPACITY.values()))),
+        row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)),
+        tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "result_id", "accelerator",
+                            "accelerator_count", "rack_basis"),
+                 alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])],
+    ).properties(width=190).resolve_scale(x="independent", y="independent")
+
+
+def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
+    frame = db.query_frame(con, """
+        SELECT coalesce(accelerator, cpu || ' (CPU only)') AS accelerator, benchmark,
+               round_from || ' → ' || round_to AS rounds, round_from,
+               round_to AS round, gain, submitter, hardware AS system, scenario, accelerator_count,
+               result_id_from, result_id_to, 'verified (both rounds)' AS verification
+        FROM software_gain_summary WHERE basis = 'same_scale'
+        QUALIFY row_number() OVER (PARTITION BY coalesce(accelerator, cpu), benchmark, round_from, round_to
+                                   ORDER BY gain DESC, submitter, result_id_to) = 1
+        ORDER BY rounds, benchmark, accelerator""")
+    shows = ("verified results on both sides; the same submitter, accelerator and system size; the largest "
+             "gain across submitters, scenarios and sizes; blue: faster, red: slower, white: no change")
+    chart = Chart("software_gains", "Software gains on the same hardware, round over round", shows,
+                  _rounds(frame, "round_from", "round"), None)
+    if frame.height:
+        base = alt.Chart().encode(
+            x=alt.X("benchmark:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT, labelAngle=-40)),
+            y=alt.Y("accelerator:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT)),
+            tooltip=[*_identity("submitter", "system", "accelerator", "accelerator_count", "benchmark",
+                                "scenario", "rounds", "result_id_from", "result_id_to", "verification"),
+                     alt.Tooltip("gain:Q", format=".2f", title="gain (× later over earlier)")])
+        heat = base.mark_rect().encode(color=alt.Color("gain:Q", title="gain (×)", scale=gain_scale(frame["gain"])))
+        labels = base.mark_text(fontSize=LABEL_FONT).encode(text=alt.Text("gain:Q", format=".2f"),
+                                                            color=text_colour_on_gain(frame["gain"]))
+        layered = alt.layer(heat, labels, data=frame).properties(width=alt.Step(48), height=alt.Step(24))
+        # each pair of rounds shows only the benchmarks it has a gain for: the chart fits the page unscaled
+        faceted = layered.facet(column=alt.Column("rounds:N", title=None, header=alt.Header(labelFontSize=12))
+                                ).resolve_scale(x="independent")
+        chart.chart = filters_for(frame, (ROUND, BENCHMARK, ACCELERATOR)).apply(faceted)
+    return chart
+
+
+def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
+    frame = db.query_frame(con, """
+        SELECT round, benchmark, scenario, benchmark || ' · ' || scenario AS benchmark_scenario,
+               vendor, accelerator_new AS accelerator, accelerator_base,
+               accelerator_new || ' vs ' || accelerator_base AS comparison, speedup, accelerator_count,
+               submitter_new, result_id_new, stack_new, submitter_base, result_id_base, stack_base,
+               CASE WHEN like_for_like THEN 'yes' ELSE 'no' END AS like_for_like,
+               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification,
+               verification_new || ' / ' || verification_base AS rows_verification,
+               CASE WHEN procurement_grade THEN '' ELSE 'preview' END AS label
+        FROM generation_speedups
+        QUALIFY row_number() OVER (PARTITION BY round, benchmark, scenario, accelerator_new, accelerator_base
+                                   ORDER BY speedup DESC, result_id_new, result_id_base) = 1
+        ORDER BY round, benchmark_scenario, comparison""")
+    preview = frame.filter(pl.col("verification") == "preview")
+    shows = ("closed-division results, verified or preview, of equal system size; one mark per pair of "
+             f"generations of one vendor (its largest speedup); hollow triangles ({preview.height} of "
+             f"{frame.height}) rest on a preview result: promising, not shipping; blue: the newer generation is "
+             "faster, red: slower")
+    chart = Chart("generation_speedups", "Generation speedups per benchmark and scenario", shows,
+                  _rounds(frame, "round"), None)
+    if frame.height:
+        base = alt.Chart().encode(
+            x=alt.X("speedup:Q", title="speedup (× newer over older generation)",
+                    scale=fitted_log_scale(pl.concat([frame["speedup"], pl.Series([1.0])])),
+                    axis=alt.Axis(values=[0.25, 0.5, 1, 2, 4, 8])),
+            y=alt.Y("benchmark_scenario:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT)),
+            tooltip=[*_identity("round", "benchmark", "scenario", "vendor", "comparison", "accelerator_count",
+                                "submitter_new", "result_id_new", "stack_new", "submitter_base", "result_id_base",
+                                "stack_base", "like_for_like", "rows_verification"),
+                     alt.Tooltip("speedup:Q", format=".2f", title="speedup (×)")])
+        # A dark outline keeps points near 1.0x (white on the diverging scale) visible.
+        points = base.mark_point(size=70, strokeWidth=1.5, stroke="#444").encode(
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
+                domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
+            fill=alt.condition(alt.datum.verification == "verified",
+                               alt.Fill("speedup:Q", title="speedup (×)", scale=gain_scale(frame["speedup"])),
+                               alt.value("transparent")))
+        labels = base.mark_text(align="left", dx=7, fontSize=10, fontStyle="italic").encode(text="label:N")
+        parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
+        faceted = alt.layer(parity, points, labels, data=frame).properties(width=300).facet(
+            column=alt.Column("round:N", title=None, header=alt.Header(labelFontSize=12)))
+        chart.chart = filters_for(frame).apply(faceted)
+    return chart
+
+
+def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
+    frame = db.query_frame(con, """
+        SELECT round, accelerator, benchmark, scenario, submitter, accelerator_count_small, accelerator_count_large,
+               efficiency, result_id_small, result_id_large,
+               verification_small || ' / ' || verification_large AS rows_verification,
+               CASE WHEN procurement_grade THEN 'verified' ELSE 'preview' END AS verification
+        FROM scaling_efficiency
+        ORDER BY round, accelerator, benchmark, scenario, result_id_small, result_id_large""")
+    preview = frame.filter(pl.col("verification") == "preview").height
+    shows = ("verified or preview closed-division results of one submitter, accelerator, benchmark and scenario at two sizes; "
+             "efficiency = (throughput of the larger system / of the smaller) / (its accelerators / the smaller's): "
+             f"1.0 (dashed) = linear; {preview} of {frame.height} comparisons use a preview result (triangles)")
+    chart = Chart("scaling_efficiency", "Scaling efficiency: what a larger system keeps of linear scaling", shows,
+                  _rounds(frame, "round"), None)
+    if frame.height:
+        points = alt.Chart(frame).mark_point(size=60, filled=True, opacity=0.8).encode(
+            x=alt.X("accelerator_count_large:Q", title="accelerators in the larger system",
+                    scale=fitted_log_scale(frame["accelerator_count_large"], base=2)),
+            y=alt.Y("efficiency:Q", title="scaling efficiency (1.0 = linear)",
+                    scale=fitted_log_scale(pl.concat([frame["efficiency"], pl.Series([1.0])]))),
+            color=palette.encoding(frame),
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
+                domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
+            tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerator_count_small",
+                                "result_id_small", "accelerator_count_large", "result_id_large", "rows_verification"),
+                     alt.Tooltip("efficiency:Q", format=".2f", title="efficiency (1.0 = linear)")])
+        points = filters_for(frame).apply(points)
+        linear = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(
+            y="y:Q", tooltip=[alt.Tooltip("y:Q", title="linear scaling")])
+        chart.chart = (linear + points).properties(width=WIDTH, height=300)
+    return chart
+
+
+def charts(con, round_name: str | None, palette: AcceleratorPalette) -> tuple[Chart, list[Chart]]:
+    """The interactivity chart (its own section) and the appendix's charts, in page order."""
+    return interactivity_chart(con, round_name, palette), [
+        leaderboard_chart(con, round_name, palette), token_economics_chart(con, round_name, palette),
+        software_gains_chart(con, palette), generation_speedups_chart(con, palette),
+        scaling_efficiency_chart(con, palette)]
+
