@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,7 +36,7 @@ def test_a_duckdb_1x_reader_lists_and_reads_every_mart(tmp_path):
     python, cli = reader_venv()
     db_file = tmp_path / "w.duckdb"
     loaded = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "mlperf-wh"), "--quiet", "--db", str(db_file), "ingest", "v6.0",
+        [str(Path(sys.executable).parent / "mlperf-wh"), "--quiet", "--db", str(db_file), "ingest", "v6.0",
          "--source", str(MIRROR)],
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MLPERF_PUBLISHED_STORAGE": "v1.0.0",
              "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"},
