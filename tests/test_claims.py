@@ -278,8 +278,7 @@ def test_example_ledger_and_decision_load_and_audit(warehouse):
     assert verdicts["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"] == UNCLASSIFIED
     [(reason,)] = warehouse.execute("SELECT citation_problem FROM claim_audit WHERE id = ?",
                                     ["nv-v6.1-gb300-dsr1-scaling-72-288"]).fetchall()
-    assert reason == ("cited entry 6.1-0073 is in no loaded round (round v6.1 is not loaded); "
-                      "cited entry 6.1-0074 is in no loaded round (round v6.1 is not loaded)")
+    assert reason == "round v6.1 is not loaded (cited: 6.1-0073, 6.1-0074)"  # once, not once an entry
     for wan in ("nv-v6.1-gb300-wan22-videos-per-second", "nv-v6.1-gb300-wan22-seconds-per-video",
                 "nv-v6.1-gb300-wan22-throughput-vs-single-node",
                 "nv-v6.1-gb300-wan22-latency-vs-single-node"):
@@ -310,3 +309,18 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     assert record["weak_baseline_claims"] == []  # gen-1.7 cites nothing: no cited baseline to judge
     code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
     assert code != 0 and "no such file" in err
+
+
+@pytest.mark.unit
+def test_the_audit_table_shows_a_verdict_by_its_label_and_says_once_what_it_means():
+    import polars as pl
+
+    from warehouse.ledger.audit import SCREEN_COLUMNS, for_screen, verdict_legend
+    frame = pl.DataFrame({column: [None, None, None, None] for column in SCREEN_COLUMNS}).with_columns(
+        pl.Series("id", ["a", "b", "c", "d"]),
+        pl.Series("verdict", [DIRECTIONAL, "promising, but the platform is not shipping today", DIRECTIONAL,
+                              "comparable across submitters"]))
+    assert for_screen(frame)["verdict"].to_list() == ["directional only", "promising", "directional only",
+                                                      "comparable across submitters"]
+    assert verdict_legend(frame) == ["directional only: do not put it in a procurement decision",
+                                     "promising: the platform is not shipping today"]

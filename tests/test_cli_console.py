@@ -128,3 +128,27 @@ def test_a_long_step_shows_what_it_does_on_a_terminal_only(tmp_path):
     assert "starting the slow part" in typescript.read_text(errors="replace")
     piped = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (piped.stdout, piped.stderr) == ("done\n", "")
+
+
+def drawn_at(frame, width: int) -> list[str]:
+    from rich.console import Console
+
+    from warehouse.cli.console import rich_table
+    console = Console(width=width, record=True, file=open("/dev/null", "w"), highlight=False, emoji=False,
+                      markup=False)
+    console.print(rich_table(frame, console.width))
+    return console.export_text().splitlines()
+
+
+def test_an_id_column_stays_whole_while_the_prose_beside_it_wraps():
+    # `claims audit` at 120 columns cut "nv-v6.1-gb300-wan22-latency-vs-single-node" after 33
+    # characters while the verdict beside it had room to wrap.
+    import polars as pl
+    ids = ["nv-v6.1-gb300-wan22-latency-vs-single-node", "nv-v6.1-rubin-agentx-30x"]
+    frame = pl.DataFrame({"id": ids, "verdict": ["directional only - do not put it in a procurement decision"] * 2})
+    lines = drawn_at(frame, 80)
+    assert any(ids[0] in line for line in lines) and any(ids[1] in line for line in lines)
+    assert any("procurement decision" in line for line in lines) and max(map(len, lines)) <= 80
+    # no room for the id whole: it wraps as before, rather than the table turning into records
+    narrow = drawn_at(frame, 50)
+    assert not any(ids[0] in line for line in narrow) and "┆" in narrow[1] and max(map(len, narrow)) <= 50

@@ -17,8 +17,11 @@ WITH citations AS (
     SELECT * FROM int_claim_citations
 ),
 entry_problems AS (
-    SELECT claim_id, string_agg(problem, '; ' ORDER BY position) AS problems
-    FROM citations WHERE problem IS NOT NULL GROUP BY claim_id
+    -- each problem once, where it first occurs (a round not loaded is one problem for every entry)
+    SELECT claim_id, string_agg(problem, '; ' ORDER BY first_position) AS problems
+    FROM (SELECT claim_id, problem, min(position) AS first_position
+          FROM citations WHERE problem IS NOT NULL GROUP BY claim_id, problem)
+    GROUP BY claim_id
 ),
 sides AS (
     SELECT claim_id,

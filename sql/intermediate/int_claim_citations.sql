@@ -7,7 +7,8 @@
 --   scaling_efficiency, scale_speedup: 'new' at total_accelerators, 'base' at baseline_total_accelerators;
 --   software_gain: 'new' in the claim's round, 'base' in round_from (absent: any earlier round);
 --   absolute: 'new'.
--- problem: the first that applies, else null: the id is in no loaded round; the entry is from a round
+-- problem: the first that applies, else null: the id is in no loaded round (when the claim's round is
+--   not loaded, one text for all its cited entries in no loaded round); the entry is from a round
 --   the claim does not name; it is on another accelerator, or at another accelerator count, than the
 --   claim names; another submitter than the claim names (for a generation claim only the new side
 --   must be the claim's submitter's); no row of the claim's benchmark, scenario (when named) and
@@ -67,10 +68,13 @@ SELECT
     claim_id, position, result_id, role, entry_round, entry_accelerator, entry_total_accelerators,
     entry_submitter,
     CASE
+        WHEN entry_round IS NULL AND round NOT IN (SELECT round FROM stg_sources WHERE rows_loaded > 0) THEN
+            -- said once for every entry it keeps out (int_claim_as_cited says each problem once)
+            format('round {} is not loaded (cited: {})', round, string_agg(result_id, ', ')
+                   FILTER (WHERE entry_round IS NULL) OVER (PARTITION BY claim_id ORDER BY position
+                                                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
         WHEN entry_round IS NULL THEN
             format('cited entry {} is in no loaded round', result_id)
-            || CASE WHEN round NOT IN (SELECT round FROM stg_sources WHERE rows_loaded > 0)
-                    THEN format(' (round {} is not loaded)', round) ELSE '' END
         WHEN kind = 'software_gain' AND role IS NULL THEN
             format('cited entry {} is from round {}, the claim compares {} with {}', result_id,
                    entry_round, coalesce(round_from, 'an earlier round'), round)

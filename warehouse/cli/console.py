@@ -136,23 +136,28 @@ def _fit(text: str, width: int, right: bool) -> str:
 
 def rich_table(frame, width: int, raw: bool = False):
     """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; long text
-    wraps (long words folded). Headers stay on one line when they fit, else wrap after an underscore
-    (tokens_per_second_per_rack: "tokens_per_" / "second_per_" / "rack", so the name reads whole);
-    only when even that does not fit, one record per block (column, value), as psql's expanded display."""
+    wraps (long words folded). A column of single words (ids, names with dashes) keeps its width too
+    when the prose beside it can wrap instead. Headers stay on one line when they fit, else wrap after
+    an underscore (tokens_per_second_per_rack: "tokens_per_" / "second_per_" / "rack", so the name
+    reads whole); only when even that does not fit, one record per block (column, value), as psql's
+    expanded display."""
     from rich.table import Table
     from rich.text import Text
     cells, numeric, unbroken = _columns(frame, raw)
     names = [escape_control(name) for name in frame.columns]
     widest_cell = [max(map(len, column), default=0) for column in cells]
     fixed = [keep or max(n, len(name)) <= SHORT_TEXT for keep, n, name in zip(unbroken, widest_cell, names)]
-    headers = names
-    for header_width in (len, _header_width):
+    words = [f or not any(_has_space(cell) for cell in column) for f, column in zip(fixed, cells)]
+    layouts = [(keep, header_width) for keep in ([words, fixed] if words != fixed else [fixed])
+               for header_width in (len, _header_width)]
+    for fixed, header_width in layouts:
         natural = [max(header_width(name), n) for name, n in zip(names, widest_cell)]
         needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
         if needed <= width or len(natural) == 1:
             break
     else:
         return _expanded(names, cells)
+    headers = names
     if header_width is _header_width:
         headers = [_wrapped_header(name, n) for name, n in zip(names, natural)]
     table = Table(box=_box(), header_style="bold")
@@ -162,6 +167,10 @@ def rich_table(frame, width: int, raw: bool = False):
     for row in zip(*cells):
         table.add_row(*(Text(value) for value in row))
     return table
+
+
+def _has_space(text: str) -> bool:
+    return any(character.isspace() for character in text)
 
 
 def _columns(frame, raw: bool = False) -> tuple[list[list[str]], list[bool], list[bool]]:
