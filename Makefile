@@ -81,7 +81,7 @@ yardstick: $(YARDSTICK_VENV)/.installed
 
 # Timed in .venv, what `make run` builds (and in .venv-test too where it exists, to show what the test
 # extra costs a run).
-bench: install $(YARDSTICK_VENV)/.installed
+bench: install install-test $(YARDSTICK_VENV)/.installed
 	MLPERF_BENCH_ANCHOR=$(ANCHOR) $(PY) bench/run.py
 
 # The Chromium tests (tests/test_report.py, in make test-slow) leave screenshots of the page for a reviewer.
