@@ -3,6 +3,8 @@
 --   case-insensitively; when that name is a category such as "VLM", the benchmark of the model
 --   actually run (used_model). Null when no alias matches (staging then keeps the published name).
 -- output_unit: that benchmark's (tokens, samples...).
+-- benchmark_family, accuracy_target: the benchmark (or, unmatched, the published model name) without
+--   and with its accuracy target (llama2-70b-99.9: llama2-70b and '99.9'; null for one target).
 WITH aliases AS (
     SELECT lower(trim(alias)) AS alias, benchmark, kind FROM ref_benchmarks
 ),
@@ -20,6 +22,8 @@ resolved AS (
 outputs AS (
     SELECT DISTINCT benchmark, output_unit FROM ref_benchmarks WHERE kind = 'benchmark'
 )
-SELECT r.model, r.used_model, r.benchmark, o.output_unit
+SELECT r.model, r.used_model, r.benchmark, o.output_unit,
+       regexp_replace(coalesce(r.benchmark, r.model), '-(9[0-9](\.9)?)$', '') AS benchmark_family,
+       nullif(regexp_extract(coalesce(r.benchmark, r.model), '-(9[0-9](\.9)?)$', 1), '') AS accuracy_target
 FROM resolved AS r
 LEFT JOIN outputs AS o USING (benchmark)

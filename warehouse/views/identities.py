@@ -12,7 +12,7 @@ from warehouse.store.tree_tables import TABLES as TREE_TABLES  # stg_results rea
 from warehouse.views.catalog import definitions
 
 IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_processor_names", "base_result_rules",
-                   "base_hardware_statements", "stg_results")
+                   "base_hardware_statements", "base_software_stacks", "stg_results")
 
 
 def _results_shaped(con: duckdb.DuckDBPyConnection, frame: pl.DataFrame) -> None:
