@@ -466,3 +466,22 @@ def test_a_report_over_hostile_labels_is_written_inert(run, warehouse, tmp_path)
     # and the rows the page's own script reads (the results table, the comparison)
     data = json.loads(re.findall(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)[0])
     assert {e[0] for e in data["entries"] if e[0].startswith("your run ")} == {f"your run {label}" for label in labels}
+
+
+@pytest.mark.parametrize("marker", ["", '{"written_by": "mlp'], ids=["empty", "cut-short"])
+def test_a_writer_killed_while_writing_its_claim_leaves_nothing_behind(tmp_path, marker):
+    # CI caught it: the kill came after PARTIAL_MARKER was created and before it was written whole,
+    # and the directory, holding nothing else, stayed beside the export for good.
+    from warehouse.export.output_dirs import remove_abandoned_partials
+    abandoned = tmp_path / ".bi.partial-999999999-cut"
+    abandoned.mkdir()
+    (abandoned / PARTIAL_MARKER).write_text(marker)
+    with_a_file = tmp_path / ".bi.partial-999999999-more"
+    with_a_file.mkdir()
+    (with_a_file / PARTIAL_MARKER).write_text(marker)
+    (with_a_file / "notes.txt").write_text("someone's")
+    empty = tmp_path / ".bi.partial-999999999-empty"  # killed before the claim was created
+    empty.mkdir()
+    remove_abandoned_partials(tmp_path / "bi")
+    assert not abandoned.exists() and not empty.exists()
+    assert (with_a_file / "notes.txt").read_text() == "someone's"  # anything else in it: left alone

@@ -16,7 +16,8 @@ any other directory of files.
 
 What a killed writer left (`.<target>.partial-<pid>-*` beside the target) is removed only when its
 process is gone and it holds PARTIAL_MARKER naming that directory, written first into every
-temporary directory: a directory of that name made by anyone else is left alone.
+temporary directory (or, killed before that claim was written whole, nothing but the claim cut short,
+or nothing at all): a directory of that name made by anyone else is left alone.
 
 Symlinks are followed: the target (or a parent) that is a symlink is resolved, the output is written
 at the directory it points to and the link is left as it is.
@@ -155,12 +156,36 @@ def remove_abandoned_partials(target: Path) -> None:
 
 def _claimed_by(path: Path, pid: int) -> bool:
     try:
-        claim = json.loads((path / PARTIAL_MARKER).read_text(encoding="utf-8"))
         info = path.stat()
-    except (OSError, ValueError):
+        if info.st_uid != os.getuid():
+            return False
+        claim = json.loads((path / PARTIAL_MARKER).read_text(encoding="utf-8"))
+    except ValueError:
+        return _holds_only_an_unwritten_claim(path)
+    except FileNotFoundError:
+        return _is_empty(path)  # killed before its claim was even created
+    except OSError:
         return False
     return (isinstance(claim, dict) and claim.get("directory") == path.name and claim.get("pid") == pid
-            and claim.get("inode") == info.st_ino and info.st_uid == os.getuid())
+            and claim.get("inode") == info.st_ino)
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return next(path.iterdir(), None) is None
+    except OSError:
+        return False
+
+
+def _holds_only_an_unwritten_claim(path: Path) -> bool:
+    """A writer killed between creating PARTIAL_MARKER and writing it whole left a directory holding
+    that file alone, cut short: nothing in it is anyone's, so it may go."""
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return ([e.name for e in entries] == [PARTIAL_MARKER] and not entries[0].is_symlink()
+            and entries[0].is_file() and entries[0].stat().st_size < 4096)
 
 
 def _process_alive(pid: int) -> bool:
