@@ -146,11 +146,11 @@ def rich_table(frame, width: int, raw: bool = False):
     cells, numeric, unbroken = _columns(frame, raw)
     names = [escape_control(name) for name in frame.columns]
     widest_cell = [max(map(len, column), default=0) for column in cells]
-    fixed = [keep or max(n, len(name)) <= SHORT_TEXT for keep, n, name in zip(unbroken, widest_cell, names)]
-    words = [f or not any(_has_space(cell) for cell in column) for f, column in zip(fixed, cells)]
-    layouts = [(keep, header_width) for keep in ([words, fixed] if words != fixed else [fixed])
+    short = [keep or max(n, len(name)) <= SHORT_TEXT for keep, n, name in zip(unbroken, widest_cell, names)]
+    words = [f or not any(_has_space(cell) for cell in column) for f, column in zip(short, cells)]
+    layouts = [(kept, header_width) for kept in ([words, short] if words != short else [short])
                for header_width in (len, _header_width)]
-    for fixed, header_width in layouts:
+    for fixed, header_width in layouts:  # the first that fits: which columns keep their width, how headers wrap
         natural = [max(header_width(name), n) for name, n in zip(names, widest_cell)]
         needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
         if needed <= width or len(natural) == 1:
