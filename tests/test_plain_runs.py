@@ -59,10 +59,14 @@ def test_a_run_is_a_flow_run_only_when_a_prefect_api_is_configured(prefect_harne
 def test_a_plain_backfill_builds_the_warehouse_a_flow_run_builds(cli, plain_cli, tmp_path):
     with serve(MIRROR) as server:
         flow_db, plain_db = str(tmp_path / "flow.duckdb"), str(tmp_path / "plain.duckdb")
-        assert cli("backfill", "--source", server.url, "--db", flow_db, "--rounds", "v4.1,v6.0")[0] == 0
+        flow_code, flow_out, _ = cli("backfill", "--source", server.url, "--db", flow_db, "--rounds", "v4.1,v6.0")
         code, out, err = plain_cli("backfill", "--source", server.url, "--db", plain_db, "--rounds", "v4.1,v6.0")
-    assert code == 0, err
+    assert flow_code == 0 and code == 0, err
     assert "backfill: 2 loaded" in out
+    # the run report says what each load changed, as a flow run's does (it printed blank columns)
+    assert "first load: 520 results" in out
+    assert [line for line in out.splitlines() if line.startswith("│ v")] == \
+        [line for line in flow_out.splitlines() if line.startswith("│ v")]
     assert err == ""  # the tasks' own lines are for -v, as Prefect's are
     assert digest(plain_db, times=False) == digest(flow_db, times=False)
     # recorded in history, without a flow run behind it
@@ -137,3 +141,14 @@ def _children(pid: int) -> set[int]:
             except (OSError, IndexError, ValueError):
                 continue
     return found
+
+
+def test_a_forced_reload_of_the_same_file_says_the_file_is_the_same(plain_cli, db_file):
+    # It said "(the file changed, its results did not)" of a file --force loaded again unchanged.
+    with serve(MIRROR) as server:
+        assert plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v6.0")[0] == 0
+        code, out, err = plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v6.0", "--force")
+    assert code == 0, err
+    assert query(db_file, "SELECT status, change_summary FROM load_events ORDER BY loaded_at") == [
+        ("loaded", "first load: 520 results"), ("reloaded", "reloaded: the same file, the same results")]
+    assert "the same file, the same" in out

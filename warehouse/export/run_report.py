@@ -4,6 +4,7 @@ whose verdict changed, and decisions that became due. Published as Prefect artif
 table) and printed, short, by the CLI."""
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 import duckdb
@@ -213,13 +214,17 @@ def _note(outcome: RoundOutcome, event: dict) -> str:
 
 
 def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
-          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None) -> RunReport:
-    """`before`: the answers before the run's first load (None when nothing loaded)."""
+          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None,
+          since: dt.datetime | None = None) -> RunReport:
+    """`before`: the answers before the run's first load (None when nothing loaded). The run's load
+    events are those of its flow run or, a run without one, those recorded `since` it started (it
+    holds the writer lock)."""
     from warehouse.ingest.history import events
     from warehouse.views.drift import drift_rows, of_run, one_line
 
     report = RunReport(kind, flow_run_id, outcomes, waited=waited)
-    changes = {e["round"]: e for e in events(con, flow_run_id).to_dicts()} if flow_run_id else {}
+    recorded = events(con, flow_run_id) if flow_run_id else events(con, since=since) if since else None
+    changes = {e["round"]: e for e in recorded.to_dicts()} if recorded is not None else {}
     drift = drift_rows(con, [o.source_id for o in outcomes if o.source_id])
     report.drift_lines, report.drifted_rounds = of_run(drift, outcomes)
     for o in outcomes:

@@ -1,7 +1,7 @@
 """`load_events`: every load of a source file (and every failed attempt), with what it changed."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from typing import TYPE_CHECKING
@@ -30,9 +30,11 @@ def _result_key() -> list[str]:
 
 @dataclass(frozen=True)
 class Run:
-    """Who is writing: the Prefect flow run (when there is one) and what kind of run it is."""
+    """Who is writing: the Prefect flow run (when there is one), what kind of run it is, and when it
+    started (a run without a flow run finds its own load events by that: it holds the writer lock)."""
     kind: str                      # watch | backfill | ingest
     flow_run_id: str | None = None
+    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,12 @@ class Changes:
     changed: int
     removed: int
 
-    def summary(self, first_load: bool) -> str:
+    def summary(self, first_load: bool, same_file: bool = False) -> str:
         if first_load:
             return f"first load: {self.new} results"
         if not (self.new or self.changed or self.removed):
-            return "reloaded: the same results (the file changed, its results did not)"
+            return ("reloaded: the same file, the same results" if same_file
+                    else "reloaded: the same results (the file changed, its results did not)")
         return f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results"
 
 
@@ -83,7 +86,7 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
         "rows_read": outcome.rows_read, "rows_loaded": outcome.rows_loaded,
         "rows_quarantined": outcome.rows_quarantined, "results_new": changes.new,
         "results_changed": changes.changed, "results_removed": changes.removed,
-        "change_summary": changes.summary(first_load=previous is None),
+        "change_summary": changes.summary(first_load=previous is None, same_file=previous == fetched.sha256),
     })
     return outcome
 
@@ -124,11 +127,14 @@ def record(con: duckdb.DuckDBPyConnection, event: dict) -> None:
 
 
 def events(con: duckdb.DuckDBPyConnection, flow_run_id: str | None = None,
-           round_name: str | None = None) -> pl.DataFrame:
+           round_name: str | None = None, since: datetime | None = None) -> pl.DataFrame:
     where, params = [], []
     if flow_run_id:
         where.append("flow_run_id = ?")
         params.append(flow_run_id)
+    if since:
+        where.append("loaded_at >= ?")
+        params.append(since)
     if round_name:
         where.append("round = ?")
         params.append(round_name)
