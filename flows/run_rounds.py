@@ -156,7 +156,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
         if loaded or refresh_always:
             materialize(con)
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
-        report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited, since=run.started_at)
+        report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
             if loaded or refresh_always:
                 publish(db_file)

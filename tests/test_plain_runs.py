@@ -152,3 +152,12 @@ def test_a_forced_reload_of_the_same_file_says_the_file_is_the_same(plain_cli, d
     assert query(db_file, "SELECT status, change_summary FROM load_events ORDER BY loaded_at") == [
         ("loaded", "first load: 520 results"), ("reloaded", "reloaded: the same file, the same results")]
     assert "the same file, the same" in out
+
+
+def test_a_file_ingest_reports_what_it_changed(plain_cli, db_file):
+    table = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"
+    code, out, err = plain_cli("ingest", "v6.0", "--file", table, "--db", db_file)
+    assert code == 0, err
+    [row] = [line for line in out.splitlines() if line.startswith("│ v6.0")]
+    assert [cell.strip() for cell in row.strip("│").split("┆")] == ["v6.0", "loaded", "520", "520", "0",
+                                                                    "first load: 520 results"]

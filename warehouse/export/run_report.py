@@ -4,7 +4,6 @@ whose verdict changed, and decisions that became due. Published as Prefect artif
 table) and printed, short, by the CLI."""
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
 import duckdb
@@ -206,36 +205,29 @@ def _cell(value) -> str:
     return "" if value is None else str(value).replace("|", "/")
 
 
-def _note(outcome: RoundOutcome, event: dict) -> str:
+def _note(outcome: RoundOutcome) -> str:
     if outcome.status != "loaded":
         return outcome.message
     unknown = f"unknown columns: {', '.join(outcome.unknown_columns)}" if outcome.unknown_columns else ""
-    return "; ".join(part for part in (event.get("change_summary"), unknown) if part)
+    return "; ".join(part for part in (outcome.change_summary, unknown) if part)
 
 
 def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
-          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None,
-          since: dt.datetime | None = None) -> RunReport:
-    """`before`: the answers before the run's first load (None when nothing loaded). The run's load
-    events are those of its flow run or, a run without one, those recorded `since` it started (it
-    holds the writer lock)."""
-    from warehouse.ingest.history import events
+          outcomes: list[RoundOutcome], before: Snapshot | None, waited: str | None = None) -> RunReport:
+    """`before`: the answers before the run's first load (None when nothing loaded)."""
     from warehouse.views.drift import drift_rows, of_run, one_line
 
     report = RunReport(kind, flow_run_id, outcomes, waited=waited)
-    recorded = events(con, flow_run_id) if flow_run_id else events(con, since=since) if since else None
-    changes = {e["round"]: e for e in recorded.to_dicts()} if recorded is not None else {}
     drift = drift_rows(con, [o.source_id for o in outcomes if o.source_id])
     report.drift_lines, report.drifted_rounds = of_run(drift, outcomes)
     for o in outcomes:
-        event = changes.get(o.round, {})
         terms = drift.filter(pl.col("source_id") == o.source_id) if o.source_id else drift.clear()
         report.rounds.append({
             "round": o.round, "status": o.status, "rows_read": o.rows_read, "rows_loaded": o.rows_loaded,
             "rows_quarantined": o.rows_quarantined,
-            "new": event.get("results_new"), "changed": event.get("results_changed"),
+            "new": o.results_new, "changed": o.results_changed,
             "drift": one_line(o.round, terms).split(": ", 1)[1].split(";")[0] if terms.height else "",
-            "note": _note(o, event),
+            "note": _note(o),
         })
     report.flagged = flagged_lines(con, [o.round for o in outcomes if o.status == "loaded"])
     if before is None:

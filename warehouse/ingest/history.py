@@ -1,7 +1,7 @@
 """`load_events`: every load of a source file (and every failed attempt), with what it changed."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from typing import TYPE_CHECKING
@@ -30,11 +30,9 @@ def _result_key() -> list[str]:
 
 @dataclass(frozen=True)
 class Run:
-    """Who is writing: the Prefect flow run (when there is one), what kind of run it is, and when it
-    started (a run without a flow run finds its own load events by that: it holds the writer lock)."""
+    """Who is writing: the Prefect flow run (when there is one) and what kind of run it is."""
     kind: str                      # watch | backfill | ingest
     flow_run_id: str | None = None
-    started_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
 
 @dataclass(frozen=True)
@@ -78,6 +76,9 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     outcome = load(con, fetched, prepared, round_name, origin, allow)
     changes = changes_between(before, prepared.validated.good) if previous else \
         Changes(prepared.validated.rows_loaded, 0, 0)
+    summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
+    # the run report reads what the load changed from its outcome, whether or not a flow run holds it
+    outcome.results_new, outcome.results_changed, outcome.change_summary = changes.new, changes.changed, summary
     record(con, {
         "loaded_at": datetime.now(timezone.utc), "flow_run_id": run.flow_run_id, "run_kind": run.kind,
         "round": round_name, "source_id": source_id, "url": fetched.location,
@@ -86,7 +87,7 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
         "rows_read": outcome.rows_read, "rows_loaded": outcome.rows_loaded,
         "rows_quarantined": outcome.rows_quarantined, "results_new": changes.new,
         "results_changed": changes.changed, "results_removed": changes.removed,
-        "change_summary": changes.summary(first_load=previous is None, same_file=previous == fetched.sha256),
+        "change_summary": summary,
     })
     return outcome
 
@@ -127,14 +128,11 @@ def record(con: duckdb.DuckDBPyConnection, event: dict) -> None:
 
 
 def events(con: duckdb.DuckDBPyConnection, flow_run_id: str | None = None,
-           round_name: str | None = None, since: datetime | None = None) -> pl.DataFrame:
+           round_name: str | None = None) -> pl.DataFrame:
     where, params = [], []
     if flow_run_id:
         where.append("flow_run_id = ?")
         params.append(flow_run_id)
-    if since:
-        where.append("loaded_at >= ?")
-        params.append(since)
     if round_name:
         where.append("round = ?")
         params.append(round_name)

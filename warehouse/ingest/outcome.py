@@ -24,6 +24,9 @@ class RoundOutcome:
     message: str = ""
     unknown_columns: list[str] = field(default_factory=list)
     unreachable: bool = False      # failed because the source could not be reached at all
+    results_new: int | None = None        # a load: what it changed (as its load event says)
+    results_changed: int | None = None
+    change_summary: str | None = None
 
     @property
     def failed(self) -> bool:
