@@ -461,10 +461,10 @@ def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
 def test_a_rounds_note_joins_what_changed_and_its_unknown_columns():
     from warehouse.export.run_report import _note
     loaded = RoundOutcome("v6.0", "loaded", 3, 3, 0, unknown_columns=["Brand New Column"])
-    assert _note(loaded, {}) == "unknown columns: Brand New Column"  # `ingest --file`: no run event
-    assert _note(loaded, {"change_summary": "first load: 3 results"}) == \
-        "first load: 3 results; unknown columns: Brand New Column"
-    assert _note(RoundOutcome("v6.0", "loaded", 3, 3, 0), {"change_summary": "first load: 3 results"}) == \
+    assert _note(loaded) == "unknown columns: Brand New Column"  # no change recorded
+    loaded.change_summary = "first load: 3 results"
+    assert _note(loaded) == "first load: 3 results; unknown columns: Brand New Column"
+    assert _note(RoundOutcome("v6.0", "loaded", 3, 3, 0, change_summary="first load: 3 results")) == \
         "first load: 3 results"
 
 
