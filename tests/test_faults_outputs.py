@@ -229,7 +229,7 @@ def test_a_partial_directory_a_killed_export_left_is_removed(tmp_path):
     abandoned = staging.rename(tmp_path / staging.name.replace(f"-{os.getpid()}-", "-999999999-"))
     (abandoned / PARTIAL_MARKER).write_text(json.dumps({**json.loads((abandoned / PARTIAL_MARKER).read_text()),
                                                         "directory": abandoned.name, "pid": 999999999}))
-    remove_abandoned_partials(target)
+    remove_abandoned_partials(target, "export")
     assert not abandoned.exists()
 
 
@@ -482,6 +482,31 @@ def test_a_writer_killed_while_writing_its_claim_leaves_nothing_behind(tmp_path,
     (with_a_file / "notes.txt").write_text("someone's")
     empty = tmp_path / ".bi.partial-999999999-empty"  # killed before the claim was created
     empty.mkdir()
-    remove_abandoned_partials(tmp_path / "bi")
+    remove_abandoned_partials(tmp_path / "bi", "export")
     assert not abandoned.exists() and not empty.exists()
     assert (with_a_file / "notes.txt").read_text() == "someone's"  # anything else in it: left alone
+
+
+def test_an_interrupt_while_the_previous_export_is_taken_apart_loses_nothing(run, warehouse, tmp_path, monkeypatch):
+    # The review found it: the clean-up of a failed write also ran after the swap, when the staging
+    # directory holds the previous output, and removed it whole with a file added to it since.
+    from warehouse.export import output_dirs
+    target = tmp_path / "bi"
+    assert run("--db", warehouse, "export", target, "--views", "dim_rounds", "--format", "csv")[0] == 0
+
+    def interrupted(previous, target, kind):
+        (previous / "notes-added-later.txt").write_text("mine")  # arrived after the check
+        raise KeyboardInterrupt
+    monkeypatch.setattr(output_dirs, "remove_previous", interrupted)
+    code, _, err = run("--db", warehouse, "export", target, "--views", "dim_rounds", "--format", "parquet")
+    assert code == 130, err  # interrupted, as Ctrl-C
+    monkeypatch.undo()
+    [left] = [p for p in tmp_path.iterdir() if p.name.startswith(".bi.partial-")]
+    assert (left / "notes-added-later.txt").read_text() == "mine" and (left / "dim_rounds.csv").exists()
+    assert (target / "dim_rounds.parquet").exists()  # the new export is in place
+    # As if that process were gone: the next export takes the old output apart, keeping the added file.
+    abandoned = left.rename(tmp_path / re.sub(r"-\d+-", "-999999999-", left.name, count=1))
+    assert run("--db", warehouse, "export", target, "--views", "dim_rounds", "--format", "csv")[0] == 0
+    assert not abandoned.exists()
+    [kept] = [p for p in tmp_path.iterdir() if p.name.startswith("bi.kept-")]
+    assert [p.name for p in kept.iterdir()] == ["notes-added-later.txt"]

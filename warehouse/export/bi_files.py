@@ -97,7 +97,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     if unknown:
         raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
     target = _check_target(con, directory, warehouse_file)
-    remove_abandoned_partials(target)
+    remove_abandoned_partials(target, KIND)
     relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
     staging = make_staging_dir(target)
     try:
@@ -106,10 +106,12 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
         manifest = _manifest(con, fmt, relations, files, staging, warehouse_file)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
         write_listing(staging, KIND)
-        swap_in(staging, target, KIND)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    # Not under the clean-up above: once swapped, `staging` holds the previous output, which only
+    # remove_previous may take apart (a file someone added to it is kept beside the target).
+    swap_in(staging, target, KIND)
     return manifest
 
 

@@ -143,15 +143,31 @@ def _partial_prefix(target: Path) -> str:
     return f".{target.name}.partial-"
 
 
-def remove_abandoned_partials(target: Path) -> None:
-    """Temporary directories left by an output that was killed (its process is gone), each proved
-    ours by its PARTIAL_MARKER; any other directory of such a name is left as it is."""
+def remove_abandoned_partials(target: Path, kind: str) -> None:
+    """Temporary directories left by an output that was killed (its process is gone): one proved ours
+    by its PARTIAL_MARKER is removed; a previous output swapped out of `target` and not yet taken apart
+    (it holds MARKER, no claim) is taken apart as remove_previous does, anything unlisted kept beside
+    the target. Any other directory of such a name is left as it is."""
     pattern = re.compile(re.escape(_partial_prefix(target)) + r"(\d+)-")
     for path in target.parent.glob(_partial_prefix(target) + "*"):
         found = pattern.match(path.name)
-        if (found and not path.is_symlink() and path.is_dir() and not _process_alive(int(found.group(1)))
-                and _claimed_by(path, int(found.group(1)))):
+        if not found or path.is_symlink() or not path.is_dir() or _process_alive(int(found.group(1))):
+            continue
+        if _claimed_by(path, int(found.group(1))):
             shutil.rmtree(path, ignore_errors=True)
+        elif _swapped_out(path, kind):
+            remove_previous(path, target, kind)
+
+
+def _swapped_out(path: Path, kind: str) -> bool:
+    """A previous output of this kind, ours: it holds MARKER (the listing of what we wrote) and no claim."""
+    if (path / PARTIAL_MARKER).exists() or path.stat().st_uid != os.getuid():
+        return False
+    try:
+        read_listing(path, kind)
+    except (ExpectedFailure, OSError, ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 def _claimed_by(path: Path, pid: int) -> bool:

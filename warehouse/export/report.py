@@ -131,7 +131,7 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     target = resolved_target(out_dir)
     check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
-    remove_abandoned_partials(target)
+    remove_abandoned_partials(target, KIND)
     page = build(con)
     staging = make_staging_dir(target)
     try:
@@ -147,10 +147,12 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
             warehouse=warehouse_file, rounds=_loaded_rounds(con))
         (staging / "index.html").write_text(html, encoding="utf-8")
         write_listing(staging, KIND)
-        swap_in(staging, target, KIND)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    # Not under the clean-up above: once swapped, `staging` holds the previous output, which only
+    # remove_previous may take apart (a file someone added to it is kept beside the target).
+    swap_in(staging, target, KIND)
     return target / "index.html"
 
 
