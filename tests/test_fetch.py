@@ -167,3 +167,25 @@ def test_a_local_location_without_a_file_is_missing_before_any_fetch(tmp_path):
     assert not missing_locally("http://127.0.0.1:9/summary_results.json")  # only a request can tell
     with pytest.raises(NotFound):
         fetch(str(folder), "summary_results.json", FetchSettings())
+
+
+def test_a_source_is_reachable_when_any_address_of_its_host_answers(monkeypatch):
+    # The review found it: only the first address was tried, so a mirror listening on IPv4 alone,
+    # whose name resolves to IPv6 first, was refused although requests would have reached it.
+    import socket
+
+    from tests.conftest import MIRROR, serve
+    from warehouse.ingest.fetch import FetchSettings, SourceCannotBeReached, check_reachable
+    resolve = socket.getaddrinfo
+
+    def ipv6_first(host, port, *args, **kwargs):
+        if host != "mirror.invalid":
+            return resolve(host, port, *args, **kwargs)
+        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port, 0, 0)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+    monkeypatch.setattr(socket, "getaddrinfo", ipv6_first)
+    with serve(MIRROR) as server:  # listens on 127.0.0.1 only
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        check_reachable(f"http://mirror.invalid:{port}/", FetchSettings())
+    with pytest.raises(SourceCannotBeReached, match="cannot be reached"):  # nothing listens there now
+        check_reachable(f"http://mirror.invalid:{port}/", FetchSettings())

@@ -86,15 +86,12 @@ def check_reachable(source: str, settings: FetchSettings) -> None:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     shown = redact(source)
     try:
-        addresses = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise SourceCannotBeReached(f"the source {shown} cannot be reached from this machine (cannot resolve "
                                     f"the host {parts.hostname}: {exc}); {REACH_HINT}") from None
-    family, kind, proto, _name, address = addresses[0]
-    try:
-        with socket.socket(family, kind, proto) as probe:
-            probe.settimeout(settings.connect_timeout)
-            probe.connect(address)
+    try:  # every address the host resolves to, in turn, as requests does (IPv6 first, then IPv4...)
+        socket.create_connection((parts.hostname, port), timeout=settings.connect_timeout).close()
     except OSError as exc:
         raise SourceCannotBeReached(f"the source {shown} cannot be reached from this machine (connecting to "
                                     f"{parts.hostname}:{port}: {exc.strerror or exc}); {REACH_HINT}") from None
