@@ -13,4 +13,4 @@ SELECT
     r.findings
 FROM int_leaderboard_ranks AS r
 JOIN stg_results AS v USING (source_id, record_no)
-WHERE v.metric = 'performance'
+WHERE v.metric = 'performance'  -- a record's power row shares its (source_id, record_no)

@@ -6,7 +6,7 @@
 -- rack (measured_rack: the entry ran a whole rack or more), else the most per rack extrapolated from
 -- whole servers (rack_from_servers), else from less than one server; rack_basis says which, in words. Its per-kW figures by basis and the estimated rack
 -- power come with it.
--- Measured racks and estimates are ranked apart, like with like: rank_in_round is the row's rank among
+-- Measured racks and estimates are ranked apart, like with like: rank_per_rack is the row's rank among
 -- the round's verified (closed, available) rows without an anomaly finding of the same benchmark,
 -- scenario and unit and the same measured_rack; 1 = the most per rack. An estimate from less than one
 -- server (a single GPU x 32) is never ranked (null), nor are preview and flagged rows (findings).

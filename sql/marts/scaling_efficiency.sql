@@ -1,6 +1,7 @@
 -- How close to linear does throughput grow when the same submitter runs more of the same accelerator
 -- on the same benchmark and throughput scenario in one round?
--- efficiency = (value_large / value_small) / (accelerators_large / accelerators_small); 1.0 is linear.
+-- efficiency = (throughput_large / throughput_small) / (accelerator_count_large / accelerator_count_small);
+-- 1.0 is linear.
 -- Each size is that submitter's best verified-or-preview result at that size; superlinear
 -- (efficiency above 1.05) is an anomaly of the pair; procurement_grade is true only when both sides are
 -- verified, without findings, and not superlinear (int_scaling_pairs).

@@ -2,13 +2,13 @@
 -- The summary is LoadGen's mlperf_log_summary.txt, or the endpoint harness's file (harness says which:
 -- result_summary.json, report.txt, or the endpoint client's results.json), whose qps and tps fill the
 -- same figures: qps is compared with the table's samples/s (Queries/s), tps with its Tokens/s.
--- summary_value is the summary's figure for the row's published units and scenario (stg_results
+-- summary_result is the summary's figure for the row's published units and scenario (stg_results
 -- reads them from the summary): Tokens/s -> 'Tokens per second' (Offline) or 'Completed tokens per
 -- second' (Server, Interactive), their '(inferred)' variants when that is all it prints; Samples/s
 -- and Queries/s -> 'Samples per second' (Offline) or 'Completed samples per second'; Latency (ms) ->
 -- the early-stopping estimate (90th percentile SingleStream, 99th MultiStream; the plain percentile
 -- line when no estimate is printed) in ms; Latency (s) -> the same in s.
--- relative_difference = |value - summary_value| / summary_value. agrees: the run is of the row's
+-- relative_difference = |result - summary_result| / summary_result. agrees: the run is of the row's
 -- scenario (Interactive runs print 'Scenario : Server') and relative_difference <= 0.5%, the
 -- rounding of published tables (3-6 significant digits).
 -- note explains every row that does not agree: the folder holds another scenario's run; the table

@@ -1,7 +1,7 @@
 -- Which results are audited, closed-division and commercially available (verification = 'verified')?
--- Performance rows only, with canonical accelerator, total accelerators and value per accelerator
--- (value / total_accelerators, throughput units only). Preview, RDI, open-division and unofficial
--- rows never appear here. units is the checked unit (stg_results); a suspect row stays here with its
+-- Performance rows only, with canonical accelerator, accelerator_count and result_per_accelerator
+-- (result / accelerator_count, throughput units only). Preview, RDI, open-division and unofficial
+-- rows never appear here. result_unit is the checked unit (stg_results); a suspect row stays here with its
 -- unit_verdict and unit_note; findings lists the anomaly rules a row breaks (int_row_findings; see
 -- `anomalies`). Either leaves the row out of every procurement-grade comparison.
 WITH findings AS (
