@@ -21,7 +21,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.steps import RetryWhen, run_logger, submit
+from flows.steps import RetryWhen, exception_of, run_logger, submit
 
 from warehouse.errors import WarehouseUnavailable
 from warehouse.export.outputs import regenerate_after_run
@@ -61,14 +61,6 @@ def task_runner() -> ThreadPoolTaskRunner:
 def materialize_views(db_file: str) -> list[str]:
     with file_errors(), db.connect(db_file) as con:
         return materialize(con)
-
-
-def exception_of(state) -> BaseException | None:
-    try:
-        state.result()
-    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what we classify
-        return exc
-    return None
 
 
 @task(name="ingest-round", task_run_name="ingest-{round_name}", cache_policy=NO_CACHE,

@@ -38,10 +38,6 @@ def plainly():
         _plain.reset(token)
 
 
-def is_plain() -> bool:
-    return _plain.get()
-
-
 class RetryWhen:
     """A task's retry condition on the exception alone: Prefect asks it with the failed state, a plain
     run with the exception."""
@@ -50,11 +46,16 @@ class RetryWhen:
         self.predicate = predicate
 
     def __call__(self, _task, _task_run, state) -> bool:
-        try:
-            state.result()
-        except BaseException as exc:  # noqa: BLE001 - the state's own exception is what is asked about
-            return self.predicate(exc)
-        return self.predicate(None)
+        return self.predicate(exception_of(state))
+
+
+def exception_of(state) -> BaseException | None:
+    """The exception a finished state holds, or None."""
+    try:
+        state.result()
+    except BaseException as exc:  # noqa: BLE001 - the state's own exception is what is asked about
+        return exc
+    return None
 
 
 def call(step, *args, **kwargs):
