@@ -44,16 +44,25 @@ CHECKER_TO_FINAL = {
     "framework": "Software",
 }
 
+# Columns the checker's ResultExporter writes from v6.1 on (mlcommons/inference
+# tools/submission/submission_checker/results.py): the accelerator total in the checker's own name
+# (nodes x accelerators per node, read where "Total Accelerators" is absent), an ID private to
+# MLCommons' review, and the design power of a power submission (checks/system_check.py
+# nameplate_power_check: the system's power capacity, or its nameplate PSUs; null without power).
+# Known, kept in the row's `extra` as published.
+V61_COLUMNS = {"total_accelerators", "PrivateID", "design_power_watts"}
+
 FINAL_OPTIONAL = {
     "UsedModel", "Power_Result", "Power_Units", "Nodes", "a#", "Total Accelerators", "Accelerator",
     "Processor", "Software", "weight_data_types", "Accuracy", "inferred", "has_power", "version",
     "Details", "Code", "Location", "Notes", "compliance", "errors", "p#", "host_processors_per_node",
     "host_processor_core_count", "operating_system", "Unique ID (e.g. for Audit)", "ColorKey",
+    *sorted(V61_COLUMNS),
 }
 CHECKER_OPTIONAL = set(CHECKER_TO_FINAL) | {
     "Accuracy", "host_processors_per_node", "host_processor_core_count", "Location",
     "operating_system", "compliance", "errors", "version", "inferred", "has_power",
-    "weight_data_types", "Total Accelerators",
+    "weight_data_types", "Total Accelerators", *sorted(V61_COLUMNS),
 }
 
 # The fields the parser reads into canonical columns; every other field of a record is kept, as

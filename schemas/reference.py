@@ -187,11 +187,16 @@ def succession_holds(frame: pl.LazyFrame, part: str) -> pl.LazyFrame:
 class SoftwareStack(pa.DataFrameModel):
     """software_stacks.csv: the published software string -> the serving stack family it names
     (TensorRT, vLLM, SGLang...), so a generation speedup can say whether both sides ran the same
-    stack. First matching row wins (file order), so a string naming several stacks takes the first
-    row's: NVIDIA's v6.0 string names TensorRT-LLM, Dynamo and a vLLM build, and is TensorRT."""
+    stack. A string naming several takes its first-named engine (the match that starts earliest; file
+    order breaks a tie); a framework (PyTorch, TensorFlow, JAX) only when it names no engine. NVIDIA's
+    v6.0 string names TensorRT-LLM, Dynamo and a vLLM build, and is TensorRT; its v6.1 Vera Rubin
+    string "TRTLLM-rubin, vLLM-CentML..., Dynamo" is TensorRT too; "PyTorch 2.7.0, vLLM 0.9" is vLLM."""
 
     pattern: str = pa.Field(unique=True, description="regular expression searched in the published software string")
     stack: str = pa.Field(str_length={"min_value": 1}, description="the stack family")
+    role: str = pa.Field(isin=["engine", "framework"],
+                         description="engine (serves the model: TensorRT, vLLM, SGLang...) or framework (PyTorch, "
+                                     "TensorFlow, JAX: taken only when the string names no engine)")
     note: str = pa.Field(description="what the pattern catches, with a published string it was written for")
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")

@@ -56,11 +56,15 @@ def test_the_same_scale_figure_is_audited_and_the_claims_own_figure_shown_beside
         assert ids(row["rows_used"]) == [("6.0-0047", 8), ("5.1-0051", 8)]
         assert row["recomputed_cross_scale"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-12)
         assert ids(row["rows_cross_scale"]) == [("6.0-0052", 2), ("5.1-0051", 8)]
-        assert row["verdict"] == COMPARABLE
-        assert "at equal size (8 accelerators)" in row["verdict_reason"]
-        assert "across sizes (8 -> 2 accelerators" in row["verdict_reason"]
+        assert row["grade"] == "holds"
+        # 6.0-0047 is blamed by a pair finding: HPE's 4-GPU 6.0-0054 (23556.7) to its 8-GPU 6.0-0047
+        # (49580.2) scales (49580.2 / 23556.7) / (8 / 4) = 1.0524, above 1.05. The finding follows the row
+        # into the claim: the figure holds, the verdict is directional.
+        assert (49580.2 / published("v6.0", "6.0-0054", "llama3.1-8b", "Offline")) / 2 == pytest.approx(1.0524, abs=5e-5)
+        assert row["findings_used"] == ["scaling_superlinear"]
+        assert row["verdict"] == DIRECTIONAL
+        assert row["verdict_reason"] == "a row it rests on breaks an anomaly rule (scaling_superlinear; see anomalies)"
     assert audit(warehouse, "hpe-sw")["recomputed_as_cited"] == pytest.approx((12495.2 / 2) / (46841.8 / 8))
-    assert "the claim's own rows" in audit(warehouse, "hpe-sw")["verdict_reason"]
 
 
 def test_a_claim_far_from_its_equal_size_figure_says_both(warehouse, tmp_path):
@@ -69,5 +73,8 @@ def test_a_claim_far_from_its_equal_size_figure_says_both(warehouse, tmp_path):
                                     cited_result_ids=["5.1-0051", "6.0-0052"]))
     row = audit(warehouse, "hpe-sw-high")
     assert row["verdict"] == DIRECTIONAL
-    assert row["verdict_reason"] == ("recomputed 1.0585 at equal size (8 accelerators) is -8.0% from the claimed "
-                                     "1.15; across sizes (8 -> 2 accelerators, the claim's own rows) it is 1.067")
+    # 1.15 is (1.15 / 1.0585 - 1) = 8.6% above the equal-size figure and 1.15 / 1.06701 = 7.8% above the
+    # per-GPU figure across sizes: overstated, and the grade says both figures
+    assert row["grade"] == "overstated"
+    assert "at equal size (8 accelerators, Offline) 1.0585" in row["grade_reason"]
+    assert "across sizes 1.067" in row["grade_reason"]

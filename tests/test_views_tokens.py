@@ -149,7 +149,9 @@ def test_nvl72_rack_is_per_accelerator_times_72(shared_con):
     assert row["rack_kw_system_estimate"] == pytest.approx(132, rel=1e-12)
     big = one(shared_con, TOKEN_ROW, ["6.0-0076", "deepseek-r1", "Offline"])
     assert big["tokens_per_second_per_rack"] == pytest.approx(2494310 / 288 * 72, rel=1e-12)
-    assert big["rack_basis"] == "measured on 288 accelerators"
+    # four racks' worth: the per-rack figure is scaled down from them, an estimate, never "measured"
+    assert big["rack_basis"] == "scaled down from 288 accelerators, more than one rack (72)"
+    assert (big["measured_rack"], big["rack_from_servers"]) == (False, True)
 
 
 def test_every_throughput_benchmark_has_a_rack_row_in_its_own_unit(shared_con):

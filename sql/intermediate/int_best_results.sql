@@ -24,8 +24,9 @@
 -- basis same_scale).
 -- The hardware's attributes (segment, line...) are not carried here (stg_hardware has them): the
 -- window sorts move every column of every row, and these would cost a third of the build.
--- stack (the serving stack family, stg_results), platform and notes_hash (a hash of the published notes)
--- let a comparison say whether both sides ran the same stack on the same system with the same notes.
+-- stack (the serving stack family, stg_results), platform, processor (the host processor as published)
+-- and notes_hash (a hash of the published notes) let a comparison say whether both sides ran the same
+-- stack on the same system and host with the same notes.
 -- has_finding: the row has an anomaly (int_row_findings): it still competes for "best", so a wrong
 -- number cannot hide behind a lesser one, and every comparison it takes part in is not procurement
 -- grade.
@@ -33,7 +34,7 @@ WITH comparable AS (
     SELECT
         round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
         total_accelerators, benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, verification, software, stack, platform, hash(notes) AS notes_hash,
+        result_id, entry_id, verification, software, stack, platform, processor, hash(notes) AS notes_hash,
         f.source_id IS NOT NULL AS has_finding,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results AS r

@@ -2,8 +2,8 @@
 -- baseline you could buy, and how far may it be trusted?
 -- recomputed_as_cited: the claim recomputed from exactly the entries it cites (int_claim_as_cited:
 --   the rules, per kind, and citation_problem when the cited entries do not match the claim).
--- recomputed_best: the new side as cited (or, without a standing citation, each best
---   verified-or-preview row matching the claim: int_best_results.best_of_submitter) against the best
+-- recomputed_best: each best verified-or-preview row matching the claim (int_best_results.best_of_submitter:
+--   rows that compare as their hardware), whichever entries the claim cites, against the best
 --   VERIFIED result of the baseline hardware, whoever submitted it (best_verified_of_hardware), in the new side's
 --   scenario and units:
 --     generation_speedup: baseline_accelerator at the new side's scale, same round;
@@ -11,8 +11,7 @@
 --       same round;
 --     software_gain: every row of the claim's submitter and accelerator in the claim's round (at the
 --       claim's total_accelerators when it names one, cited or not) against the same accelerator in
---       round_from (absent: the cited baseline's round, else the latest earlier round with such a
---       result), on two bases: same_scale, the same accelerator count (the only figure that isolates
+--       round_from (absent: the latest earlier round with such a result), on two bases: same_scale, the same accelerator count (the only figure that isolates
 --       software), and per_accelerator at any scale by value per accelerator (scale_changed when the
 --       two sizes differ). recomputed_best is the largest same-scale figure when one exists, else the
 --       largest per-accelerator figure; recomputed_cross_scale is the figure across two sizes: the
@@ -36,13 +35,19 @@
 --   own figure: no rows, no number, or a stage whose figure no published result can hold
 --   (post_submission_unverified, vendor_self_test).
 -- The grade: how the claimed number stands against every figure the data supports at the claim's own
---   conditions (as cited, best against best, equal size). figure_supported: the highest of them (for a
+--   conditions (best against best, equal size), from the data alone: the same claim gets the same
+--   grade with or without cited ids (the citation is checked apart: citation_problem,
+--   stage_contradiction and the verdict). figure_supported: the highest of them (for a
 --   latency claimed as an absolute, the lowest latency: grades compare "more" claimed with "more"
 --   supported); grade, with a 5% tolerance (the rounding of blog multipliers, as the verdict's rule 3):
 --     'overstated': the claim is more than 5% above every supported figure (overstated_by: by how much,
 --        0.377 = 37.7%); 'understated': more than 5% below every one; 'holds': otherwise;
 --     'unsupported': nothing recomputes it (no rows, or a post-deadline or self-tested stage);
---     null: no number was claimed. grade_reason says it with every figure.
+--     null: no number was claimed. grade_reason says it with every figure; when rows of the claim's
+--     round, benchmark and accelerator exist but take part in no comparison (int_result_eligibility:
+--     an inference, a run without its accelerator), it names them and why, never "no rows".
+-- stage_contradiction: a stated stage the cited rows contradict: mlcommons_verified citing a preview,
+--   open or research entry (mislabelled), or preview citing verified entries only; null otherwise.
 -- weak_baseline: the cited baseline is more than 2% worse than the best verified baseline in the
 --   same scenario (throughput cited / best < 0.98; latency best / cited < 0.98; per accelerator for a
 --   per_accelerator software gain); null when no cited baseline stands or no verified baseline exists.
@@ -54,7 +59,8 @@
 --      procurement decision';
 --   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
 --   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists), or
---      a row used with an anomaly finding (int_row_findings; findings_used) -> 'directional only - ...';
+--      a row used with an anomaly finding, its own or a pair's that blames it (int_result_eligibility;
+--      findings_used) -> 'directional only - ...';
 --   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
 --      (no verified rows reproduce it);
 --   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
@@ -67,14 +73,11 @@ standing AS (
     SELECT * FROM as_cited WHERE citation_problem IS NULL
 ),
 new_sides AS (
-    SELECT c.id, UNNEST(a.cited_new_row), a.cited_base_row AS cited_base
-    FROM stg_claims AS c
-    JOIN standing AS a ON a.claim_id = c.id
-    WHERE c.kind <> 'absolute'
-    UNION ALL BY NAME
+    -- from the data alone, cited or not: the same claim gets the same figure with or without ids
     SELECT c.id, p.result_id, p.submitter, p.round, p.accelerator, p.total_accelerators, p.scenario,
-           p.value, p.units, p.verification, NULL AS cited_base
+           p.value, p.units, p.verification, a.cited_base_row AS cited_base
     FROM stg_claims AS c
+    LEFT JOIN standing AS a ON a.claim_id = c.id
     JOIN int_best_results AS p
       ON  p.best_of_submitter AND p.round = c.round AND p.benchmark = c.benchmark
       AND (c.scenario IS NULL OR p.scenario = c.scenario)
@@ -85,7 +88,7 @@ new_sides AS (
                    THEN p.total_accelerators = c.total_accelerators
                WHEN c.kind = 'software_gain' AND c.basis = 'per_accelerator' THEN true
                ELSE c.total_accelerators IS NULL OR p.total_accelerators = c.total_accelerators END
-    WHERE c.kind <> 'absolute' AND c.id NOT IN (SELECT claim_id FROM standing)
+    WHERE c.kind <> 'absolute'
 ),
 same_round_baselines AS (
     SELECT s.*, 'same_scale' AS basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
@@ -130,7 +133,7 @@ earlier_round_baselines AS (
       ON  b.best_verified_of_hardware AND b.benchmark = c.benchmark AND b.scenario = s.scenario AND b.units = s.units
       AND b.accelerator = s.accelerator
       AND b.round_order < round_order(s.round)
-      AND b.round = coalesce(c.round_from, s.cited_base.round, b.round)
+      AND b.round = coalesce(c.round_from, b.round)
       AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
                        ELSE b.value_per_accelerator IS NOT NULL END
     QUALIFY row_number() OVER (PARTITION BY s.id, s.result_id, s.scenario, k.basis
@@ -247,24 +250,52 @@ audited AS (
     LEFT JOIN equal_scale AS e ON e.id = c.id
 ),
 flagged AS (
-    -- the anomaly rules broken by the rows a verdict rests on (int_row_findings)
-    SELECT a.id, list(DISTINCT f.rule ORDER BY f.rule) AS findings_used
+    -- the anomaly rules that name the rows a verdict rests on, their own and the pair findings that blame
+    -- them (int_result_eligibility)
+    SELECT a.id, list_sort(list_distinct(flatten(list(e.findings)))) AS findings_used
     FROM audited AS a, unnest(a.rows_used) AS u(used)
-    JOIN int_row_findings AS f
-      ON f.round = used.round AND f.result_id = used.result_id AND f.benchmark = a.benchmark
-     AND f.scenario = used.scenario
+    JOIN int_result_eligibility AS e
+      ON e.round = used.round AND e.result_id = used.result_id AND e.benchmark = a.benchmark
+     AND e.scenario = used.scenario
     GROUP BY a.id
+),
+excluded AS (
+    -- rows of the claim's new side that take part in no comparison, and why (int_result_eligibility):
+    -- named when nothing reproduces the claim, so "no rows" never hides rows that were left out
+    SELECT c.id, count(*) AS excluded_rows, min(e.not_comparable_because) AS excluded_because
+    FROM stg_claims AS c
+    JOIN int_result_eligibility AS e
+      ON  e.round = c.round AND e.benchmark = c.benchmark AND NOT e.comparable
+      AND (c.scenario IS NULL OR e.scenario = c.scenario)
+      AND (c.accelerator IS NULL OR e.accelerator = c.accelerator)
+      AND (c.submitter IS NULL OR e.submitter = c.submitter)
+    GROUP BY c.id
+),
+mislabelled AS (
+    -- a stated stage the cited rows contradict
+    SELECT a.id,
+           CASE WHEN a.stage = 'mlcommons_verified' AND list_bool_or(list_transform(a.rows_as_cited,
+                         lambda r: r.verification <> 'verified'))
+                    THEN format('stated mlcommons_verified, but it cites {}',
+                                array_to_string(list_distinct(list_transform(list_filter(a.rows_as_cited,
+                                    lambda r: r.verification <> 'verified'),
+                                    lambda r: r.result_id || ' (' || r.verification || ')')), ', '))
+                WHEN a.stage = 'preview' AND len(a.rows_as_cited) > 0 AND list_bool_and(list_transform(
+                         a.rows_as_cited, lambda r: r.verification = 'verified'))
+                    THEN 'stated preview, but every row it cites is verified'
+           END AS stage_contradiction
+    FROM audited AS a
 ),
 judged AS (
     SELECT
-        a.*, coalesce(fl.findings_used, []) AS findings_used,
+        a.*, coalesce(fl.findings_used, []) AS findings_used, ex.excluded_rows, ex.excluded_because,
+        ml.stage_contradiction,
         -- a post-deadline or self-tested figure cannot be in the warehouse: nothing here recomputes it
         stage NOT IN ('post_submission_unverified', 'vendor_self_test') AS recomputable,
         CASE WHEN recomputable THEN (recomputed - multiplier) / multiplier END AS relative_difference,
-        CASE WHEN recomputable THEN greatest(recomputed_as_cited, recomputed_best, recomputed_equal_scale) END
-            AS figure_supported,
-        CASE WHEN recomputable THEN least(recomputed_as_cited, recomputed_best, recomputed_equal_scale) END
-            AS figure_least,
+        -- the grade rests on the data alone (best against best, equal size), never on which ids are cited
+        CASE WHEN recomputable THEN greatest(recomputed_best, recomputed_equal_scale) END AS figure_supported,
+        CASE WHEN recomputable THEN least(recomputed_best, recomputed_equal_scale) END AS figure_least,
         -- how far the claim reaches past what the data supports (a latency claimed absolutely: lower is more)
         CASE WHEN kind = 'absolute' AND direction = 'latency' THEN figure_supported / multiplier
              ELSE multiplier / figure_supported END AS reach_over_most,
@@ -287,6 +318,8 @@ judged AS (
              ELSE '' END AS cross_scale_note
     FROM audited AS a
     LEFT JOIN flagged AS fl USING (id)
+    LEFT JOIN excluded AS ex USING (id)
+    LEFT JOIN mislabelled AS ml USING (id)
 )
 SELECT
     id, vendor, kind, direction, stage, round, round_from, model, benchmark, scenario, recomputed_scenario,
@@ -296,6 +329,9 @@ SELECT
     CASE
         WHEN multiplier IS NULL THEN 'no number was claimed'
         WHEN NOT recomputable THEN format('stage {}: no published result can hold its figure', stage)
+        WHEN figure_supported IS NULL AND excluded_rows > 0
+            THEN format('no comparable rows reproduce it: {} matching row{} left out ({})', excluded_rows,
+                        CASE WHEN excluded_rows = 1 THEN ' is' ELSE 's are' END, excluded_because)
         WHEN figure_supported IS NULL THEN 'no rows reproduce it'
         ELSE format('{} {}; the data supports {}{}{}{}',
                     multiplier,
@@ -306,22 +342,22 @@ SELECT
                                    THEN format('is {}% below the least the data supports, {}',
                                                round(100 * (1 - reach_over_least), 1), round(figure_least, 4))
                                ELSE 'is within 5% of what the data supports' END,
-                    concat_ws(', ',
-                              CASE WHEN recomputed_as_cited IS NOT NULL
-                                   THEN 'as cited ' || round(recomputed_as_cited, 4) END,
-                              CASE WHEN recomputed_best IS NOT NULL
-                                   THEN 'best against best ' || round(recomputed_best, 4) END),
+                    CASE WHEN recomputed_best IS NOT NULL THEN 'best against best ' || round(recomputed_best, 4)
+                         ELSE '' END,
                     CASE WHEN recomputed_equal_scale IS NOT NULL
                          THEN format('{}at equal size ({} accelerators, {}) {}',
-                                     CASE WHEN recomputed_as_cited IS NULL AND recomputed_best IS NULL THEN '' ELSE ', ' END,
+                                     CASE WHEN recomputed_best IS NULL THEN '' ELSE ', ' END,
                                      rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
                                      round(recomputed_equal_scale, 4))
                          ELSE '' END,
                     CASE WHEN recomputed_cross_scale IS NOT NULL
                          THEN format('; across sizes {} (not software alone)', round(recomputed_cross_scale, 4))
                          ELSE '' END,
-                    '')
+                    CASE WHEN recomputed_as_cited IS NOT NULL
+                         THEN format('; as cited {} (the citation is checked apart: verdict)', round(recomputed_as_cited, 4))
+                         ELSE '' END)
     END AS grade_reason,
+    stage_contradiction,
     figure_supported, recomputed, relative_difference, recomputed_as_cited, recomputed_best,
     recomputed_equal_scale, rows_equal_scale, weak_baseline,
     best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,

@@ -15,7 +15,8 @@
 --   stack_new, stack_base: each side's serving stack family (stg_results.stack: TensorRT, vLLM...);
 --     same_stack: both known and equal; same_submitter.
 --   server_offline_ratio_new, _base: each side's own Server (or Interactive) rate over the same entry's
---     Offline rate on the benchmark; null for Offline pairs and for an entry without an Offline result.
+--     Offline rate on the benchmark, in the same count (a query is one sample: Queries/s against
+--     Samples/s); null for Offline pairs and for an entry without an Offline result.
 --   baseline_lags: the baseline's ratio is below 0.8 x the new side's: the baseline serves far below
 --     its own ceiling, so the speedup measures its serving as much as the part (RedHat's v6.0 H200
 --     qwen3-vl ran Server at 11.05 of its Offline 18.22, 0.61, against 0.86 on its B200).
@@ -34,7 +35,8 @@ WITH best AS (
     WHERE b.best_of_hardware AND h.line IS NOT NULL
 ),
 offline AS (
-    SELECT round, result_id, benchmark, units, max(value) AS offline_value
+    -- a Server query is one sample: Queries/s and Samples/s count alike (Qwen3-VL publishes both)
+    SELECT round, result_id, benchmark, rate_kind(units) AS rate_kind, max(value) AS offline_value
     FROM stg_results
     WHERE metric = 'performance' AND scenario = 'Offline' AND higher_is_better
     GROUP BY ALL
@@ -68,9 +70,11 @@ pairs AS (
       AND b.units = n.units AND b.hardware_count = n.hardware_count
       AND b.segment = n.segment AND b.form_factor = n.form_factor
     LEFT JOIN offline AS ono
-      ON ono.round = n.round AND ono.result_id = n.result_id AND ono.benchmark = n.benchmark AND ono.units = n.units
+      ON  ono.round = n.round AND ono.result_id = n.result_id AND ono.benchmark = n.benchmark
+      AND ono.rate_kind = rate_kind(n.units)
     LEFT JOIN offline AS obo
-      ON obo.round = b.round AND obo.result_id = b.result_id AND obo.benchmark = b.benchmark AND obo.units = b.units
+      ON  obo.round = b.round AND obo.result_id = b.result_id AND obo.benchmark = b.benchmark
+      AND obo.rate_kind = rate_kind(b.units)
 )
 SELECT
     p.* EXCLUDE (has_finding_new, has_finding_base),

@@ -2,11 +2,13 @@
 -- One row per (verified performance row, suite): a 'datacenter,edge' entry is ranked in both suites.
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
--- findings: the anomaly rules the row breaks (int_row_findings); a row with a finding is not ranked
---   (both ranks null).
+-- findings: the anomaly rules that name the row (int_result_eligibility: its own and the pair findings
+--   that blame it). Only a procurement-grade row is ranked (int_result_eligibility): a row with a
+--   finding, or one that does not compare as its hardware (an inference, a run without its
+--   accelerator), is listed with both ranks null; excluded_because says why.
 -- Stored: two ranks over every verified row are a sort each, half of what a query of `leaderboard`
 -- cost when it computed them (1.03 -> 0.49 s on a million rows, bench/views_bench.py). Both share one
--- partition: a row with a finding sorts after every row without, so the rank of a row without is the
+-- partition: an unranked row sorts after every ranked one, so the rank of a ranked row is the
 -- same as within its own group.
 WITH by_suite AS (
     SELECT source_id, record_no, round, benchmark, scenario, units, value, higher_is_better,
@@ -15,18 +17,17 @@ WITH by_suite AS (
     WHERE metric = 'performance' AND verification = 'verified'
 ),
 flagged AS (
-    SELECT b.*, f.findings, f.findings IS NOT NULL AS has_finding
+    SELECT b.*, e.findings, e.excluded_because, NOT e.procurement_grade AS unranked
     FROM by_suite AS b
-    LEFT JOIN (SELECT source_id, record_no, list(rule ORDER BY rule) AS findings
-               FROM int_row_findings GROUP BY ALL) AS f USING (source_id, record_no)
+    JOIN int_result_eligibility AS e USING (source_id, record_no)
 )
 SELECT
-    source_id, record_no, suite, coalesce(findings, []) AS findings,
-    CASE WHEN NOT has_finding THEN
+    source_id, record_no, suite, findings, excluded_because,
+    CASE WHEN NOT unranked THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
-                     ORDER BY has_finding, CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
-    CASE WHEN value_per_accelerator IS NOT NULL AND NOT has_finding THEN
+                     ORDER BY unranked, CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
+    CASE WHEN value_per_accelerator IS NOT NULL AND NOT unranked THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
-                     ORDER BY value_per_accelerator IS NULL OR has_finding, value_per_accelerator DESC)
+                     ORDER BY value_per_accelerator IS NULL OR unranked, value_per_accelerator DESC)
     END AS rank_per_accelerator
 FROM flagged

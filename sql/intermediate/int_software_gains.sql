@@ -9,7 +9,17 @@
 --   gain = value_to / value_from. total_accelerators is null; the sizes are in scale_from / scale_to.
 --   scale_changed: the two sides are systems of different sizes, so the gain mixes software with
 --   scale (a rack's NVLink domain against a tray): never procurement grade.
+-- basis 'hardware_best': what the hardware gained, whoever submitted it: the best verified result of
+--   the hardware at a hardware count in one round against the best verified result of the same
+--   hardware at the same count in the previous round where it ran (int_best_results,
+--   best_verified_of_hardware). The headline gain of a piece of hardware (the run report's); the
+--   submitter's own gain (same_scale) is the second basis beside it. Google's GB200 x72 DeepSeek-R1
+--   Server gained 2.48x over its own v6.0 entry, which ran at 47% of NVIDIA's; the hardware gained
+--   1.18x. submitter_from names the earlier side's submitter.
 -- Each side is the best verified result of its key in its round (int_best_results).
+-- system_changed: the two sides are different systems (platform: Dell's XE9685L one round, its XE9780
+--   the next); host_changed: the host processor differs. software_alone: one submitter's same system,
+--   host and size on both sides: the only pairs whose gain is software's alone (README question 2).
 -- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
 --   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
 --   when every round between is loaded.
@@ -23,26 +33,37 @@
 --   implausible_gain), never procurement grade.
 -- has_finding_from, has_finding_to: each side's own anomaly finding (int_row_findings).
 -- procurement_grade: both sides verified (always, here) at the same scale, neither with an anomaly
--- finding (int_row_findings), and not implausible.
+-- finding (int_row_findings), and not implausible; the mart software_gains also requires both sides to be
+-- procurement grade (int_result_grades: no pair finding blames them either).
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
-    SELECT 'same_scale' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
+    SELECT 'same_scale' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator, cpu,
            hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
-           value AS basis_value, hardware_count AS scale, total_accelerators, software, stack, platform, notes_hash,
-           result_id, verification, has_finding
+           value AS basis_value, hardware_count AS scale, total_accelerators, software, stack, platform,
+           processor, notes_hash, result_id, verification, has_finding
     FROM int_best_results
     WHERE verification = 'verified'
 ),
+hardware_best AS (
+    SELECT 'hardware_best' AS basis, submitter, NULL::VARCHAR AS submitter_key, hardware, hardware_kind,
+           accelerator, cpu, hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round,
+           round_order, value AS basis_value, hardware_count AS scale, total_accelerators, software, stack,
+           platform, processor, notes_hash, result_id, verification, has_finding
+    FROM int_best_results
+    WHERE best_verified_of_hardware
+),
 per_accelerator AS (
-    SELECT 'per_accelerator' AS basis, submitter, hardware, hardware_kind, accelerator, cpu,
-           NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
+    SELECT 'per_accelerator' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator,
+           cpu, NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
            value_per_accelerator AS basis_value, hardware_count AS scale, total_accelerators, software,
-           stack, platform, notes_hash, result_id, verification, has_finding
+           stack, platform, processor, notes_hash, result_id, verification, has_finding
     FROM int_best_results
     WHERE best_per_accelerator_of_submitter
 ),
 sides AS (
-    SELECT * FROM same_scale UNION ALL BY NAME SELECT * FROM per_accelerator
+    SELECT * FROM same_scale
+    UNION ALL BY NAME SELECT * FROM hardware_best
+    UNION ALL BY NAME SELECT * FROM per_accelerator
 ),
 paired AS (
     SELECT
@@ -55,12 +76,14 @@ paired AS (
         lag(software) OVER w AS software_from,
         lag(stack) OVER w AS stack_from,
         lag(platform) OVER w AS platform_from,
+        lag(processor) OVER w AS processor_from,
+        lag(submitter) OVER w AS submitter_from,
         lag(notes_hash) OVER w AS notes_hash_from,
         lag(result_id) OVER w AS result_id_from,
         lag(verification) OVER w AS verification_from,
         lag(has_finding) OVER w AS has_finding_from
     FROM sides AS s
-    WINDOW w AS (PARTITION BY basis, submitter, hardware, scale_key, benchmark, scenario, units
+    WINDOW w AS (PARTITION BY basis, submitter_key, hardware, scale_key, benchmark, scenario, units
                  ORDER BY round_order)
 ),
 spans AS (
@@ -75,7 +98,8 @@ spans AS (
 judged AS (
     SELECT p.*,
            CASE WHEN p.higher_is_better THEN p.basis_value / p.value_from ELSE p.value_from / p.basis_value END AS gain,
-           p.platform_from = p.platform AND p.notes_hash_from IS NOT DISTINCT FROM p.notes_hash AS corroborated,
+           p.submitter_from = p.submitter AND p.platform_from = p.platform
+               AND p.notes_hash_from IS NOT DISTINCT FROM p.notes_hash AS corroborated,
            c.ceiling,
            gain > c.ceiling AND NOT corroborated AS implausible
     FROM paired AS p
@@ -83,8 +107,8 @@ judged AS (
     WHERE p.round_from IS NOT NULL
 )
 SELECT
-    p.basis, p.submitter, p.hardware, p.hardware_kind, p.accelerator, p.cpu,
-    CASE WHEN p.basis = 'same_scale' THEN p.total_accelerators END AS total_accelerators,
+    p.basis, p.submitter, p.submitter_from, p.hardware, p.hardware_kind, p.accelerator, p.cpu,
+    CASE WHEN p.basis <> 'per_accelerator' THEN p.total_accelerators END AS total_accelerators,
     p.benchmark, p.scenario, p.units,
     p.round_from, p.round AS round_to,
     p.value_from, p.basis_value AS value_to,
@@ -96,6 +120,10 @@ SELECT
     p.result_id_from, p.result_id AS result_id_to,
     p.verification_from, p.verification AS verification_to,
     p.has_finding_from, p.has_finding AS has_finding_to,
+    p.platform_from IS DISTINCT FROM p.platform OR p.submitter_from <> p.submitter AS system_changed,
+    p.processor_from IS DISTINCT FROM p.processor AS host_changed,
+    p.submitter_from = p.submitter AND p.platform_from IS NOT DISTINCT FROM p.platform
+        AND p.processor_from IS NOT DISTINCT FROM p.processor AND p.scale_from = p.scale AS software_alone,
     p.corroborated, p.ceiling, coalesce(p.implausible, false) AS implausible,
     p.scale_from = p.scale AND p.verification_from = 'verified' AND p.verification = 'verified'
         AND NOT p.has_finding_from AND NOT p.has_finding AND NOT coalesce(p.implausible, false) AS procurement_grade

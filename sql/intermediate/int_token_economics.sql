@@ -13,12 +13,15 @@
 --   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
 --   (stg_rack_capacity, with its stated assumption); how the rack figure was got:
---   measured_rack: the entry ran a whole rack or more (total_accelerators >= accelerators_per_rack);
---   rack_from_servers: it did not, but ran at least one whole server of the rack
---     (accelerators_per_server: an NVL72 compute tray of 4, an 8-GPU baseboard): an estimate;
---   rack_basis says it in words: 'measured on N accelerators', 'extrapolated from N accelerators'
---     (linearly: it assumes scaling costs nothing), or 'extrapolated from N accelerator(s), less than
---     one server (S)': never ranked with racks (rack_throughput).
+--   measured_rack: the entry ran exactly one rack (total_accelerators = accelerators_per_rack): the
+--     figure is what was measured;
+--   rack_from_servers: it did not, but ran whole servers of the rack (at least accelerators_per_server:
+--     an NVL72 compute tray of 4, an 8-GPU baseboard), fewer or more than a rack holds: an estimate,
+--     scaled linearly (it assumes scaling costs nothing), never labelled measured (AMD's MI355X x72
+--     6.1-0004 scaled to a 32-GPU rack is an estimate);
+--   rack_basis says it in words: 'measured on N accelerators', 'extrapolated from N accelerators',
+--     'scaled down from N accelerators, more than one rack (R)', or 'extrapolated from N
+--     accelerator(s), less than one server (S)': never ranked with racks (rack_throughput).
 -- Power, never mixed; three bases, each its own column, each null when it cannot be stated:
 --   measured_watts: the entry's own MLPerf power result for the same benchmark and scenario (units
 --     Watts: the average wall power of the whole system under test during the run);
@@ -42,10 +45,11 @@
 --   queries one dollar buys, in the throughput's count).
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
--- division, availability: as published; findings: the anomaly rules the row breaks (int_row_findings).
--- procurement_grade: verified (closed division, available, audited), no anomaly finding, and the row
---   compares as its hardware (stg_results.not_comparable_because null). Open-division and research
---   (rdi) entries stay, and never rank first in a "best" answer (rack_throughput ranks verified rows).
+-- division, availability: as published. findings, usable, procurement_grade, excluded_because: the one
+--   eligibility rule (int_result_eligibility): findings are the anomaly rules that name the row, its
+--   own and the pair findings that blame it; usable: compares as its hardware with no finding;
+--   procurement_grade: usable and verified (closed division, available, audited). Open-division and
+--   research (rdi) entries stay, and never rank first in a "best" answer.
 -- Stored once per load for the marts token_economics, rack_throughput and own_vs_mlperf.
 WITH run_tokens AS (
     SELECT round, run_path, loadgen_scenario, tokens_per_second AS offline_tokens,
@@ -107,12 +111,15 @@ SELECT
     t.tokens_basis, t.run_tokens_per_second,
     t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
-    t.total_accelerators >= t.accelerators_per_rack AS measured_rack,
-    t.total_accelerators < t.accelerators_per_rack AND t.total_accelerators >= t.accelerators_per_server
+    t.total_accelerators = t.accelerators_per_rack AS measured_rack,
+    t.total_accelerators <> t.accelerators_per_rack AND t.total_accelerators >= t.accelerators_per_server
         AS rack_from_servers,
     CASE WHEN t.accelerators_per_rack IS NULL OR t.total_accelerators IS NULL THEN NULL
-         WHEN t.total_accelerators >= t.accelerators_per_rack
+         WHEN t.total_accelerators = t.accelerators_per_rack
              THEN format('measured on {} accelerators', t.total_accelerators)
+         WHEN t.total_accelerators > t.accelerators_per_rack
+             THEN format('scaled down from {} accelerators, more than one rack ({})', t.total_accelerators,
+                         t.accelerators_per_rack)
          WHEN t.total_accelerators >= t.accelerators_per_server
              THEN format('extrapolated from {} accelerators', t.total_accelerators)
          ELSE format('extrapolated from {} accelerator{}, less than one server ({})', t.total_accelerators,
@@ -136,12 +143,9 @@ SELECT
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
     t.verification, t.division, t.availability,
-    coalesce(f.findings, []) AS findings,
-    t.verification = 'verified' AND f.findings IS NULL AND t.not_comparable_because IS NULL AS procurement_grade,
+    e.findings, e.usable, e.procurement_grade, e.excluded_because,
     t.source_id, t.record_no  -- the row's key, for own_vs_mlperf (the mart leaves them out)
 FROM priced AS t
 LEFT JOIN int_latency_profile AS lp
   ON lp.source_id = t.source_id AND lp.record_no = t.record_no AND lp.units = t.units
-LEFT JOIN (SELECT source_id, record_no, list(DISTINCT rule ORDER BY rule) AS findings
-           FROM int_row_findings GROUP BY ALL) AS f
-  ON f.source_id = t.source_id AND f.record_no = t.record_no
+JOIN int_result_eligibility AS e ON e.source_id = t.source_id AND e.record_no = t.record_no

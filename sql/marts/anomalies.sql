@@ -6,60 +6,16 @@
 --   implausible_gain: a software gain (int_software_gains) or generation speedup
 --     (int_generation_speedups) above its ceiling (plausibility_ceilings.csv) whose sides are not
 --     corroborated.
--- A pair finding is listed on the row that earned it: the side with an anomaly finding of its own when
--- only one side has one (that finding explains the pair), else the larger system of a scaling pair, the
--- newer result of a gain or speedup; related_result_id names the other side. detail says what was
--- found, in numbers.
--- A result with a finding, and a pair with one, stay in every table and mart, and leave every
--- procurement-grade comparison: generation speedups, software gains, scaling efficiency, the
--- leaderboard's ranks and the claim audit's comparable verdicts.
-WITH pair_findings AS (
-    SELECT CASE WHEN earned_by_first THEN first_round ELSE second_round END AS round,
-           submitter, accelerator, benchmark, scenario, rule, detail, scope,
-           CASE WHEN earned_by_first THEN first_id ELSE second_id END AS result_id,
-           CASE WHEN earned_by_first THEN second_id ELSE first_id END AS related_result_id,
-           CASE WHEN earned_by_first THEN first_verification ELSE second_verification END AS verification
-    FROM (
-        SELECT round AS first_round, round AS second_round, submitter, accelerator, benchmark, scenario,
-               'scaling_superlinear' AS rule, 'pair' AS scope,
-               format('scaling efficiency {} from {} to {} accelerators ({} {} -> {} {}): above 1.05, more than linear{}',
-                      round(efficiency, 4), accelerators_small, accelerators_large, value_small, units, value_large,
-                      units, CASE WHEN has_finding_small AND NOT has_finding_large
-                                  THEN '; the smaller system has a finding of its own, which explains it' ELSE '' END)
-                   AS detail,
-               has_finding_small AND NOT has_finding_large AS earned_by_first,
-               result_id_small AS first_id, verification_small AS first_verification,
-               result_id_large AS second_id, verification_large AS second_verification
-        FROM int_scaling_pairs
-        WHERE superlinear
-        UNION ALL
-        SELECT round_from, round_to, submitter, accelerator, benchmark, scenario, 'implausible_gain', 'pair',
-               format('software gain {}x ({}) from {} to {} is above the {}x ceiling and the two sides are not one '
-                      'system with the same notes{}', round(gain, 3), basis, round_from, round_to, ceiling,
-                      CASE WHEN has_finding_from AND NOT has_finding_to
-                           THEN '; the earlier result has a finding of its own' ELSE '' END),
-               has_finding_from AND NOT has_finding_to,
-               result_id_from, verification_from, result_id_to, verification_to
-        FROM int_software_gains
-        WHERE implausible
-        UNION ALL
-        SELECT round, round, submitter_new, accelerator_new, benchmark, scenario, 'implausible_gain', 'pair',
-               format('generation speedup {}x of {} over {} is above the {}x ceiling and not corroborated '
-                      '(submitters {} / {}, stacks {} / {}){}', round(speedup, 3), hardware_new, hardware_base,
-                      ceiling, submitter_new, submitter_base, coalesce(stack_new, 'unknown'),
-                      coalesce(stack_base, 'unknown'),
-                      CASE WHEN has_finding_base AND NOT has_finding_new
-                           THEN '; the baseline has a finding of its own' ELSE '' END),
-               has_finding_base AND NOT has_finding_new,
-               result_id_base, verification_base, result_id_new, verification_new
-        FROM int_generation_speedups
-        WHERE implausible
-    )
-)
+-- A pair finding is listed on the row that earned it (int_pair_findings says which); related_result_id
+-- names the other side. detail says what was found, in numbers.
+-- A result with a finding, and the result a pair finding blames, stay in every table and mart, and
+-- leave every procurement-grade answer (int_result_eligibility): the ranks, the best per accelerator,
+-- per rack and per kW, generation speedups, software gains, scaling efficiency and the claim audit's
+-- figures.
 SELECT round, result_id, submitter, accelerator, benchmark, scenario, verification, rule, detail,
        related_result_id, 'result' AS scope
 FROM int_row_findings
 UNION ALL
 SELECT round, result_id, submitter, accelerator, benchmark, scenario, verification, rule, detail,
        related_result_id, scope
-FROM pair_findings
+FROM int_pair_findings

@@ -6,9 +6,20 @@
 -- value_base / value_new for latency. Read a pair with its basis: same_stack (both sides ran one
 -- serving stack family), baseline_lags (the baseline serves far below its own Offline rate),
 -- like_for_like (both fine); implausible (above plausibility_ceilings.csv, not corroborated) is an
--- anomaly. procurement_grade: both verified, no finding, not implausible.
+-- anomaly. procurement_grade: both sides procurement grade by the one eligibility rule
+-- (int_result_grades: verified, comparable as their hardware, no finding of their own or of a pair that
+-- blames them) and the pair not implausible.
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.
+WITH graded AS (
+    SELECT s.* REPLACE (s.procurement_grade AND coalesce(n.procurement_grade AND b.procurement_grade, false)
+                        AS procurement_grade)
+    FROM int_generation_speedups AS s
+    LEFT JOIN int_result_grades AS n
+      ON n.round = s.round AND n.result_id = s.result_id_new AND n.benchmark = s.benchmark AND n.scenario = s.scenario
+    LEFT JOIN int_result_grades AS b
+      ON b.round = s.round AND b.result_id = s.result_id_base AND b.benchmark = s.benchmark AND b.scenario = s.scenario
+)
 SELECT * EXCLUDE (has_finding_new, has_finding_base)
          RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
                  value_base AS result_base)
-FROM int_generation_speedups
+FROM graded

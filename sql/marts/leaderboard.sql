@@ -2,15 +2,16 @@
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
 -- A 'datacenter,edge' entry is ranked in both suites. Verified: audited, closed-division, available.
--- Units are the checked units (stg_results). A result with an anomaly finding (int_row_findings:
--- its rules in `findings`) is listed but not ranked: both ranks null. The ranks are stored
--- (int_leaderboard_ranks).
+-- Units are the checked units (stg_results). Only a procurement-grade result is ranked
+-- (int_result_eligibility): one with an anomaly finding (its own or a pair's that blames it: `findings`)
+-- or that does not compare as its hardware is listed with both ranks null, and excluded_because says
+-- why. The ranks are stored (int_leaderboard_ranks).
 SELECT
     round, r.suite, benchmark, benchmark_family, accuracy_target, scenario, units AS result_unit,
     r.rank_system, r.rank_per_accelerator,
     submitter, system, result_id, accelerator, total_accelerators AS accelerator_count, value AS result,
     value_per_accelerator AS result_per_accelerator, software, verification, repeats_lower_target,
-    r.findings
+    r.findings, r.excluded_because
 FROM int_leaderboard_ranks AS r
 JOIN stg_results AS v USING (source_id, record_no)
 WHERE v.metric = 'performance'  -- a record's power row shares its (source_id, record_no)

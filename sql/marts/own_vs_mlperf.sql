@@ -16,21 +16,21 @@
 -- constraint (its throughput is a ceiling, not a pattern), or when a p99 is unknown.
 -- pattern_distance = sqrt(ln(own ttft / ref ttft)^2 + ln(own tpot / ref tpot)^2), the reference being
 -- the MLPerf run's measured p99 where known, else the scenario's constraint: 0 = the same pattern;
--- 0.69 = one latency twice or half the other. nearest_pattern: the one row per run with the smallest
--- distance, among rows without an anomaly (mlperf_has_finding), same accelerator before product line,
--- verified before preview; ties to the highest throughput per accelerator.
+-- 0.69 = one latency twice or half the other; pattern_reference says which reference ('run p99' or
+-- 'constraint'). nearest_pattern: the one row per run with the smallest distance, among usable rows
+-- (int_result_eligibility: no anomaly finding, comparable as its hardware; mlperf_has_finding is its
+-- negation), same accelerator before product line, verified before preview; ties (rows measured
+-- against the same constraint tie by construction) to the highest published throughput per accelerator
+-- in its own unit, then the smallest result ID: figures of the row itself, so loading a tree or
+-- another round never reorders a tie.
 WITH own AS (
     SELECT * FROM stg_own_measurements WHERE accelerator IS NOT NULL AND family IS NOT NULL
 ),
-findings AS (
-    SELECT DISTINCT source_id, record_no FROM int_row_findings
-),
 mlperf AS (
-    SELECT e.*, lp.ttft_p99_ms, lp.tpot_p99_ms, f.source_id IS NOT NULL AS has_finding
+    SELECT e.*, lp.ttft_p99_ms, lp.tpot_p99_ms, NOT e.usable AS has_finding
     FROM int_token_economics AS e
     LEFT JOIN int_latency_profile AS lp
       ON lp.source_id = e.source_id AND lp.record_no = e.record_no AND lp.units = e.throughput_unit
-    LEFT JOIN findings AS f ON f.source_id = e.source_id AND f.record_no = e.record_no
     WHERE e.verification IN ('verified', 'preview')
 ),
 paired AS (
@@ -55,6 +55,10 @@ paired AS (
         CASE WHEN m.scenario <> 'Offline' THEN
             sqrt(ln(o.ttft_p99_ms / coalesce(m.ttft_p99_ms, c.ttft_p99_ms)) ^ 2
                  + ln(o.tpot_p99_ms / coalesce(m.tpot_p99_ms, c.tpot_p99_ms)) ^ 2) END AS pattern_distance,
+        CASE WHEN m.scenario = 'Offline' THEN NULL
+             WHEN m.ttft_p99_ms IS NOT NULL AND m.tpot_p99_ms IS NOT NULL THEN 'run p99'
+             WHEN c.benchmark IS NOT NULL THEN 'constraint' END AS pattern_reference,
+        m.throughput_per_accelerator AS mlperf_throughput_per_accelerator, m.throughput_unit AS mlperf_throughput_unit,
         o.tokens_per_second_per_user AS own_tokens_per_second_per_user,
         m.tokens_per_second_per_user AS mlperf_tokens_per_second_per_user,
         o.accelerators_per_rack AS own_accelerators_per_rack, o.rack_basis AS own_rack_basis,
@@ -74,6 +78,6 @@ SELECT
     pattern_distance IS NOT NULL AND NOT mlperf_has_finding AND row_number() OVER (
         PARTITION BY run_id
         ORDER BY pattern_distance IS NULL OR mlperf_has_finding, match = 'same product line',
-                 verification <> 'verified', pattern_distance, mlperf_tokens_per_second_per_accelerator DESC NULLS LAST,
+                 verification <> 'verified', pattern_distance, mlperf_throughput_per_accelerator DESC NULLS LAST,
                  result_id, benchmark, scenario) = 1 AS nearest_pattern
 FROM paired

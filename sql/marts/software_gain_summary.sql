@@ -2,7 +2,7 @@
 -- Per submitter, hardware, benchmark, basis and round pair: the largest gain across scenarios (and,
 -- for same_scale, across system sizes), with the scenario, scale and result ids of that one
 -- comparison, and whether it changed the system size (scale_changed) or may be trusted as a
--- software-only gain (procurement_grade). Verified rows only (int_software_gains: gain = value_to /
+-- software-only gain (procurement_grade). Verified rows only (int_software_gains_graded: gain = value_to /
 -- value_from for throughput, value_from / value_to for latency).
 WITH best AS (
     SELECT
@@ -12,7 +12,7 @@ WITH best AS (
                  'procurement_grade': procurement_grade, 'rounds_spanned': rounds_spanned,
                  'result_id_from': result_id_from, 'result_id_to': result_id_to}, gain) AS top,
         count(*) AS comparisons
-    FROM int_software_gains
+    FROM int_software_gains_graded
     GROUP BY submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to
 )
 SELECT

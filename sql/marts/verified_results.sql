@@ -2,19 +2,19 @@
 -- Performance rows only, with canonical accelerator, accelerator_count and result_per_accelerator
 -- (result / accelerator_count, throughput units only). Preview, RDI, open-division and unofficial
 -- rows never appear here. result_unit is the checked unit (stg_results); a suspect row stays here with its
--- unit_verdict and unit_note; findings lists the anomaly rules a row breaks (int_row_findings; see
--- `anomalies`). Either leaves the row out of every procurement-grade comparison.
-WITH findings AS (
-    SELECT source_id, record_no, list(rule ORDER BY rule) AS findings FROM int_row_findings GROUP BY ALL
-)
+-- unit_verdict and unit_note; findings lists the anomaly rules that name a row (its own and the pair
+-- findings that blame it; see `anomalies`). Either leaves the row out of every procurement-grade answer:
+-- procurement_grade and excluded_because are the one eligibility rule's (int_result_eligibility).
+-- inferred is MLCommons' flag as published; inferred_cause reads it as the checker sets it.
 SELECT
     round, suite, submitter, system, platform, result_id, entry_id,
     benchmark, benchmark_family, accuracy_target, model, used_model, scenario, value AS result, units AS result_unit,
     published_units AS published_unit, unit_verdict, unit_note, higher_is_better,
     accelerator, accelerator_raw, vendor, family, generation,
     accelerators_per_node, nodes, total_accelerators AS accelerator_count, value_per_accelerator AS result_per_accelerator,
-    software, stack, weight_data_types, inferred, not_comparable_because, repeats_lower_target, verification,
-    coalesce(f.findings, []) AS findings, source_id
+    software, stack, weight_data_types, inferred, inferred_cause, inferred_result, not_comparable_because,
+    repeats_lower_target, verification, e.findings, e.procurement_grade, e.excluded_because, source_id
 FROM stg_results
-LEFT JOIN findings AS f USING (source_id, record_no)
+JOIN (SELECT source_id, record_no, findings, procurement_grade, excluded_because FROM int_result_eligibility) AS e
+    USING (source_id, record_no)
 WHERE metric = 'performance' AND verification = 'verified'

@@ -32,12 +32,27 @@
 --   any count of results (WHERE NOT repeats_lower_target) so a count never doubles.
 -- stack: the serving stack family the published software string names (software_stacks.csv: first
 --   pattern that matches; TensorRT, vLLM, SGLang...), null when none matches (base_software_stacks).
+-- inferred: MLCommons' flag as published. inferred_cause: what set it, read as the checker sets it
+--   (docs/definitions.md section 1b cites the lines). results.py flags a row whenever the scenario of
+--   its folder differs from the run's effective_scenario as a case-sensitive string, except
+--   ('server', 'interactive'); but the checker converts a result only when the two differ ignoring
+--   case (performance_check.py get_performance_metric_check), only on an edge system, and only Offline
+--   from SingleStream or MultiStream, MultiStream from SingleStream (inferred_check, list_inferred).
+--   Null when not flagged; else, first that applies:
+--   'converted from <scenario>': the run's own summary (`mlperf-wh trees`) names another scenario,
+--     letter case aside: a real inference;
+--   'same scenario, other letter case': the run's summary names the row's scenario (an 'offline'
+--     folder, the endpoint harness's lower-case names) or a Server run reported as Interactive;
+--   without the run's summary: 'no conversion reaches <scenario>' (Server, Interactive, SingleStream
+--     are never converted to), 'no conversion on a datacenter system' (the suite is not edge);
+--   'possibly converted': an edge system's Offline or MultiStream row, no run summary loaded.
+-- inferred_result: the figure is an inference (converted, or possibly converted): it never takes part
+--   in a comparison (not_comparable_because). Every other flagged row was measured in its scenario.
 -- not_comparable_because: why the row never takes part in a comparison as its hardware (software
---   gains, generation speedups, scaling, the claim audit's best rows: int_best_results), first that
---   applies: it ran without its accelerator; an accelerator is named and 0 are counted; MLCommons
---   inferred the result from another run (inferred), unless every result of its file and scenario is
---   flagged so (v6.0 flags all 53 Interactive results: LoadGen runs Interactive as a Server run, and
---   a flag every row carries says nothing of one entry). Null: the row compares.
+--   gains, generation speedups, scaling, the claim audit's best rows: int_best_results; every ranked
+--   answer: int_result_eligibility), first that applies: it ran without its accelerator; an
+--   accelerator is named and 0 are counted; its figure is an inference (inferred_result). Null: the
+--   row compares.
 -- round_order sorts rounds numerically (v10.0 after v9.1).
 -- run_path: the run folder of the submission tree, the published Location without a leading './'
 --   or trailing '/', with '/performance/run_1' appended when the round left it out (as
@@ -89,10 +104,6 @@ lower_targets AS (
     WHERE r.metric = 'performance' AND b.accuracy_target = '99'
     GROUP BY ALL
 ),
-inferred_files AS (
-    -- whether every result of a file and scenario is flagged inferred
-    SELECT source_id, scenario, bool_and(inferred) AS every_result_inferred FROM results GROUP BY ALL
-),
 identified AS (
     SELECT
         r.* EXCLUDE (units),
@@ -110,7 +121,7 @@ identified AS (
         coalesce(b.benchmark, r.model) AS benchmark,
         b.benchmark IS NOT NULL AS benchmark_matched,
         b.output_unit, b.benchmark_family, b.accuracy_target, st.stack,
-        lt.value_at_99, inf.every_result_inferred,
+        lt.value_at_99,
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
@@ -133,8 +144,6 @@ identified AS (
         ON  r.metric = 'performance' AND lt.source_id = r.source_id AND lt.entry_id IS NOT DISTINCT FROM r.entry_id
         AND lt.benchmark_family IS NOT DISTINCT FROM b.benchmark_family
         AND lt.scenario IS NOT DISTINCT FROM r.scenario AND lt.units IS NOT DISTINCT FROM r.units
-    LEFT JOIN inferred_files AS inf
-        ON inf.source_id = r.source_id AND inf.scenario IS NOT DISTINCT FROM r.scenario
     LEFT JOIN base_hardware_statements AS sp
         ON  sp.accelerator_raw IS NOT DISTINCT FROM r.accelerator_raw AND sp.system IS NOT DISTINCT FROM r.system
         AND sp.notes IS NOT DISTINCT FROM r.notes
@@ -208,20 +217,32 @@ judged AS (
             WHEN rule_counts = label_counts THEN 'confirmed'
             ELSE 'corrected'
         END AS unit_verdict,
-        coalesce(summary_counts, rule_counts) AS checked_counts
+        coalesce(summary_counts, rule_counts) AS checked_counts,
+        CASE
+            WHEN NOT coalesce(inferred, false) THEN NULL
+            WHEN summary_scenario IS NOT NULL
+                 AND (lower(summary_scenario) = lower(scenario)
+                      OR (lower(summary_scenario) = 'server' AND lower(scenario) = 'interactive'))
+                THEN 'same scenario, other letter case'
+            WHEN summary_scenario IS NOT NULL THEN 'converted from ' || summary_scenario
+            WHEN scenario NOT IN ('Offline', 'MultiStream') THEN 'no conversion reaches ' || scenario
+            WHEN NOT contains(lower(coalesce(suite, '')), 'edge') THEN 'no conversion on a datacenter system'
+            ELSE 'possibly converted'
+        END AS inferred_cause
     FROM evidenced
 )
 SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
                value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled, absence_stated,
-               value_per_accelerator, stack, benchmark_family, accuracy_target, value_at_99,
-               every_result_inferred),
+               value_per_accelerator, stack, benchmark_family, accuracy_target, value_at_99, inferred_cause),
     CASE WHEN accelerator_absent IS NULL THEN value_per_accelerator END AS value_per_accelerator,
     stack,
     benchmark_family,
     accuracy_target,
     coalesce(accuracy_target = '99.9' AND metric = 'performance' AND value = value_at_99, false)
         AS repeats_lower_target,
+    inferred_cause,
+    coalesce(inferred_cause LIKE 'converted from %' OR inferred_cause = 'possibly converted', false) AS inferred_result,
     CASE
         WHEN accelerator_absent IS NOT NULL
             THEN format('it ran without its accelerator ({}: "{}")',
@@ -230,8 +251,12 @@ SELECT
                         regexp_replace(accelerator_absent, '^system description: ', ''))
         WHEN accelerator IS NOT NULL AND total_accelerators = 0
             THEN format('{} is named and 0 accelerators are counted', accelerator)
-        WHEN inferred AND NOT every_result_inferred
-            THEN 'MLCommons inferred it from another run (inferred = 1)'
+        WHEN inferred_cause LIKE 'converted from %'
+            THEN format('MLCommons inferred it from another scenario''s run (inferred = 1; the run summary in '
+                        'its folder is a {} run)', summary_scenario)
+        WHEN inferred_cause = 'possibly converted'
+            THEN 'MLCommons may have inferred it from a SingleStream or MultiStream run (inferred = 1 on an '
+                 'edge system; `mlperf-wh trees` loads the run summary that settles it)'
     END AS not_comparable_because,
     CASE WHEN unit_verdict IS DISTINCT FROM 'corrected' THEN published_units
          WHEN checked_counts = 'tokens' THEN 'Tokens/s'

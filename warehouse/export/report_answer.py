@@ -21,8 +21,6 @@ MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw")
 SCENARIO_ORDER = {"Offline": 0, "Server": 1, "Interactive": 2}
 # Power bases, most trustworthy first (docs/definitions.md section 4); never mixed in one ranking.
 POWER_BASES = ("measured", "system estimate", "accelerators only")
-OUTSIDE_GRADE = {"open": "open division", "preview": "preview: not available yet", "rdi": "research (rdi)",
-                 "unverified": "unofficial table"}
 
 ANSWER_SQL = """
 WITH per_accelerator AS (
@@ -81,20 +79,13 @@ leaders AS (
     SELECT benchmark, scenario, throughput_unit, value AS best FROM ranked
     WHERE measure = 'per_accelerator' AND place = 1
 ),
-reasons AS (
-    SELECT result_id, benchmark, scenario, any_value(not_comparable_because) AS not_comparable_because
-    FROM stg_results WHERE round = $round AND metric = 'performance' GROUP BY ALL
-),
--- a row a buyer may not rank (open, preview, research, a finding, inferred) that gives more per accelerator
+-- a row a buyer may not rank that gives more per accelerator, with why (the one eligibility rule:
+-- result_eligibility.excluded_because)
 outside AS (
     SELECT t.benchmark, t.scenario, t.throughput_unit, 'outside_grade' AS measure, t.accelerator,
            t.throughput_per_accelerator AS value, t.result_id, t.submitter, t.accelerator_count,
-           CASE WHEN t.verification <> 'verified' THEN t.verification
-                WHEN len(t.findings) > 0 THEN 'finding: ' || array_to_string(t.findings, ', ')
-                ELSE coalesce(r.not_comparable_because, 'not comparable as its hardware') END AS basis,
-           1 AS place
+           t.excluded_because AS basis, 1 AS place
     FROM token_economics AS t JOIN leaders AS l USING (benchmark, scenario, throughput_unit)
-    LEFT JOIN reasons AS r USING (result_id, benchmark, scenario)
     WHERE t.round = $round AND NOT t.procurement_grade AND t.throughput_per_accelerator > l.best
     QUALIFY row_number() OVER (PARTITION BY t.benchmark, t.scenario, t.throughput_unit
                                ORDER BY t.throughput_per_accelerator DESC, t.result_id) = 1
@@ -178,7 +169,7 @@ class Answer:
                       f"({self.per_kw.best.basis}, ", self.per_kw.best, ")"]
         if self.outside_grade is not None:
             parts += [f"; not ranked: {self.outside_grade.accelerator} at {number(self.outside_grade.value)} "
-                      f"per accelerator ({outside_grade_reason(self.outside_grade.basis)}, ", self.outside_grade, ")"]
+                      f"per accelerator ({self.outside_grade.basis}, ", self.outside_grade, ")"]
         return parts + ["."]
 
 
@@ -187,10 +178,6 @@ def _beats(ranked: Ranked, rate: str) -> list:
         return [", the only accelerator with one"]
     return [f", {percent(ranked.gap)} more than {ranked.runner_up.accelerator} "
             f"({number(ranked.runner_up.value)}, ", ranked.runner_up, ")"]
-
-
-def outside_grade_reason(basis: str | None) -> str:
-    return OUTSIDE_GRADE.get(basis or "", basis or "")
 
 
 def number(value: float | None) -> str:

@@ -50,11 +50,32 @@ def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
                     _frame_or_empty(con, HEADLINE_GAINS), _frame_or_empty(con, HEADLINE_SPEEDUPS))
 
 
-# What the run's headlines may name: software gains from software alone (the same system size, both
-# sides verified, no anomaly, not implausible) and generation speedups of like-for-like pairs (one
+# What the run's headlines may name: what a piece of hardware gained (its best verified result at one
+# size against its best before at that size, both sides procurement grade, not implausible; the
+# submitter's own gain beside it) and generation speedups of like-for-like pairs (one
 # serving stack, a baseline that serves near its own ceiling), procurement grade.
-HEADLINE_GAINS = "SELECT * FROM software_gains WHERE basis = 'same_scale' AND procurement_grade"
+HEADLINE_GAINS = """
+SELECT h.*, o.gain AS own_gain, o.result_id_from AS own_result_id_from
+FROM software_gains AS h
+LEFT JOIN software_gains AS o
+  ON  o.basis = 'same_scale' AND o.result_id_to = h.result_id_to AND o.benchmark = h.benchmark
+  AND o.scenario = h.scenario AND o.result_unit = h.result_unit
+WHERE h.basis = 'hardware_best' AND h.procurement_grade
+"""
 HEADLINE_SPEEDUPS = "SELECT * FROM generation_speedups WHERE procurement_grade AND like_for_like"
+
+
+GAINS_TITLE = "Largest new software gains (the hardware's best at one size against its best before, verified)"
+
+
+def _gain_line(g: dict) -> str:
+    """What the hardware gained (its best against its best), then its submitter's own gain when that
+    is another pair."""
+    line = (f"{g['gain']:.2f}x {g['hardware']} x{g['scale_to']} {g['benchmark']} {g['scenario']}: "
+            f"{g['result_id_from']} ({g['submitter_from']}) -> {g['result_id_to']} ({g['submitter']})")
+    if g.get("own_gain") is not None and g.get("own_result_id_from") != g["result_id_from"]:
+        line += f"; {g['submitter']}'s own gain {g['own_gain']:.2f}x from {g['own_result_id_from']}"
+    return line
 
 
 def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
@@ -160,9 +181,7 @@ class RunReport:
 
     def sections(self) -> list[tuple[str, list[str]]]:
         found = [
-            ("Largest new software gains (same system size, verified)", [
-                f"{g['gain']:.2f}x {g['hardware']} x{g['scale_to']} {g['benchmark']} {g['scenario']}, "
-                f"{g['submitter']}: {g['result_id_from']} -> {g['result_id_to']}" for g in self.new_gains]),
+            (GAINS_TITLE, [_gain_line(g) for g in self.new_gains]),
             ("Largest new generation speedups (same stack, equal size, verified)", [
                 f"{s['speedup']:.2f}x {s['hardware_new']} over {s['hardware_base']} x{s['hardware_count']} "
                 f"{s['benchmark']} {s['scenario']}, {s['stack_new']}: {s['result_id_base']} -> {s['result_id_new']}"

@@ -25,6 +25,12 @@ PER_COUNT_MACRO = ("CREATE OR REPLACE MACRO per_count(counts) AS "
                    "WHEN 'latency' THEN 'ms' END")
 
 
+# What a throughput unit counts, a query and a sample alike (a Server query is one sample): the key by
+# which one entry's Server rate is set against its Offline rate.
+RATE_KIND_MACRO = ("CREATE OR REPLACE MACRO rate_kind(units) AS "
+                   "CASE WHEN units IN ('Samples/s', 'Queries/s') THEN 'samples' ELSE units END")
+
+
 def vocabulary_frame() -> pl.DataFrame:
     """The words the schema knows, by kind (what `drift` compares each loaded row with)."""
     return pl.DataFrame([{"kind": kind, "term": term} for kind, terms in VOCABULARY.items() for term in terms])
@@ -34,18 +40,19 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     ref = ref or default_reference()
     con.execute(ROUND_ORDER_MACRO)
     con.execute(PER_COUNT_MACRO)
+    con.execute(RATE_KIND_MACRO)
     con.execute(first_match_macro("accelerator_of", ref.accelerators, "accelerator"))
     con.execute(first_match_macro("processor_of", ref.processors, "processor"))
     con.execute(first_match_macro("family_of", ref.model_ids, "family", exclude="exclude"))
-    con.execute(first_match_macro("stack_of", ref.software_stacks, "stack"))
     # priority: file order; the first pattern that matches a name wins.
     accelerators = ref.accelerators.with_row_index("priority")
     processors = ref.processors.with_row_index("priority")
+    software_stacks = ref.software_stacks.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
                          ("ref_rack_capacity", ref.racks), ("ref_result_fields", ref.result_fields),
                          ("ref_processors", processors), ("ref_system_power", ref.system_power),
                          ("ref_model_ids", ref.model_ids), ("ref_scenario_constraints", ref.scenario_constraints),
-                         ("ref_software_stacks", ref.software_stacks),
+                         ("ref_software_stacks", software_stacks),
                          ("ref_plausibility_ceilings", ref.plausibility_ceilings),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):

@@ -280,7 +280,7 @@ def canonical_frame(raw: pl.DataFrame, fmt: str, round_name: str, origin: str, s
     f = _long_metrics(to_final_layout(raw, fmt, round_name), fmt)
     per_node = _count(f, "a#").replace(0, None)
     nodes = _count(f, "Nodes")
-    published_total = _count(f, "Total Accelerators")
+    published_total = pl.coalesce(_count(f, "Total Accelerators"), _count(f, "total_accelerators"))
     computed_total = nodes * per_node
     units = pl.col("units")
     out = f.select(

@@ -1,0 +1,11 @@
+-- May each result enter an answer a buyer ranks or reads as a figure, and if not, why not?
+-- One row per performance result of every loaded table: the one eligibility rule that every ranked
+-- answer reads (the leaderboard's ranks; the best per accelerator, per rack and per kW; procurement-grade
+-- software gains, generation speedups and scaling pairs; the claim audit's figures; the run report and
+-- the report page). procurement_grade: verified, comparable as its hardware, no anomaly finding of its
+-- own or of a pair that blames it; excluded_because says why not, first reason that applies.
+-- inferred is MLCommons' flag as published; inferred_cause reads it as the checker sets it (a flag
+-- from letter case alone marks a measured result, which takes part in every comparison).
+-- Definition: the header of sql/intermediate/int_result_eligibility.sql.
+SELECT * EXCLUDE (record_no) RENAME (units AS result_unit)
+FROM int_result_eligibility

@@ -1,0 +1,253 @@
+"""One eligibility rule for every answer a buyer ranks (int_result_eligibility, the mart
+result_eligibility), and MLCommons' `inferred` flag read as its checker sets it.
+
+The checker (mlcommons/inference tools/submission/submission_checker, docs/definitions.md 1b) flags a
+row whenever its folder's scenario differs from the run's effective_scenario as a case-sensitive
+string; it converts a result only when they differ ignoring case, on an edge system, to Offline or
+MultiStream. Every expected number is re-read from ../shared/mlcommons with `published()` or from the
+run summary, with the arithmetic written out.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import connect_file
+from tests.shared_rows import load_excerpt, one, published, record, records, rows
+from tests.test_claims import audit, claim
+from tests.test_claims import load as load_claims_text
+from tests.trees_layout import TREES
+from warehouse.export.report_answer import answers
+from warehouse.store import db
+from warehouse.views import materialize
+
+# ---------------------------------------------------------------------------------------------
+# A v6.1-shaped round: the endpoint harness's rows flagged inferred = 1 although measured
+
+VR_OFFLINE, VR_SERVER = 2392.7, 2323.27          # the Vera Rubin NVL72 runs' own qps (tests/fixtures/trees_v6.1)
+GB300_X72_OFFLINE, GB300_X72_SERVER = 1304.6, 1210.7  # constructed: VR / GB300 = 1.834 and 1.919, as the review read v6.1
+GB300_X4_OFFLINE = 91.68                           # constructed: 1.497 x NVIDIA's v6.0 6.0-0077 (61.2443)
+
+
+def v61_round() -> list[dict]:
+    """v6.1 rows in the final table's shape, every one flagged inferred = 1 as v6.1 publishes the
+    endpoint harness's rows (its folders say 'offline' / 'online'): NVIDIA's Vera Rubin NVL72 and GB300
+    NVL72 and a GB300 x4 tray on Qwen3-VL, built on NVIDIA's real v6.0 GB300 Qwen3-VL entry (6.0-0077)."""
+    offline = record("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Offline")
+    server = record("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Server")
+
+    def row(base: dict, result_id: str, value: float, **changes) -> dict:
+        folder = "offline" if base["Scenario"] == "Offline" else "online"
+        platform = changes.get("Platform", base["Platform"])
+        return {**base, "ID": result_id, "version": "v6.1", "inferred": 1, "Performance_Result": value,
+                "Location": f"./closed/NVIDIA/results/{platform}/qwen3-vl-235b-a22b/{folder}/performance/run_1",
+                "Unique ID (e.g. for Audit)": f"datacenter/closed/NVIDIA/{platform}",
+                "Details": f"https://github.com/mlcommons/submissions_inference_v6.1/tree/main/closed/NVIDIA/results/{platform}",
+                **changes}
+    rubin = dict(System="NVIDIA Vera Rubin NVL72 (72x VR-288GB_aarch64)", Platform="VR-NVL72_VR-288GB_aarch64x72_TRT",
+                 Accelerator="NVIDIA Vera Rubin", Nodes=18, **{"a#": 4, "Total Accelerators": 72},
+                 Software="TRTLLM-rubin, vLLM-CentML:mlperf-inf-mm-q3vl-v6.1, Dynamo")
+    rack = dict(Platform="GB300-NVL72_GB300-288GB_aarch64x72_TRT", Nodes=18, **{"a#": 4, "Total Accelerators": 72})
+    return [row(offline, "6.1-0106", VR_OFFLINE, **rubin), row(server, "6.1-0106", VR_SERVER, **rubin),
+            row(offline, "6.1-0074", GB300_X72_OFFLINE, **rack), row(server, "6.1-0074", GB300_X72_SERVER, **rack),
+            row(offline, "6.1-0073", GB300_X4_OFFLINE)]
+
+
+@pytest.fixture
+def with_v61(tmp_path):
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    load_excerpt(con, "v6.0", records("v6.0"), tmp_path)
+    load_excerpt(con, "v6.1", v61_round(), tmp_path)
+    materialize(con)
+    yield con
+    con.close()
+
+
+def test_an_endpoint_harness_row_flagged_inferred_takes_part_in_every_comparison(with_v61, tmp_path):
+    con = with_v61
+    # the flag as published, and what set it: a datacenter system, where the checker converts nothing
+    flagged = rows(con, "SELECT result_id, scenario, inferred, inferred_cause, procurement_grade, excluded_because "
+                        "FROM result_eligibility WHERE round = 'v6.1' ORDER BY result_id, scenario")
+    assert {(r["scenario"], r["inferred"], r["inferred_cause"]) for r in flagged} == {
+        ("Offline", True, "no conversion on a datacenter system"), ("Server", True, "no conversion reaches Server")}
+    # verified entries (the v6.0 record they are built on is available, closed): measured, procurement grade
+    assert record("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Offline")["Availability"] == "available"
+    assert all(r["procurement_grade"] for r in flagged), flagged
+    # the generation speedup at 72 GPUs: Vera Rubin over GB300, 2392.7 / 1304.6 = 1.8341 and
+    # 2323.27 / 1210.7 = 1.9190, procurement grade, both ran TensorRT (TRTLLM named first)
+    speedups = {r["scenario"]: r for r in rows(
+        con, "SELECT * FROM generation_speedups WHERE round = 'v6.1' AND accelerator_new = 'Vera Rubin'")}
+    assert speedups["Offline"]["speedup"] == pytest.approx(VR_OFFLINE / GB300_X72_OFFLINE, rel=1e-12)
+    assert speedups["Server"]["speedup"] == pytest.approx(VR_SERVER / GB300_X72_SERVER, rel=1e-12)
+    assert {(r["stack_new"], r["stack_base"], r["procurement_grade"]) for r in speedups.values()} == \
+        {("TensorRT", "TensorRT", True)}
+    # the software gain of the GB300 x4 tray, v6.0 -> v6.1: 91.68 / 61.2443 = 1.4970
+    assert published("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Offline") == 61.2443
+    gain = one(con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND accelerator = 'GB300' "
+                    "AND benchmark = 'qwen3-vl-235b-a22b' AND round_to = 'v6.1'")
+    assert gain["gain"] == pytest.approx(GB300_X4_OFFLINE / 61.2443, rel=1e-12)
+    assert (gain["result_id_from"], gain["result_id_to"], gain["procurement_grade"]) == ("6.0-0077", "6.1-0073", True)
+    # and a claim of it is graded from those rows: 1.5x holds, 2.5x is overstated
+    sw = dict(vendor="NVIDIA", kind="software_gain", round="v6.1", round_from="v6.0", submitter="NVIDIA",
+              accelerator="GB300", model="qwen3-vl-235b-a22b", scenario="Offline", total_accelerators=4)
+    load_claims_text(con, tmp_path, claim("honest", **sw, multiplier=1.5) + claim("inflated", **sw, multiplier=2.5))
+    assert (audit(con, "honest")["grade"], audit(con, "inflated")["grade"]) == ("holds", "overstated")
+    assert audit(con, "honest")["figure_supported"] == pytest.approx(GB300_X4_OFFLINE / 61.2443, rel=1e-12)
+
+
+def test_a_singlestream_run_reported_as_offline_is_an_inference(trees_warehouse):
+    # Lenovo SE100 resnet50 v6.0 6.0-0067: its Offline folder holds a SingleStream run (LoadGen's summary:
+    # "Scenario : SingleStream"), which the checker converted: an inference, in no comparison.
+    summary = TREES / "inference_results_v6.0/closed/Lenovo/results/SE100/resnet50/offline/performance/run_1"
+    assert "Scenario : SingleStream" in (summary / "mlperf_log_summary.txt").read_text()
+    con = connect_file(trees_warehouse, read_only=True)
+    row = one(con, "SELECT * FROM result_eligibility WHERE result_id = '6.0-0067' AND benchmark = 'resnet' "
+                   "AND scenario = 'Offline'")
+    assert (row["inferred_cause"], row["comparable"], row["procurement_grade"]) == (
+        "converted from SingleStream", False, False)
+    assert row["excluded_because"] == ("MLCommons inferred it from another scenario's run (inferred = 1; the run "
+                                       "summary in its folder is a SingleStream run)")
+    assert rows(con, "SELECT * FROM int_best_results WHERE result_id = '6.0-0067' AND scenario = 'Offline'") == []
+    # the same round's Dell XE7745 L40S x8 yolo-99 Offline folder holds an Offline run: flagged for the
+    # folder's letter case alone, it compares
+    dell = one(con, "SELECT * FROM result_eligibility WHERE result_id = '6.0-0029' AND benchmark = 'yolo-99' "
+                    "AND scenario = 'Offline'")
+    assert (dell["inferred"], dell["inferred_cause"], dell["comparable"]) == (
+        True, "same scenario, other letter case", True)
+    con.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# One rule: no result is ranked in one answer and excluded in another
+
+
+def grade_of(con) -> dict[tuple, bool]:
+    return {(r["round"], r["result_id"], r["benchmark"], r["scenario"]): r["procurement_grade"]
+            for r in rows(con, "SELECT round, result_id, benchmark, scenario, procurement_grade FROM result_eligibility "
+                               "WHERE result_id IS NOT NULL")}
+
+
+def sides(con, sql: str) -> set[tuple]:
+    return {tuple(r.values()) for r in rows(con, sql)}
+
+
+RANKED = {
+    "leaderboard": "SELECT round, result_id, benchmark, scenario FROM leaderboard "
+                   "WHERE rank_system IS NOT NULL OR rank_per_accelerator IS NOT NULL",
+    "rack_throughput": "SELECT round, result_id, benchmark, scenario FROM rack_throughput WHERE rank_per_rack IS NOT NULL",
+    "accelerator_comparison": """
+        SELECT round, result_id_per_accelerator, benchmark, scenario FROM accelerator_comparison
+        UNION SELECT round, result_id_per_rack, benchmark, scenario FROM accelerator_comparison
+              WHERE result_id_per_rack IS NOT NULL
+        UNION SELECT round, result_id_same_scale, benchmark, scenario FROM accelerator_comparison
+              WHERE result_id_same_scale IS NOT NULL""",
+    "token_economics": "SELECT round, result_id, benchmark, scenario FROM token_economics WHERE procurement_grade",
+    "software_gains": """
+        SELECT round_from, result_id_from, benchmark, scenario FROM software_gains WHERE procurement_grade
+        UNION SELECT round_to, result_id_to, benchmark, scenario FROM software_gains WHERE procurement_grade""",
+    "generation_speedups": """
+        SELECT round, result_id_new, benchmark, scenario FROM generation_speedups WHERE procurement_grade
+        UNION SELECT round, result_id_base, benchmark, scenario FROM generation_speedups WHERE procurement_grade""",
+    "scaling_efficiency": """
+        SELECT round, result_id_small, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade
+        UNION SELECT round, result_id_large, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade""",
+}
+
+
+def report_figures(con, round_name: str) -> set[tuple]:
+    found = set()
+    for answer in answers(con, round_name, {}):
+        for ranked in (answer.per_accelerator, answer.rack_measured, answer.rack_estimated, answer.per_kw):
+            for figure in (ranked.best, ranked.runner_up):
+                if figure is not None:
+                    found.add((round_name, figure.result_id, answer.benchmark, answer.scenario))
+    return found
+
+
+def test_no_result_is_ranked_in_one_answer_and_excluded_in_another(shared_con):
+    grade = grade_of(shared_con)
+    for mart, sql in RANKED.items():
+        used = sides(shared_con, sql)
+        assert used, mart
+        outside = sorted(k for k in used if not grade.get(k, False))
+        assert outside == [], f"{mart} ranks results the eligibility rule excludes: {outside[:5]}"
+    for round_name in ("v4.1", "v5.1", "v6.0"):
+        outside = sorted(k for k in report_figures(shared_con, round_name) if not grade.get(k, False))
+        assert outside == [], f"the report's answer for {round_name} names excluded results: {outside[:5]}"
+    # and the other way: every procurement-grade verified row is ranked on the leaderboard
+    unranked = rows(shared_con, "SELECT e.result_id FROM result_eligibility AS e JOIN leaderboard AS l "
+                                "USING (round, result_id, benchmark, scenario) "
+                                "WHERE e.procurement_grade AND l.rank_system IS NULL")
+    assert unranked == []
+
+
+def test_a_superlinear_row_is_in_no_procurement_grade_answer(shared_con):
+    # HPE's RTX PRO 6000 llama3.1-8b Offline, v6.0: the 4-GPU 6.0-0054 (23556.7 tokens/s) to the 8-GPU
+    # 6.0-0047 (49580.2) scales (49580.2 / 23556.7) / (8 / 4) = 1.0524, above 1.05: the pair blames the
+    # larger system, 6.0-0047, which leaves every procurement-grade answer, the report's included.
+    small, large = (published("v6.0", i, "llama3.1-8b", "Offline") for i in ("6.0-0054", "6.0-0047"))
+    assert (large / small) / (8 / 4) == pytest.approx(1.0524, abs=5e-5)
+    blamed = one(shared_con, "SELECT * FROM result_eligibility WHERE result_id = '6.0-0047' "
+                             "AND benchmark = 'llama3.1-8b' AND scenario = 'Offline'")
+    assert blamed["findings"] == ["scaling_superlinear"]
+    assert blamed["pair_findings"] == ["scaling_superlinear (with 6.0-0054)"]
+    assert (blamed["procurement_grade"], blamed["excluded_because"]) == (
+        False, "anomaly finding: scaling_superlinear (with 6.0-0054)")
+    key = ("v6.0", "6.0-0047", "llama3.1-8b", "Offline")
+    for mart, sql in RANKED.items():
+        assert key not in sides(shared_con, sql), mart
+    assert key not in report_figures(shared_con, "v6.0")
+    assert one(shared_con, "SELECT findings FROM token_economics WHERE result_id = '6.0-0047' "
+                           "AND benchmark = 'llama3.1-8b' AND scenario = 'Offline'")["findings"] == ["scaling_superlinear"]
+
+
+def test_exclusion_reasons_are_a_mart(shared_con):
+    # every row outside procurement grade says why, every row inside says nothing
+    assert rows(shared_con, "SELECT * FROM result_eligibility WHERE procurement_grade = (excluded_because IS NOT NULL)") == []
+    reasons = {r["reason"] for r in rows(shared_con, "SELECT DISTINCT split_part(excluded_because, ' (', 1) AS reason "
+                                                     "FROM result_eligibility WHERE round = 'v6.0'")}
+    assert {"open division", "preview", "anomaly finding: scaling_superlinear"} <= reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# A stated stage the cited rows contradict
+
+
+def test_a_claim_stated_verified_that_cites_a_preview_entry_is_mislabelled(private_con, tmp_path):
+    # v4.1 llama2-70b-99 Offline: NVIDIA's B200 v4.1-0074 is preview
+    assert record("v4.1", "v4.1-0074", "llama2-70b-99", "Offline")["Availability"] == "preview"
+    load_claims_text(private_con, tmp_path, claim(
+        "b200-abs", vendor="NVIDIA", kind="absolute", round="v4.1", accelerator="B200", model="llama2-70b-99",
+        scenario="Offline", multiplier=None, stage="mlcommons_verified", cited_result_ids=["v4.1-0074"]))
+    row = audit(private_con, "b200-abs")
+    assert row["stage_contradiction"] == "stated mlcommons_verified, but it cites v4.1-0074 (preview)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The newest round's vocabulary
+
+
+def test_v61_columns_benchmarks_and_accelerators_are_known(tmp_path):
+    # A v6.1 row as the v6.1 table prints it (the columns results.py's ResultExporter adds from v6.1 on:
+    # lower-case total_accelerators, PrivateID, design_power_watts), the agentic edge model qwen3.6-27b
+    # (SingleStream, Latency (ms)) on Atlas Inference's Strix Halo ("AMD Radeon 8060S Graphics"), and an
+    # AMD Instinct MI350P x8 entry: no drift, every name resolved, the accelerator total read.
+    base = record("v6.0", "6.0-0028", "yolo-95", "SingleStream")
+    agentic = {k: v for k, v in base.items() if k != "Total Accelerators"} | {
+        "ID": "6.1-0021", "version": "v6.1", "Submitter": "Atlas_Inference", "Model": "qwen3.6-27b",
+        "UsedModel": "qwen3.6-27b", "Accelerator": "AMD Radeon 8060S Graphics", "Platform": "Strix_Halo",
+        "System": "Strix Halo", "Notes": "128 GB unified LPDDR5X", "Unique ID (e.g. for Audit)": "edge/closed/Atlas/Strix",
+        "total_accelerators": 1, "PrivateID": None, "design_power_watts": None, "inferred": 1}
+    mi350p = dict(agentic, ID="6.1-0151", Submitter="Dell_AMD", Accelerator="AMD Instinct MI350P", **{"a#": 8},
+                  total_accelerators=8, Platform="Dell_MI350P", System="Dell MI350P x8",
+                  **{"Unique ID (e.g. for Audit)": "edge/closed/Dell/MI350P"})
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    load_excerpt(con, "v6.1", [agentic, mi350p], tmp_path)
+    materialize(con)
+    assert rows(con, "SELECT kind, term FROM drift WHERE round = 'v6.1'") == []
+    found = rows(con, "SELECT result_id, benchmark, benchmark_matched, accelerator, total_accelerators, "
+                      "inferred_cause FROM stg_results WHERE round = 'v6.1' ORDER BY result_id")
+    assert [(r["benchmark"], r["benchmark_matched"], r["accelerator"], r["total_accelerators"]) for r in found] == [
+        ("qwen3.6-27b", True, "Radeon 8060S", 1), ("qwen3.6-27b", True, "MI350P", 8)]
+    # a SingleStream row is never a conversion's target: the flag is the folder's letter case
+    assert {r["inferred_cause"] for r in found} == {"no conversion reaches SingleStream"}
+    con.close()
