@@ -310,28 +310,107 @@ def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> 
     written = []
     # Text stays text: never a formula, a number or a link, whatever it begins with.
     with xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False,
-                                         "strings_to_urls": False}) as workbook:
+                                         "strings_to_urls": False, "nan_inf_to_errors": True,
+                                         "constant_memory": True}) as workbook:
+        formats = {"DATE": workbook.add_format({"num_format": "yyyy-mm-dd"}),
+                   "TIMESTAMP": workbook.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})}
         for rel in relations:
             with _rows_of(con, rel) as rows:
                 stats = _stats_of_all(con, rel, rows, loads)
                 if stats.rows > EXCEL_MAX_ROWS:
                     raise ExportError(f"{rel.name} has {stats.rows} rows, more than an Excel sheet holds "
                                       f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
-                frame = safe_frame(_excel_safe(db.query_frame(con, _flat_select(rel, rows))))
-            frame.write_excel(workbook=workbook, worksheet=rel.name, table_name=rel.name, autofit=True,
-                              freeze_panes=(1, 0))
-            del frame
+                _write_sheet(con, workbook.add_worksheet(rel.name), rel, rows, stats.rows, formats)
             written.append(WrittenFile(rel, path, stats, sheet=rel.name))
-        safe_frame(_column_sheet(relations)).write_excel(workbook=workbook, worksheet="columns", autofit=True)
+        _write_column_sheet(workbook.add_worksheet("columns"), relations)
     return written
 
 
-def _excel_safe(frame: pl.DataFrame) -> pl.DataFrame:
-    """Excel has no time zones: timestamps are written as UTC wall-clock time."""
-    return frame.with_columns(
-        pl.col(name).dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-        for name, dtype in frame.schema.items()
-        if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None)
+def _write_column_sheet(sheet, relations: list[Relation]) -> None:
+    """Every exported column with its type and description, as an Excel table named `columns`."""
+    frame = safe_frame(_column_sheet(relations))
+    _add_table(sheet, "columns", frame.columns, max(frame.height, 1))
+    for column, name in enumerate(frame.columns):
+        longest = max([len(name), *(len(v) for v in frame[name].drop_nulls().to_list())])
+        sheet.set_column(column, column, min(longest * 1.1 + 2, 80))
+    for row, values in enumerate(frame.iter_rows(), start=1):
+        for column, value in enumerate(values):
+            if value:
+                sheet.write_string(row, column, value)
+
+
+def _write_sheet(con, sheet, rel: Relation, rows: str, count: int, formats: dict) -> None:
+    """The view's rows as an Excel table named after it, streamed from DuckDB: numbers, booleans and
+    dates stay typed, text is made safe in SQL (cells.py), columns as wide as their longest value."""
+    names = [c["name"] for c in rel.columns]
+    _add_table(sheet, rel.name, names, max(count, 1))
+    sheet.freeze_panes(1, 0)
+    for column, width in enumerate(_column_widths(con, rel, rows)):
+        sheet.set_column(column, column, width)
+    cursor = con.execute(_excel_select(rel, rows))  # the last statement on `con` until every row is read
+    writers = [_cell_writer(sheet, kind, formats) for _, kind, *_ in cursor.description]
+    row = 1
+    while batch := cursor.fetchmany(4096):
+        for values in batch:
+            for column, value in enumerate(values):
+                if value is not None:
+                    writers[column](row, column, value)
+            row += 1
+
+
+def _add_table(sheet, name: str, headers: list[str], last_row: int) -> None:
+    """An Excel table over the sheet's rows, its header written now. xlsxwriter refuses tables in
+    constant-memory mode only because a table given its data would write cells out of order: this
+    one is given none, and its header is the first row, written before any other."""
+    sheet.constant_memory = False
+    try:
+        sheet.add_table(0, 0, last_row, len(headers) - 1, {"name": name, "columns": [{"header": h} for h in headers]})
+    finally:
+        sheet.constant_memory = True
+    sheet.write_row(0, 0, headers)  # again, as constant-memory mode stores text (in the row, not the shared table)
+
+
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "FLOAT", "DOUBLE")
+
+
+def _cell_writer(sheet, kind, formats: dict):
+    """The xlsxwriter call that writes a value of DuckDB type `kind` typed (_excel_select leaves no other)."""
+    kind = str(kind)
+    if kind == "BOOLEAN":
+        return sheet.write_boolean
+    if kind in NUMERIC_TYPES:
+        return sheet.write_number
+    if kind in ("DATE", "TIMESTAMP"):
+        cell_format = formats[kind]
+        return lambda row, column, value: sheet.write_datetime(row, column, value, cell_format)
+    return sheet.write_string
+
+
+def _excel_select(rel: Relation, source: str) -> str:
+    """_safe_select as Excel holds it: no time zones (a timestamp as UTC wall-clock time), bytes as
+    hex, and any other type Excel has no cell for as its text."""
+    plain = ("BOOLEAN", *NUMERIC_TYPES, "DATE", "TIMESTAMP", "VARCHAR")
+    columns = []
+    for c in rel.columns:
+        name, kind = _ident(c["name"]), c["type"]
+        if kind == "TIMESTAMP WITH TIME ZONE":
+            columns.append(f"timezone('UTC', {name}) AS {name}")
+        elif kind == "BLOB":
+            columns.append(f"hex({name}) AS {name}")
+        elif kind.startswith("DECIMAL") or kind in ("HUGEINT", "UBIGINT"):
+            columns.append(f"CAST({name} AS DOUBLE) AS {name}")
+        elif kind in plain or c["name"] in rel.nested:
+            columns.append(name)
+        else:
+            columns.append(f"CAST({name} AS VARCHAR) AS {name}")
+    return f"SELECT {', '.join(columns)} FROM ({_safe_select(rel, source)})"
+
+
+def _column_widths(con, rel: Relation, rows: str) -> list[float]:
+    """Each column about as wide as its header or longest value, as autofit would make it (capped)."""
+    lengths = ", ".join(f"max(length(CAST({_ident(c['name'])} AS VARCHAR)))" for c in rel.columns)
+    longest = con.execute(f"SELECT {lengths} FROM {rows}").fetchone()
+    return [min(max(len(c["name"]), n or 0) * 1.1 + 2, 80) for c, n in zip(rel.columns, longest)]
 
 
 def _column_sheet(relations: list[Relation]) -> pl.DataFrame:
