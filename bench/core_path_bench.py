@@ -9,7 +9,8 @@ B: the yardstick, `generate_final_report.py` of mlcommons/inference (../shared/a
    here) on v6.0's table in the checker's format (520 rows), in .venv-yardstick (`make yardstick`),
    in a new directory each run (it writes its spreadsheet and JSON there).
 
-Targets: A's wall time <= 1.0x B's, its peak memory <= 2.0x.
+Targets (guards against drifting back; issue 43 withdrew parity, the tool doing a fraction of the
+work): A's wall time <= 2.5x B's, its peak memory <= 3.0x.
 
     .venv/bin/python bench/run.py core       (MLPERF_BENCH_REPEAT pairs, median; default 5)
 """
@@ -30,7 +31,7 @@ TABLE = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"
 EARLIER = MIRROR / "inference_results_v5.1" / "main" / "summary_results.json"
 ANCHOR = Path(os.environ.get("MLPERF_BENCH_ANCHOR", ROOT.parent / "shared" / "anchors" / "mlcommons-final-report")).resolve()
 YARDSTICK_PYTHON = ROOT / ".venv-yardstick" / "bin" / "python"
-TARGET_RATIO, TARGET_MEMORY_RATIO = 1.0, 2.0
+TARGET_RATIO, TARGET_MEMORY_RATIO = 2.5, 3.0
 INTERPRETERS = {"run environment (.venv)": ROOT / ".venv" / "bin" / "python",
                 "test environment (.venv-test)": ROOT / ".venv-test" / "bin" / "python"}
 NUMBERS = itertools.count()

@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
 
 import core_path_bench  # noqa: E402
+import export_bench  # noqa: E402
 import ingest_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import query_bench  # noqa: E402
@@ -30,6 +31,7 @@ SECTIONS = [
     ("orchestration", orchestration_bench.main),
     ("core", core_path_bench.main),
     ("query", query_bench.main),
+    ("export", export_bench.main),
     ("report", report_bench.main),
 ]
 

@@ -59,8 +59,11 @@ EVERY_PLAIN_KIND = """SELECT 1::TINYINT AS tiny, 2::INTEGER AS i, 3::BIGINT AS b
     DATE '2026-01-02' AS day, TIMESTAMP '2026-01-02 03:04:05' AS ts, TIME '03:04:05' AS t,
     INTERVAL 3 DAY AS span, [1, 2] AS list, ['a', NULL] AS texts, 'line\nbreak' AS control, 7 AS i
 UNION ALL SELECT -1, -2, -3, 0, 0, NULL, -0.000001234, 0, NULL, false, 7, 'x', 'y', NULL, NULL, NULL, NULL, [], [], '', 8"""
-LEFT_TO_POLARS = ["MAP {'a': 1}", "{'x': 1}", "uuid()", "'\\xAA'::BLOB", "'infinity'::DATE",
-                  "DATE '20000-01-01'", "'-infinity'::TIMESTAMP"]
+LEFT_TO_POLARS = ["MAP {'a': 1}", "{'x': 1}", "uuid()", "'\\xAA'::BLOB"]
+# Dates Python cannot hold: read as DuckDB's text by both, from the text read beside the column.
+ODD_DATES = """SELECT 1 AS n, 'infinity'::DATE AS day, DATE '20000-01-01' AS far, '-infinity'::TIMESTAMP AS ts,
+    'infinity'::TIMESTAMPTZ AS tz, DATE '2026-01-02' AS plain
+UNION ALL SELECT 2, DATE '2026-01-02', NULL, TIMESTAMP '2026-01-02 03:04:05', NULL, NULL"""
 
 
 def test_a_table_reads_the_same_from_duckdbs_rows_as_from_a_polars_frame():
@@ -86,6 +89,28 @@ def test_a_table_reads_the_same_from_duckdbs_rows_as_from_a_polars_frame():
             assert drawn(rows, width, raw) == drawn(frame, width, raw)
     for kind in LEFT_TO_POLARS:
         assert relation_rows(con.sql(f"SELECT 1 AS n, {kind} AS x")) is None, kind
+    rows, frame = relation_rows(con.sql(ODD_DATES)), relation_frame(con.sql(ODD_DATES))
+    assert rows.types[1:5] == ["VARCHAR"] * 4 and rows.types[5] == "DATE"
+    assert rows.rows[0][1:5] == ("infinity", "20000-01-01", "-infinity", "infinity")
+    assert frame.row(0)[1:5] == rows.rows[0][1:5] and frame.row(1)[1:4] == ("2026-01-02", None, "2026-01-02 03:04:05")
+    for raw in (False, True):
+        assert drawn(rows, 120, raw) == drawn(frame, 120, raw)
+
+
+def test_a_query_with_odd_dates_is_run_once():
+    """A date Python cannot hold is read as text from the same run of the query (issue 43: it was run
+    again, and again, to read it): DuckDB's own query log counts the runs."""
+    import duckdb
+    from warehouse.store.db import relation_frame
+    from warehouse.store.rows import relation_rows
+    con = duckdb.connect()
+    con.execute("CALL enable_logging('QueryLog')")
+    for read in (relation_rows, relation_frame):
+        con.execute("CALL truncate_duckdb_logs()")
+        read(con.sql(ODD_DATES))
+        runs = [m for (m,) in con.execute("SELECT message FROM duckdb_logs WHERE type = 'QueryLog'").fetchall()
+                if "'infinity'::DATE" in m]
+        assert len(runs) == 1, (read.__name__, runs)
 
 
 def test_a_query_printed_as_a_table_loads_no_polars_typer_or_pydantic(shared_warehouse):

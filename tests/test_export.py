@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,12 +24,34 @@ from tests.readers import connect_file
 
 
 @pytest.fixture(scope="module")
-def exports(claims_warehouse, tmp_path_factory) -> dict[str, Path]:
+def export_runs(claims_warehouse, tmp_path_factory) -> tuple[dict[str, Path], dict[str, list[str]]]:
+    """Each format exported once; and the statements each export ran, from DuckDB's own query log."""
     out = tmp_path_factory.mktemp("exports")
+    statements = {}
     with db.connect(claims_warehouse, read_only=True) as con:
+        con.execute("CALL enable_logging('QueryLog')")
         for fmt in ("parquet", "csv", "xlsx"):
+            con.execute("CALL truncate_duckdb_logs()")
             export_views(con, out / fmt, fmt, warehouse_file=claims_warehouse)
-    return {fmt: out / fmt for fmt in ("parquet", "csv", "xlsx")}
+            statements[fmt] = [m for (m,) in con.execute(
+                "SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp").fetchall()]
+        con.execute("CALL disable_logging()")
+    return {fmt: out / fmt for fmt in ("parquet", "csv", "xlsx")}, statements
+
+
+@pytest.fixture(scope="module")
+def exports(export_runs) -> dict[str, Path]:
+    return export_runs[0]
+
+
+def test_every_view_is_read_once_per_export(export_runs):
+    """Reading a mart is most of an export's cost: the files and the manifest's figures come from one
+    read (issue 43: a partitioned view was read two or three times, and once more per file)."""
+    _, statements = export_runs
+    for fmt, ran in statements.items():
+        for view in default_views():
+            reads = [s for s in ran if re.search(rf'\bFROM\s+(marts\.)?"?{view}"?(\s|\)|$)', s)]
+            assert len(reads) == 1, (fmt, view, reads)
 
 
 @pytest.fixture

@@ -104,3 +104,57 @@ def test_the_views_are_current_until_a_model_or_a_reference_table_changes(privat
 def test_these_rounds_plans_exactly_them():
     rounds = resolve_rounds(parse_round_list("v4.1"), load_registry())
     assert these_rounds(rounds)(None) == (rounds, {})
+
+
+def _loaded_from(url: str, db_path: Path, rounds=("v6.0",)) -> None:
+    """Rounds loaded from `url` with the plain pipeline (what the look compares against: their Last-Modified)."""
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.views import materialize
+    registry = load_registry()
+    with db.connect(str(db_path)) as con:
+        for name in rounds:
+            file_name, location = registry[name].locations(url)[0]
+            ingest_location(con, name, "official", file_name, location)
+        materialize(con)
+
+
+def test_a_run_that_finds_nothing_new_makes_no_reachability_probe(tmp_path):
+    """The probe (a TCP connection and nothing sent) runs only when something will be fetched: a
+    no-change run asked the source already. Every connection the source sees carries a request."""
+    from tests.conftest import serve
+    db_path = tmp_path / "w.duckdb"
+    with serve(MIRROR) as server:
+        _loaded_from(server.url, db_path, ("v4.1", "v5.1", "v6.0"))  # every round the watcher would find
+        connections = []
+        handle = server.process_request
+        server.process_request = lambda request, address: (connections.append(address), handle(request, address))
+        for kind in ("backfill", "watch"):
+            connections.clear()
+            server.handler.requests_seen.clear()
+            extra = ["--rounds", "v6.0"] if kind == "backfill" else []
+            verdict, out = run_cli("--db", str(db_path), kind, "--source", server.url, *extra)
+            assert verdict == {"code": 0, "imported": []}, out
+            assert "nothing new" in out
+            assert len(connections) == len(server.handler.requests_seen), (kind, connections, server.handler.requests_seen)
+
+
+def test_an_unreachable_source_is_still_one_line_once_the_look_fails(tmp_path):
+    with serve_and_stop() as url:
+        db_path = tmp_path / "w.duckdb"
+        _loaded_from(url, db_path)
+    done = subprocess.run([sys.executable, "-m", "warehouse.cli", "--db", str(db_path), "backfill", "--rounds", "v6.0",
+                           "--source", url], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "cannot be reached from this machine" in done.stderr and "Traceback" not in done.stderr
+
+
+def serve_and_stop():
+    from contextlib import contextmanager
+
+    from tests.conftest import serve
+
+    @contextmanager
+    def served():
+        with serve(MIRROR) as server:
+            yield server.url
+    return served()

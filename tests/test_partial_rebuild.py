@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import dataclasses
+import re
 import sys
 
 from tests.conftest import ROOT
@@ -92,3 +93,45 @@ def test_a_first_ledger_load_into_a_new_warehouse_builds_everything(tmp_path):
         load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
         assert len(materialize(con, changed={"claims"})) == len(definitions())
         assert len(materialize(con, changed={"claims"})) < len(definitions())
+
+
+def comment_statements(con, build) -> list[str]:
+    """The COMMENT statements `build()` ran on `con`, from DuckDB's own query log."""
+    con.execute("CALL enable_logging('QueryLog')")
+    con.execute("CALL truncate_duckdb_logs()")
+    try:
+        build()
+        return [m for (m,) in con.execute("SELECT message FROM duckdb_logs WHERE type = 'QueryLog'").fetchall()
+                if "COMMENT ON" in m]
+    finally:
+        con.execute("CALL disable_logging()")
+
+
+def table_comments(con) -> dict[tuple[str, str], str]:
+    """The comments of the tables the build makes (base, intermediate): on the table (its question)
+    and on each described column."""
+    where = "WHERE schema_name IN ('base', 'intermediate') AND comment IS NOT NULL"
+    return {**{(t, ""): comment for t, comment in con.execute(
+                f"SELECT table_name, comment FROM duckdb_tables() {where}").fetchall()},
+            **{(t, c): comment for t, c, comment in con.execute(
+                f"SELECT table_name, column_name, comment FROM duckdb_columns() {where}").fetchall()}}
+
+
+def test_a_full_build_writes_comments_only_for_what_it_created(private_con, monkeypatch):
+    """Tables are refilled in place when their definition is unchanged, so they keep their comments:
+    writing them all again was a fifth of a build (issue 43). A changed definition re-creates the
+    table, and its comments are written."""
+    commented = table_comments(private_con)
+    assert commented
+    said = comment_statements(private_con, lambda: materialize(private_con))
+    # (the reference tables are loaded again by every full build, and said again with them)
+    assert [s for s in said if re.search(r"\b(base|staging|intermediate|marts)\.", s)] == []
+    assert table_comments(private_con) == commented, "refilled tables keep their column comments"
+    edited_name = next(t for t, _ in sorted(commented) if t.startswith("int_"))
+    edited = [dataclasses.replace(v, sql=v.sql + "-- edited\n") if v.name == edited_name else v
+              for v in definitions()]
+    monkeypatch.setattr(sys.modules["warehouse.views.materialize"], "definitions", lambda: edited)
+    said = comment_statements(private_con, lambda: materialize(private_con))
+    assert any(f"intermediate.{edited_name}" in s for s in said)
+    monkeypatch.undo()
+    assert table_comments(private_con) == commented

@@ -62,6 +62,8 @@ def report(claims_warehouse, tmp_path_factory):
     """Export and report as the scheduled flow regenerates them after a load that changed something."""
     out = tmp_path_factory.mktemp("published")
     loaded = [RoundOutcome("v6.0", "unchanged"), RoundOutcome("v6.1", "loaded")]
+    with db.connect(claims_warehouse, read_only=True) as con:
+        render_report(con, out / "report", images=True)  # asked for once: each regeneration keeps them
     assert publish_after_load([RoundOutcome("v6.0", "unchanged")], claims_warehouse, out / "bi", out / "report") is None
     published_outputs = publish_after_load(loaded, claims_warehouse, out / "bi", out / "report")
     assert (published_outputs.export_dir / "manifest.json").is_file()
@@ -432,10 +434,12 @@ def test_a_report_drawn_again_reuses_its_images(claims_warehouse, tmp_path, monk
     monkeypatch.setattr(vl_convert, "vegalite_to_svg", lambda spec: drawn.append(spec) or draw(spec))
     out = tmp_path / "again"
     with db.connect(claims_warehouse, read_only=True) as con:
-        render_report(con, out)
+        render_report(con, tmp_path / "page-only")
+        assert drawn == [] and not (tmp_path / "page-only" / "charts").exists()  # not asked for
+        render_report(con, out, images=True)
         first = {p.name: p.read_bytes() for p in (out / "charts").iterdir()}
         assert len(drawn) == len(CHARTS)
-        render_report(con, out)  # the same rows: every image copied from the previous report
+        render_report(con, out)  # the same rows: every image kept, copied from the previous report
         assert len(drawn) == len(CHARTS)
     assert {p.name: p.read_bytes() for p in (out / "charts").iterdir()} == first
 
@@ -444,7 +448,7 @@ def test_a_warehouse_with_no_rows_reports_that_it_has_none(tmp_path):
     from warehouse.views import materialize
     with db.connect(str(tmp_path / "empty.duckdb")) as con:
         materialize(con)
-        page = render_report(con, tmp_path / "report")
+        page = render_report(con, tmp_path / "report", images=True)
     html = page.read_text(encoding="utf-8")
     assert html.count('class="empty"') == len(CHARTS) + 2 + 1  # the charts, the two tables, the answer
     assert "window.vegaEmbed=" not in html  # no chart, no runtime

@@ -111,11 +111,12 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.look_first import unless_changed
     from warehouse.ingest.look import these_rounds
     from warehouse.store import db
-    source = chosen_source(source)
+    source = chosen_source(source, probe=False)
     unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
                                                   "backfill", views_must_be_current=True)
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
+    probe_source(source)
     from flows.ingest import backfill as backfill_flow
     from flows.local_runs import run_here
     db_file = _writable_warehouse(f"mlperf-wh {what}")
@@ -125,20 +126,28 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     return print_run(report, source, strict, fmt)
 
 
-def chosen_source(explicit: str | None) -> str:
+def chosen_source(explicit: str | None, probe: bool = True) -> str:
     """--source, MLPERF_SOURCE, where the warehouse's rounds came from, or the published repositories;
-    checked (a mistyped directory, or a host that does not resolve or answer, is one line before
-    anything starts), and said when the warehouse chose it."""
+    checked (a mistyped directory is one line before anything starts; with `probe`, a host that does
+    not resolve or answer too), and said when the warehouse chose it."""
     from warehouse.identity.rounds import choose_source
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
-    from warehouse.ingest.fetch import FetchSettings, check_reachable
     chosen = choose_source(explicit, db.db_path(current().db))
     if chosen.said():
         note(chosen.said())
     source = check_source(chosen.location)
-    check_reachable(source, FetchSettings.from_env())
+    if probe:
+        probe_source(source)
     return source
+
+
+def probe_source(source: str) -> None:
+    """A host that does not resolve or answer is one line, before a flow would retry every round
+    against it. Run only when something will be fetched: a run that finds nothing new asked the
+    source already (look first), and a probe then is a connection for nothing."""
+    from warehouse.ingest.fetch import FetchSettings, check_reachable
+    check_reachable(source, FetchSettings.from_env())
 
 
 def _writable_warehouse(what: str) -> str:

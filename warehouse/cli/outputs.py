@@ -54,15 +54,21 @@ def export(
 
 
 def report(out: Annotated[Path, typer.Option("--out", help=(
-        "directory: new, empty or a previous report (replaced whole); a symlink is followed"))] = Path("report")) -> int:
-    """An HTML report to explore offline (tooltips, filters; no network needed), each chart also as PNG and SVG."""
+        "directory: new, empty or a previous report (replaced whole); a symlink is followed"))] = Path("report"),
+           images: Annotated[Optional[bool], typer.Option("--images/--no-images", help=(
+               "also write each chart as PNG and SVG for slides in charts/ (default: when the previous "
+               "report in --out has them; only charts whose rows changed are drawn again)"),
+               show_default=False)] = None) -> int:
+    """An HTML report to explore offline (tooltips, filters; no network needed); with --images, each
+    chart also as PNG and SVG."""
     from warehouse.errors import needs_extra
     with needs_extra("report", "the report"):
         from warehouse.export.report import render_report
     from warehouse.store import db
     with db.connect(reading_file(), read_only=True) as con:
-        page = render_report(con, out, db.db_path(current().db))
-    say(f"report: {page} (charts as PNG and SVG in {page.parent / 'charts'})")
+        page = render_report(con, out, db.db_path(current().db), images)
+    charts = page.parent / "charts"
+    say(f"report: {page}" + (f" (charts as PNG and SVG in {charts})" if charts.is_dir() else ""))
     return EXIT_OK
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, r
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 from warehouse.views import LAYERS, definitions
-from warehouse.views.column_docs import relation_documentation
+from warehouse.views.column_docs import relations_documentation
 
 EXPORT_FORMATS = ("parquet", "csv", "xlsx")
 KIND = "export"
@@ -93,17 +94,20 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     if fmt not in EXPORT_FORMATS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     chosen = list(dict.fromkeys(views or default_views()))
-    unknown = [v for v in chosen if v not in known_views()]
+    known = set(known_views())
+    unknown = [v for v in chosen if v not in known]
     if unknown:
         raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
     target = _check_target(con, directory, warehouse_file)
     remove_abandoned_partials(target, KIND)
-    relations = [Relation(name, relation_documentation(con, name)) for name in chosen]
+    documented = relations_documentation(con, chosen)
+    relations = [Relation(name, documented[name]) for name in chosen]
     staging = make_staging_dir(target)
     try:
         writer = {"parquet": _write_parquet, "csv": _write_csv, "xlsx": _write_xlsx}[fmt]
-        files = writer(con, staging, relations)
-        manifest = _manifest(con, fmt, relations, files, staging, warehouse_file)
+        loads = _loads(con)
+        files = writer(con, staging, relations, loads)
+        manifest = _manifest(fmt, relations, files, staging, warehouse_file, loads)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
         write_listing(staging, KIND)
     except BaseException:
@@ -115,60 +119,138 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     return manifest
 
 
-# --- the target directory ----------------------------------------------------------------------
+# --- the files ----------------------------------------------------------------------------------
+#
+# Each view is read once: its rows are kept in a temporary table for the length of its writing, and
+# the files and the manifest's figures (rows, rounds, loads) come from that table. Reading a view is
+# most of an export's cost (a mart joins what is below it); a file and its manifest entry read from
+# the same rows also cannot disagree.
+
+ROWS = "temp.main.mlperf_export_rows"
+
+
+@dataclass(frozen=True)
+class FileStats:
+    """What the manifest says of the rows in one file: how many, the rounds covered, the loads they came from."""
+    rows: int
+    rounds: list[str]
+    loads: list[str]
+
 
 @dataclass(frozen=True)
 class WrittenFile:
     relation: Relation
     path: Path
-    where: str = "TRUE"              # which rows of the view the file holds
+    stats: FileStats
     partition: dict | None = None
     sheet: str | None = None
 
 
-def _write_parquet(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+@contextmanager
+def _rows_of(con, rel: Relation):
+    """The view's rows, read once, as a temporary table (dropped after)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS} AS SELECT * FROM {_ident(rel.name)}")
+    try:
+        yield ROWS
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {ROWS}")
+
+
+@dataclass
+class Loads:
+    """The warehouse's loads (the sources table), for the manifest: every load, and those of some rounds."""
+    frame: pl.DataFrame
+    ids: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ids = self.frame["source_id"].to_list()
+
+    def of_rounds(self, rounds: list[str]) -> list[str]:
+        return self.frame.filter(pl.col("round").is_in(rounds))["source_id"].to_list()
+
+
+def _loads(con) -> Loads:
+    return Loads(db.query_frame(con, """
+        SELECT source_id, round, origin, url, file_name, sha256, rows_loaded, loaded_at
+        FROM sources ORDER BY round, source_id"""))
+
+
+def _grouped_stats(con, rel: Relation, table: str, loads: Loads, by: str | None = None) -> dict:
+    """FileStats of the rows of `table`, per value of column `by` (as text, None for null), or of all
+    of them (key None): one query. Rows that carry source_id name their load; otherwise the loads
+    of the rounds covered; a view with no round column (the dimensions, decisions) is computed from
+    the whole warehouse: every load."""
+    key = f"CAST({_ident(by)} AS VARCHAR)" if by else "NULL"
+    rounds = [f"list(DISTINCT {_ident(c)}) FILTER (WHERE {_ident(c)} IS NOT NULL)" for c in rel.round_columns]
+    source = "list(DISTINCT source_id) FILTER (WHERE source_id IS NOT NULL)" if rel.has_source_id else "NULL"
+    found = {}
+    for group, rows, sources, *covered in con.execute(
+            f"SELECT {key}, count(*), {source}{''.join(', ' + r for r in rounds)} FROM {table} GROUP BY ALL"
+            ).fetchall():
+        in_rounds = sorted({r for values in covered for r in values or []}, key=round_sort_key)
+        used = sorted(sources or []) if rel.has_source_id else (
+            loads.of_rounds(in_rounds) if rel.round_columns else loads.ids)
+        found[group] = FileStats(rows, in_rounds, used)
+    return found
+
+
+def _stats_of_all(con, rel: Relation, table: str, loads: Loads) -> FileStats:
+    return _grouped_stats(con, rel, table, loads).get(None) or _grouped_stats_of_nothing(rel, loads)
+
+
+def _grouped_stats_of_nothing(rel: Relation, loads: Loads) -> FileStats:
+    """An empty view's file: no rows, no round; the loads as a view with rows would name them."""
+    return FileStats(0, [], [] if rel.round_columns or rel.has_source_id else loads.ids)
+
+
+def _write_parquet(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
     written = []
     for rel in relations:
         metadata = _parquet_metadata(rel)
         partition_by = _partition_column(rel)
-        if partition_by is None:
-            path = staging / f"{rel.name}.parquet"
-            con.execute(f"COPY (SELECT * FROM {_ident(rel.name)}) TO {_literal(str(path))} (FORMAT parquet, {metadata})")
-            written.append(WrittenFile(rel, path))
-            continue
-        written += _write_partitioned(con, staging / rel.name, rel, partition_by, metadata)
+        with _rows_of(con, rel) as rows:
+            if partition_by is None:
+                path = staging / f"{rel.name}.parquet"
+                con.execute(f"COPY {rows} TO {_literal(str(path))} (FORMAT parquet, {metadata})")
+                written.append(WrittenFile(rel, path, _stats_of_all(con, rel, rows, loads)))
+                continue
+            written += _write_partitioned(con, rows, staging / rel.name, rel, partition_by, metadata, loads)
     return written
 
 
 # The folder of the rows of no round, as Hive, Spark, pyarrow, polars and DuckDB name a null partition
-# value: each reads it back as null.
+# value: each reads it back as null (and DuckDB's partitioned COPY writes it so).
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 EMPTY_PARTITION = "no_rows"
 
 
-def _write_partitioned(con, folder: Path, rel: Relation, column: str, metadata: str) -> list[WrittenFile]:
+def _write_partitioned(con, rows: str, folder: Path, rel: Relation, column: str, metadata: str,
+                       loads: Loads) -> list[WrittenFile]:
     """A fact view as a folder, whatever its rows: one Hive partition per round (the round lives in the
     folder names only, as datasets are read: written in the files too, readers see it twice); rows
     of no round in the null partition; an empty view's schema in a partition of no row (`no_rows`). A
     saved BI connection to the folder keeps working when the data changes."""
-    view, key = _ident(rel.name), _ident(column)
-    rows, without = con.execute(f"SELECT count(*), count(*) - count({key}) FROM {view}").fetchone()
-    written = []
-    if rows > without:
-        con.execute(f"COPY (SELECT * FROM {view} WHERE {key} IS NOT NULL) TO {_literal(str(folder))} "
-                    f"(FORMAT parquet, PARTITION_BY ({key}), {metadata})")
-        for path in sorted(folder.rglob("*.parquet")):
-            value = path.parent.name.split("=", 1)[1]
-            written.append(WrittenFile(rel, path, f"{key} = {_literal(value)}", {column: value}))
-    if without or not rows:
+    key = _ident(column)
+    files = con.execute(f"COPY {rows} TO {_literal(str(folder))} "
+                        f"(FORMAT parquet, PARTITION_BY ({key}), RETURN_STATS true, {metadata})").fetchall()
+    if not files:
         # An empty view's schema in a partition no row reads back from (pyarrow cannot type a partition
-        # column whose only folder is the null one); rows of no round in the null partition.
-        path = folder / f"{column}={NULL_PARTITION if without else EMPTY_PARTITION}" / "data_0.parquet"
+        # column whose only folder is the null one).
+        path = folder / f"{column}={EMPTY_PARTITION}" / "data_0.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)
-        con.execute(f"COPY (SELECT * EXCLUDE ({key}) FROM {view} WHERE {key} IS NULL) TO {_literal(str(path))} "
-                    f"(FORMAT parquet, {metadata})")
-        written.append(WrittenFile(rel, path, f"{key} IS NULL", {column: None}))
+        con.execute(f"COPY (SELECT * EXCLUDE ({key}) FROM {rows}) TO {_literal(str(path))} (FORMAT parquet, {metadata})")
+        return [WrittenFile(rel, path, _grouped_stats_of_nothing(rel, loads), {column: None})]
+    stats = _grouped_stats(con, rel, rows, loads, by=column)
+    written = []
+    for filename, count, *_, partition_keys, _extra in sorted(files, key=_null_partition_last(column)):
+        value = partition_keys[column]
+        group = stats[value]
+        written.append(WrittenFile(rel, Path(filename), FileStats(count, group.rounds, group.loads), {column: value}))
     return written
+
+
+def _null_partition_last(column: str):
+    return lambda file: (file[-2][column] is None, file[0])
 
 
 def _partition_column(rel: Relation) -> str | None:
@@ -187,65 +269,148 @@ def _parquet_metadata(rel: Relation) -> str:
             f"column_descriptions: {_literal(json.dumps(described, ensure_ascii=False))}}}")
 
 
-def _flat_select(rel: Relation) -> str:
-    """The view with nested values (lists, structs) as JSON text, for formats without nesting;
-    a missing value is JSON's null, so every cell of such a column parses as JSON."""
+def _flat_select(rel: Relation, source: str) -> str:
+    """The view's rows (in `source`) with nested values (lists, structs) as JSON text, for formats
+    without nesting; a missing value is JSON's null, so every cell of such a column parses as JSON."""
     columns = [f"coalesce(to_json({_ident(c['name'])})::VARCHAR, 'null') AS {_ident(c['name'])}"
                if c["name"] in rel.nested
                else _ident(c["name"]) for c in rel.columns]
-    return f"SELECT {', '.join(columns)} FROM {_ident(rel.name)}"
+    return f"SELECT {', '.join(columns)} FROM {source}"
 
 
-def _safe_select(rel: Relation) -> str:
+def _safe_select(rel: Relation, source: str) -> str:
     """_flat_select with every text cell made safe for spreadsheets (cells.py), in SQL so COPY
-    streams the view without loading it into Python."""
+    streams the rows without loading them into Python."""
     text = {c["name"] for c in rel.columns if c["name"] in rel.nested or c["type"] == "VARCHAR"}
     names = [_ident(c["name"]) for c in rel.columns]
     escaped = [f"{escaped_sql(name)} AS {name}" if c["name"] in text else name
                for c, name in zip(rel.columns, names)]
     quoted = [f"{quoted_sql(name)} AS {name}" if c["name"] in text else name
               for c, name in zip(rel.columns, names)]
-    return f"SELECT {', '.join(quoted)} FROM (SELECT {', '.join(escaped)} FROM ({_flat_select(rel)}))"
+    return f"SELECT {', '.join(quoted)} FROM (SELECT {', '.join(escaped)} FROM ({_flat_select(rel, source)}))"
 
 
-def _write_csv(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+def _write_csv(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
     written = []
     for rel in relations:
         path = staging / f"{rel.name}.csv"
-        con.execute(f"COPY ({_safe_select(rel)}) TO {_literal(str(path))} (FORMAT csv, HEADER true)")
-        written.append(WrittenFile(rel, path))
+        with _rows_of(con, rel) as rows:
+            con.execute(f"COPY ({_safe_select(rel, rows)}) TO {_literal(str(path))} (FORMAT csv, HEADER true)")
+            written.append(WrittenFile(rel, path, _stats_of_all(con, rel, rows, loads)))
     return written
 
 
-def _write_xlsx(con, staging: Path, relations: list[Relation]) -> list[WrittenFile]:
+def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
     import xlsxwriter
     path = staging / WORKBOOK
-    frames = {}
     for rel in relations:
         if len(rel.name) > EXCEL_MAX_SHEET_NAME:
             raise ExportError(f"{rel.name}: Excel sheet names hold at most {EXCEL_MAX_SHEET_NAME} characters; "
                               "export it as parquet or csv")
-        frame = db.query_frame(con, _flat_select(rel))
-        if frame.height > EXCEL_MAX_ROWS:
-            raise ExportError(f"{rel.name} has {frame.height} rows, more than an Excel sheet holds "
-                              f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
-        frames[rel.name] = safe_frame(_excel_safe(frame))
+    written = []
     # Text stays text: never a formula, a number or a link, whatever it begins with.
     with xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False,
-                                         "strings_to_urls": False}) as workbook:
-        for name, frame in frames.items():
-            frame.write_excel(workbook=workbook, worksheet=name, table_name=name, autofit=True,
-                              freeze_panes=(1, 0))
-        safe_frame(_column_sheet(relations)).write_excel(workbook=workbook, worksheet="columns", autofit=True)
-    return [WrittenFile(rel, path, sheet=rel.name) for rel in relations]
+                                         "strings_to_urls": False, "nan_inf_to_errors": True,
+                                         "constant_memory": True}) as workbook:
+        formats = {"DATE": workbook.add_format({"num_format": "yyyy-mm-dd"}),
+                   "TIMESTAMP": workbook.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})}
+        for rel in relations:
+            with _rows_of(con, rel) as rows:
+                stats = _stats_of_all(con, rel, rows, loads)
+                if stats.rows > EXCEL_MAX_ROWS:
+                    raise ExportError(f"{rel.name} has {stats.rows} rows, more than an Excel sheet holds "
+                                      f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
+                _write_sheet(con, workbook.add_worksheet(rel.name), rel, rows, stats.rows, formats)
+            written.append(WrittenFile(rel, path, stats, sheet=rel.name))
+        _write_column_sheet(workbook.add_worksheet("columns"), relations)
+    return written
 
 
-def _excel_safe(frame: pl.DataFrame) -> pl.DataFrame:
-    """Excel has no time zones: timestamps are written as UTC wall-clock time."""
-    return frame.with_columns(
-        pl.col(name).dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-        for name, dtype in frame.schema.items()
-        if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None)
+def _write_column_sheet(sheet, relations: list[Relation]) -> None:
+    """Every exported column with its type and description, as an Excel table named `columns`."""
+    frame = safe_frame(_column_sheet(relations))
+    _add_table(sheet, "columns", frame.columns, max(frame.height, 1))
+    for column, name in enumerate(frame.columns):
+        longest = max([len(name), *(len(v) for v in frame[name].drop_nulls().to_list())])
+        sheet.set_column(column, column, min(longest * 1.1 + 2, 80))
+    for row, values in enumerate(frame.iter_rows(), start=1):
+        for column, value in enumerate(values):
+            if value:
+                sheet.write_string(row, column, value)
+
+
+def _write_sheet(con, sheet, rel: Relation, rows: str, count: int, formats: dict) -> None:
+    """The view's rows as an Excel table named after it, streamed from DuckDB: numbers, booleans and
+    dates stay typed, text is made safe in SQL (cells.py), columns as wide as their longest value."""
+    names = [c["name"] for c in rel.columns]
+    _add_table(sheet, rel.name, names, max(count, 1))
+    sheet.freeze_panes(1, 0)
+    for column, width in enumerate(_column_widths(con, rel, rows)):
+        sheet.set_column(column, column, width)
+    cursor = con.execute(_excel_select(rel, rows))  # the last statement on `con` until every row is read
+    writers = [_cell_writer(sheet, kind, formats) for _, kind, *_ in cursor.description]
+    row = 1
+    while batch := cursor.fetchmany(4096):
+        for values in batch:
+            for column, value in enumerate(values):
+                if value is not None:
+                    writers[column](row, column, value)
+            row += 1
+
+
+def _add_table(sheet, name: str, headers: list[str], last_row: int) -> None:
+    """An Excel table over the sheet's rows, its header written now. xlsxwriter refuses tables in
+    constant-memory mode only because a table given its data would write cells out of order: this
+    one is given none, and its header is the first row, written before any other."""
+    sheet.constant_memory = False
+    try:
+        sheet.add_table(0, 0, last_row, len(headers) - 1, {"name": name, "columns": [{"header": h} for h in headers]})
+    finally:
+        sheet.constant_memory = True
+    sheet.write_row(0, 0, headers)  # again, as constant-memory mode stores text (in the row, not the shared table)
+
+
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "FLOAT", "DOUBLE")
+
+
+def _cell_writer(sheet, kind, formats: dict):
+    """The xlsxwriter call that writes a value of DuckDB type `kind` typed (_excel_select leaves no other)."""
+    kind = str(kind)
+    if kind == "BOOLEAN":
+        return sheet.write_boolean
+    if kind in NUMERIC_TYPES:
+        return sheet.write_number
+    if kind in ("DATE", "TIMESTAMP"):
+        cell_format = formats[kind]
+        return lambda row, column, value: sheet.write_datetime(row, column, value, cell_format)
+    return sheet.write_string
+
+
+def _excel_select(rel: Relation, source: str) -> str:
+    """_safe_select as Excel holds it: no time zones (a timestamp as UTC wall-clock time), bytes as
+    hex, and any other type Excel has no cell for as its text."""
+    plain = ("BOOLEAN", *NUMERIC_TYPES, "DATE", "TIMESTAMP", "VARCHAR")
+    columns = []
+    for c in rel.columns:
+        name, kind = _ident(c["name"]), c["type"]
+        if kind == "TIMESTAMP WITH TIME ZONE":
+            columns.append(f"timezone('UTC', {name}) AS {name}")
+        elif kind == "BLOB":
+            columns.append(f"hex({name}) AS {name}")
+        elif kind.startswith("DECIMAL") or kind in ("HUGEINT", "UBIGINT"):
+            columns.append(f"CAST({name} AS DOUBLE) AS {name}")
+        elif kind in plain or c["name"] in rel.nested:
+            columns.append(name)
+        else:
+            columns.append(f"CAST({name} AS VARCHAR) AS {name}")
+    return f"SELECT {', '.join(columns)} FROM ({_safe_select(rel, source)})"
+
+
+def _column_widths(con, rel: Relation, rows: str) -> list[float]:
+    """Each column about as wide as its header or longest value, as autofit would make it (capped)."""
+    lengths = ", ".join(f"max(length(CAST({_ident(c['name'])} AS VARCHAR)))" for c in rel.columns)
+    longest = con.execute(f"SELECT {lengths} FROM {rows}").fetchone()
+    return [min(max(len(c["name"]), n or 0) * 1.1 + 2, 80) for c, n in zip(rel.columns, longest)]
 
 
 def _column_sheet(relations: list[Relation]) -> pl.DataFrame:
@@ -258,12 +423,10 @@ def _column_sheet(relations: list[Relation]) -> pl.DataFrame:
 
 # --- the manifest -----------------------------------------------------------------------------
 
-def _manifest(con, fmt: str, relations: list[Relation], files: list[WrittenFile], staging: Path,
-              warehouse_file: str | None) -> dict:
-    loads = db.query_frame(con, """
-        SELECT source_id, round, origin, url, file_name, sha256, rows_loaded, loaded_at
-        FROM sources ORDER BY round, source_id""")
-    entries = [_file_entry(con, fmt, f, staging, loads) for f in files]
+def _manifest(fmt: str, relations: list[Relation], files: list[WrittenFile], staging: Path,
+              warehouse_file: str | None, loads: Loads) -> dict:
+    entries = [_file_entry(fmt, f, staging) for f in files]
+    questions = {v.name: v.question for v in definitions()}
     if entries:
         ManifestFile.validate(pl.DataFrame(
             [{k: e.get(k) for k in ("path", "view", "sheet", "format", "rows", "bytes", "sha256")}
@@ -275,8 +438,8 @@ def _manifest(con, fmt: str, relations: list[Relation], files: list[WrittenFile]
         "exported_by": "mlperf-wh export",
         "format": fmt,
         "warehouse": str(Path(warehouse_file).absolute()) if warehouse_file else None,
-        "loads": loads.to_dicts(),
-        "views": {rel.name: _view_entry(rel, [e for e in entries if e["view"] == rel.name])
+        "loads": loads.frame.to_dicts(),
+        "views": {rel.name: _view_entry(rel, [e for e in entries if e["view"] == rel.name], questions)
                   for rel in relations},
         "files": entries,
     }
@@ -290,46 +453,22 @@ def _column_entry(column: dict, fmt: str, rel: Relation, partition: dict) -> dic
     return column
 
 
-def _file_entry(con, fmt: str, f: WrittenFile, staging: Path, loads: pl.DataFrame) -> dict:
+def _file_entry(fmt: str, f: WrittenFile, staging: Path) -> dict:
     rel = f.relation
-    stats = _stats(con, rel, f.where, loads)
     entry = {"path": f.path.relative_to(staging).as_posix(), "view": rel.name, "format": fmt}
     if f.sheet:
         entry["sheet"] = f.sheet
     if f.partition:
         entry["partition"] = f.partition
     entry.update({
-        "rows": stats["rows"], "rounds": stats["rounds"], "loads": stats["loads"],
+        "rows": f.stats.rows, "rounds": f.stats.rounds, "loads": f.stats.loads,
         "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path),
         "columns": [_column_entry(c, fmt, rel, f.partition or {}) for c in rel.columns],
     })
     return entry
 
 
-def _stats(con, rel: Relation, where: str, loads: pl.DataFrame) -> dict:
-    """Row count, rounds covered and the loads a file's rows came from. Rows that carry source_id
-    name their load; otherwise the loads of the rounds covered; a view with no round column (the
-    dimensions, decisions) is computed from the whole warehouse: every load."""
-    source = f"(SELECT * FROM {_ident(rel.name)} WHERE {where})"
-    rows = _scalar(con, f"SELECT count(*) FROM {source}")
-    rounds = sorted({r for col in rel.round_columns for (r,) in con.execute(
-        f"SELECT DISTINCT {_ident(col)} FROM {source} WHERE {_ident(col)} IS NOT NULL").fetchall()},
-        key=round_sort_key)
-    if rel.has_source_id:
-        used = sorted(s for (s,) in con.execute(f"SELECT DISTINCT source_id FROM {source}").fetchall())
-    elif rel.round_columns:
-        used = loads.filter(pl.col("round").is_in(rounds))["source_id"].to_list()
-    else:
-        used = loads["source_id"].to_list()
-    return {"rows": rows, "rounds": rounds, "loads": used}
-
-
-def _scalar(con, sql: str):
-    return con.execute(sql).fetchall()[0][0]
-
-
-def _view_entry(rel: Relation, entries: list[dict]) -> dict:
-    questions = {v.name: v.question for v in definitions()}
+def _view_entry(rel: Relation, entries: list[dict], questions: dict[str, str]) -> dict:
     return {
         "question": questions.get(rel.name),
         "rows": sum(e["rows"] for e in entries),

@@ -2,8 +2,10 @@
 opens on the answer: what to buy this round (report_answer), then results tables to sort, filter and
 page, two systems compared side by side (report_data, read by the page's own small script), throughput
 against interactivity, and an appendix of charts and the claim audit (report_charts). Vega-Lite specs
-are drawn in the browser by the Vega runtime, inlined once; each chart is also written as PNG and SVG
-for slides, rendered offline by vl-convert.
+are drawn in the browser by the Vega runtime, inlined once, from the rows the page carries; each chart
+is also written as PNG and SVG for slides, rendered offline by vl-convert, when asked for (`--images`)
+or when the previous report in the directory has them (then only the charts whose spec changed are
+drawn again): drawing is most of a report's time, and the page needs none of it.
 
 Every figure names its result ID and links to the entry's published page; every chart and table
 states which rows it shows and the rounds.
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
@@ -34,6 +37,7 @@ from warehouse.store import db
 GRADE_COLOURS = {"holds": "#2e7d32", "understated": "#1565c0", "overstated": "#c62828", "unsupported": "#757575"}
 KIND = "report"
 IMAGE_HASHES = "drawn-from.json"  # charts/: the sha256 of the spec each image was drawn from
+PNG_SCALE = 1.5  # the PNG's pixels per SVG pixel: part of what an image was drawn from
 
 
 @dataclass
@@ -105,9 +109,13 @@ def decisions_due_table(con) -> Table:
 
 
 def build(con: duckdb.DuckDBPyConnection) -> Page:
+    from altair.utils.schemapi import debug_mode
     newest = newest_round(con)
     data = page_data(con)
-    interactivity, appendix = charts(con, newest, page_palette(con))
+    # Not validated as each part is made (Altair's debug mode): a third of the charts' time, and
+    # the specs this code writes are drawn in Chromium and by vl-convert in tests/test_report.py.
+    with debug_mode(False):
+        interactivity, appendix = charts(con, newest, page_palette(con))
     return Page(newest, answers(con, newest, data.link_of()), data, interactivity, appendix,
                 [claim_audit_table(con), decisions_due_table(con)])
 
@@ -123,19 +131,23 @@ def page_palette(con) -> AcceleratorPalette:
 
 # --- rendering ----------------------------------------------------------------------------------
 
-def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file: str | None = None) -> Path:
-    """Write index.html and charts/<name>.png|.svg into `out_dir` (replaced whole, when output_dirs
-    says it may be); returns the page."""
+def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file: str | None = None,
+                  images: bool | None = None) -> Path:
+    """Write index.html (and, with `images`, charts/<name>.png|.svg) into `out_dir` (replaced whole,
+    when output_dirs says it may be); returns the page. `images` None: drawn when the previous
+    report in `out_dir` has them, so a report kept up to date after each load keeps its images."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     target = resolved_target(out_dir)
     check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_abandoned_partials(target, KIND)
+    runtime = _RuntimeInBackground()  # bundled while the page is built, when not cached yet
     page = build(con)
     staging = make_staging_dir(target)
+    draw = images if images is not None else (target / "charts" / IMAGE_HASHES).is_file()
     try:
-        specs = _write_charts(page.charts, staging / "charts", target / "charts")
+        specs = _write_charts(page.charts, staging / "charts", target / "charts", draw)
         environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
                                   finalize=inert_value)
         environment.filters.update(number=number, percent=percent)
@@ -143,7 +155,7 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
             page=page, specs={name: spec_json(spec) for name, spec in specs.items()},
             data=spec_json(inert_spec({**page.data.as_json_ready(), "defaults": page.defaults()})),
             style=page_asset("report.css"), script=page_asset("report.js"),
-            runtime=vega_runtime() if specs else None, generated_at=datetime.now(timezone.utc),
+            runtime=runtime.result() if specs else None, images=draw, generated_at=datetime.now(timezone.utc),
             warehouse=warehouse_file, rounds=_loaded_rounds(con))
         (staging / "index.html").write_text(html, encoding="utf-8")
         write_listing(staging, KIND)
@@ -164,15 +176,40 @@ def page_asset(name: str) -> str:
     return text
 
 
-def _write_charts(drawn: list[Chart], directory: Path, previous: Path) -> dict[str, dict]:
-    """Each chart that has rows as NAME.svg and NAME.png (its title inside, filters at their
-    defaults, rendered offline); returns the Vega-Lite specs the page embeds (titled by the page).
-    An image whose spec (and vl-convert) is the one the previous report drew it from (IMAGE_HASHES,
-    beside the images) is copied from it: drawing is most of a report's time, and the same spec draws
-    the same image."""
-    with needs_extra("report", "the report's PNG and SVG charts"):
-        import vl_convert as vlc
-    directory.mkdir()
+class _RuntimeInBackground:
+    """The Vega runtime (vega_runtime), read or bundled on a thread of its own: vl-convert bundles
+    outside Python's lock (~2 s, once per machine), so a first report on a machine pays it while its
+    queries and charts are made rather than after them."""
+
+    def __init__(self) -> None:
+        self._found: list = []
+        self._thread = threading.Thread(target=self._run, name="vega-runtime", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._found.append(vega_runtime())
+        except BaseException as exc:  # raised again where the page needs the runtime
+            self._found.append(exc)
+
+    def result(self) -> str:
+        self._thread.join()
+        found = self._found[0]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+
+def _write_charts(drawn: list[Chart], directory: Path, previous: Path, images: bool = True) -> dict[str, dict]:
+    """The Vega-Lite specs the page embeds (titled by the page), for each chart that has rows; with
+    `images`, each also as NAME.svg and NAME.png (its title inside, filters at their defaults,
+    rendered offline). An image whose spec (with vl-convert's version and the PNG's scale) is the one
+    the previous report drew it from (IMAGE_HASHES, beside the images) is copied from it: drawing is
+    most of a report's time, and the same spec draws the same image."""
+    if images:
+        with needs_extra("report", "the report's PNG and SVG charts"):
+            import vl_convert as vlc
+        directory.mkdir()
     drawn_before = _image_hashes(previous)
     specs, hashes = {}, {}
     for chart in (c for c in drawn if c.chart is not None):
@@ -181,18 +218,26 @@ def _write_charts(drawn: list[Chart], directory: Path, previous: Path) -> dict[s
         spec = inert_spec(chart.chart.to_dict(validate=False))
         # resize: the view is laid out again when a filter changes its rows, so a filtered chart shrinks
         specs[chart.name] = {**spec, "autosize": {"type": "pad", "resize": True}}
+        if not images:
+            continue
         image = {**spec, "title": inert_spec(chart.title_spec())}
-        # the renderer's version too: another vl-convert may draw the same spec otherwise
-        drawn_from = json.dumps([vlc.__version__, image], sort_keys=True, default=str)
-        hashes[chart.name] = hashlib.sha256(drawn_from.encode()).hexdigest()
+        hashes[chart.name] = image_key(image, vlc.__version__, PNG_SCALE)
         svg, png = (directory / f"{chart.name}.svg", directory / f"{chart.name}.png")
         if drawn_before.get(chart.name) == hashes[chart.name] and _copied(previous, svg, png):
             continue
         drawing = vlc.vegalite_to_svg(image)
         svg.write_text(drawing, encoding="utf-8")
-        png.write_bytes(vlc.svg_to_png(drawing, scale=1.5))
-    (directory / IMAGE_HASHES).write_text(json.dumps(hashes, indent=1), encoding="utf-8")
+        png.write_bytes(vlc.svg_to_png(drawing, scale=PNG_SCALE))
+    if images:
+        (directory / IMAGE_HASHES).write_text(json.dumps(hashes, indent=1), encoding="utf-8")
     return specs
+
+
+def image_key(image: dict, renderer_version: str, png_scale: float) -> str:
+    """What an image pair is drawn from: the spec, the renderer's version (another vl-convert may draw
+    the same spec otherwise) and the PNG's scale (the same SVG drawn at another size)."""
+    drawn_from = json.dumps([renderer_version, png_scale, image], sort_keys=True, default=str)
+    return hashlib.sha256(drawn_from.encode()).hexdigest()
 
 
 def _image_hashes(previous: Path) -> dict[str, str]:

@@ -310,12 +310,30 @@ def relation_frame(relation: duckdb.DuckDBPyRelation, limit: int | None = None) 
       second/milli/nanosecond timestamps (whose infinity DuckDB hands over as a wrong date), maps
       keyed by anything but text, and any date, time or bytes inside a list, struct or map);
     - a DATE or TIMESTAMP column holding a value polars cannot draw (infinity, a year past 9999)
-      is read again as text (polars panics drawing one)."""
+      as its text (polars panics drawing one): the text of every such column is read beside it, in
+      the same run of the query (running it again to read it cost a query its time twice)."""
     names = unique_names(relation.columns)
     as_text = {name for name, kind in zip(names, relation.types) if needs_text(str(kind))}
-    frame = _fetch(relation, names, as_text, limit)
-    undrawable = {name for name, dtype in frame.schema.items() if name not in as_text and _out_of_range(frame[name], dtype)}
-    return _fetch(relation, names, as_text | undrawable, limit) if undrawable else frame
+    texts = dated_texts(relation, names, as_text)
+    frame = _fetch(relation, names, as_text, limit, texts)
+    undrawable = [name for name in texts if _out_of_range(frame[name], frame.schema[name])]
+    return frame.with_columns(frame[texts[name]].alias(name) for name in undrawable).select(names)
+
+
+DATED = ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE")  # kept typed at the top level, their range unknown
+
+
+def dated_texts(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str]) -> dict[str, str]:
+    """name -> the name its text is read under, for each DATE or TIMESTAMP column read typed."""
+    dated = [name for name, kind in zip(names, relation.types) if name not in as_text and str(kind) in DATED]
+    taken, texts = set(names), {}
+    for name in dated:
+        alias = f"{name} (as text)"
+        while alias in taken:
+            alias += "_"
+        taken.add(alias)
+        texts[name] = alias
+    return texts
 
 
 def unique_names(columns: list[str]) -> list[str]:
@@ -340,18 +358,24 @@ def needs_text(kind: str) -> bool:
     return not TYPED_AT_TOP.fullmatch(kind) and bool(AS_TEXT.search(kind))
 
 
-def _fetch(relation, names: list[str], as_text: set[str], limit: int | None) -> pl.DataFrame:
+def _fetch(relation, names: list[str], as_text: set[str], limit: int | None,
+           texts: dict[str, str] | None = None) -> pl.DataFrame:
     import polars as pl
-    return pl.DataFrame(projected(relation, names, as_text, limit))  # through the Arrow PyCapsule interface, without pyarrow
+    # through the Arrow PyCapsule interface, without pyarrow
+    return pl.DataFrame(projected(relation, names, as_text, limit, texts))
 
 
 def projected(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str],
-              limit: int | None) -> duckdb.DuckDBPyRelation:
-    """The relation with its columns named `names` and those of `as_text` as text, at most `limit` rows."""
-    if as_text or names != relation.columns:  # by position (#1): two columns may share a name
+              limit: int | None, texts: dict[str, str] | None = None) -> duckdb.DuckDBPyRelation:
+    """The relation with its columns named `names` and those of `as_text` as text, at most `limit`
+    rows; then, for each column of `texts`, its text too, under the name `texts` gives."""
+    texts = texts or {}
+    if as_text or texts or names != relation.columns:  # by position (#1): two columns may share a name
+        position = {n: i for i, n in enumerate(names, start=1)}
         relation = relation.project(", ".join(
-            f"CAST(#{i} AS VARCHAR) AS {_quoted(n)}" if n in as_text else f"#{i} AS {_quoted(n)}"
-            for i, n in enumerate(names, start=1)))
+            [f"CAST(#{i} AS VARCHAR) AS {_quoted(n)}" if n in as_text else f"#{i} AS {_quoted(n)}"
+             for n, i in position.items()]
+            + [f"CAST(#{position[n]} AS VARCHAR) AS {_quoted(alias)}" for n, alias in texts.items()]))
     if limit is not None:
         relation = relation.limit(limit)
     return relation

@@ -5,8 +5,8 @@ import, more than most queries take, and a table needs nothing of it. What a tab
 (warehouse/cli/console.py) is the same either way: the text of each cell, and which columns are
 numbers, or dates, times and booleans (never wrapped). The rows are read by db.relation_frame's rule
 (the same names, the same columns as text) and only when every column is of a kind whose Python
-value polars would hand over unchanged; otherwise (maps, structs, bytes, UUIDs, a date Python cannot
-hold...) `relation_rows` says None and the caller reads a polars frame.
+value polars would hand over unchanged; otherwise (maps, structs, bytes, UUIDs...) `relation_rows`
+says None and the caller reads a polars frame. A date Python cannot hold is printed as DuckDB's text.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 import duckdb
 
-from warehouse.store.db import needs_text, projected, unique_names
+from warehouse.store.db import dated_texts, needs_text, projected, unique_names
 
 _NUMBERS = r"U?(TINYINT|SMALLINT|INTEGER|BIGINT)|HUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+, ?\d+\))?"
 _NUMERIC = re.compile(rf"^({_NUMBERS})$")
@@ -26,7 +26,7 @@ _TEMPORAL = re.compile(r"^(DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE)$")
 _PLAIN = re.compile(rf"^({_NUMBERS}|VARCHAR|BOOLEAN|DATE|TIME|TIMESTAMP|TIMESTAMP WITH TIME ZONE)$"
                     rf"|^({_NUMBERS}|VARCHAR|BOOLEAN)(\[\])+$")
 # DuckDB's client hands infinity over as Python's first or last date, and a year past 9999 as text;
-# db.relation_frame prints either as DuckDB's text: such a column is read through polars.
+# db.relation_frame prints either as DuckDB's text, and so does relation_rows.
 _EDGES = {date.min, date.max, datetime.min, datetime.max}
 
 
@@ -58,14 +58,23 @@ def relation_rows(relation: duckdb.DuckDBPyRelation, limit: int | None = None) -
     """The relation's rows (at most `limit`) as Rows, or None when a column needs polars' reading."""
     names = unique_names(relation.columns)
     as_text = {name for name, kind in zip(names, relation.types) if needs_text(str(kind))}
-    read = projected(relation, names, as_text, limit)
-    types = [str(kind) for kind in read.types]
+    texts = dated_texts(relation, names, as_text)
+    read = projected(relation, names, as_text, limit, texts)
+    types = [str(kind) for kind in read.types][:len(names)]
     if not all(_PLAIN.match(kind) for kind in types):
         return None
-    rows = read.fetchall()
-    for i, kind in enumerate(types):
-        if kind in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE") and any(_undrawable(row[i]) for row in rows):
-            return None
+    fetched = read.fetchall()
+    # A date Python cannot hold is read as its text, as db.relation_frame reads it: from the text
+    # read beside the column in the same run of the query.
+    as_read = {names.index(name): len(names) + n for n, name in enumerate(texts)
+               if any(_undrawable(row[names.index(name)]) for row in fetched)}
+    for i in as_read:
+        types[i] = "VARCHAR"
+    width = len(names)
+    if as_read:
+        rows = [tuple(row[as_read.get(i, i)] for i in range(width)) for row in fetched]
+    else:
+        rows = [row[:width] for row in fetched] if texts else fetched
     return Rows(names, types, rows)
 
 
