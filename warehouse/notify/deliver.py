@@ -1,0 +1,148 @@
+"""Sending one message to every target, briefly retried, each attempt's outcome recorded in `deliveries`.
+
+A target is an Apprise URL of MLPERF_NOTIFY (Apprise speaks each service's own protocol: a JSON
+webhook, Slack, e-mail, Teams...) or the Prefect notification block MLPERF_NOTIFY_BLOCK names, when
+a Prefect API is configured. A target that does not accept the message (host down, HTTP 4xx/5xx,
+timeout: Apprise's own connect and read timeouts, 4 s each unless the URL says `cto=`/`rto=`) is
+tried again MLPERF_NOTIFY_RETRIES times, waiting MLPERF_NOTIFY_BACKOFF seconds doubled each time,
+then recorded with Apprise's reason. Nothing here raises: a run's outcome never depends on a message.
+
+Credentials: a target is recorded and printed as Apprise writes its URL with privacy on (every
+password and token masked), and every secret part of the URL is removed from a reason before it is
+kept."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import duckdb
+
+from warehouse import settings
+
+SENT_BY = "MLPerf warehouse"
+
+
+@dataclass(frozen=True)
+class Message:
+    title: str
+    body: str
+    failure: bool = False   # a failed run: Apprise's 'failure' type (a red message where the service colours them)
+
+
+@dataclass(frozen=True)
+class Target:
+    label: str                                   # what may be shown and stored: no credentials
+    send: Callable[[Message], str | None]        # None when delivered, else why not
+    secrets: tuple[str, ...] = ()                # the parts of its URL a reason must never show
+
+
+@dataclass(frozen=True)
+class Delivery:
+    target: str
+    delivered: bool
+    attempts: int
+    reason: str | None
+
+
+def configured_targets() -> list[Target]:
+    """Every target of MLPERF_NOTIFY, then MLPERF_NOTIFY_BLOCK's block (with a Prefect API)."""
+    current = settings.current()
+    targets = [apprise_target(url) for url in current.notify]
+    if current.notify_block and prefect_api_configured():
+        targets.append(block_target(current.notify_block))
+    return targets
+
+
+def prefect_api_configured() -> bool:
+    from prefect.settings import get_current_settings
+    return bool(get_current_settings().api.url)
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The parts of a notification URL that may be credentials: the user's password, every path
+    segment and query value (Slack's and Discord's tokens are path segments), long enough to matter."""
+    parts = urlsplit(url)
+    found = [parts.password or "", parts.username or ""]
+    found += [unquote(segment) for segment in parts.path.split("/")]
+    found += [value for _, value in parse_qsl(parts.query)]
+    if "@" in parts.netloc:
+        found.append(parts.netloc.rsplit("@", 1)[0])
+    return tuple(sorted({s for s in found if len(s) >= 4}, key=len, reverse=True))
+
+
+def scrub(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "****")
+    return text
+
+
+def apprise_target(url: str) -> Target:
+    import apprise
+    secrets = url_secrets(url)
+    plugin = apprise.Apprise.instantiate(url)
+    if plugin is None:
+        scheme = url.split("://", 1)[0]
+        return Target(f"{scheme}://(hidden)", lambda _message: f"{scheme}:// is not a notification URL Apprise "
+                      "can use (its scheme or form is wrong: https://appriseit.com/services/)", secrets)
+    password = urlsplit(url).password
+    # Apprise masks it already; its query (method, retry, overflow...) is its defaults' noise
+    label = scrub(plugin.url(privacy=True).split("?", 1)[0], (unquote(password),) if password else ())
+
+    def send(message: Message) -> str | None:
+        with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as captured:
+            delivered = plugin.notify(body=message.body, title=message.title,
+                                      notify_type=apprise.NotifyType.FAILURE if message.failure
+                                      else apprise.NotifyType.INFO)
+        if delivered:
+            return None
+        said = " ".join(line.strip() for line in captured.getvalue().splitlines() if line.strip())
+        return said or "the target did not accept the message"
+    return Target(label, send, secrets)
+
+
+def block_target(name: str) -> Target:
+    """A Prefect notification block (TYPE/NAME, or NAME of any type) from the configured API."""
+    def send(message: Message) -> str | None:
+        from prefect.blocks.core import Block
+        try:
+            block = Block.load(name)
+            with block.raise_on_failure():
+                block.notify(message.body, subject=message.title)
+        except Exception as exc:  # noqa: BLE001 - a block that cannot be loaded or cannot send is a failed delivery
+            return f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return None
+    return Target(f"block:{name}", send)
+
+
+def send_with_retries(target: Target, message: Message) -> Delivery:
+    current = settings.current()
+    reason = None
+    for attempt in range(1, current.notify_retries + 2):
+        try:
+            reason = target.send(message)
+        except Exception as exc:  # noqa: BLE001 - any failure of a notifier is a reason, never the run's
+            reason = f"{type(exc).__name__}: {exc}"
+        if reason is None:
+            return Delivery(target.label, True, attempt, None)
+        if attempt <= current.notify_retries:
+            time.sleep(current.notify_backoff * 2 ** (attempt - 1))
+    return Delivery(target.label, False, current.notify_retries + 1, scrub(reason, target.secrets))
+
+
+def deliver(message: Message, targets: list[Target]) -> list[Delivery]:
+    return [send_with_retries(target, message) for target in targets]
+
+
+def record(con: duckdb.DuckDBPyConnection, message: Message, deliveries: list[Delivery], run_kind: str,
+           flow_run_id: str | None, attempted_at: datetime | None = None) -> None:
+    attempted_at = attempted_at or datetime.now(timezone.utc)
+    if deliveries:
+        con.executemany(
+            "INSERT INTO deliveries (attempted_at, flow_run_id, run_kind, target, title, delivered, attempts, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [[attempted_at, flow_run_id, run_kind, d.target, message.title, d.delivered, d.attempts, d.reason]
+             for d in deliveries])
