@@ -155,7 +155,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
         for line in after_run(con, report, before.answers).warnings():
-            logger.warning(line)  # on the flow run (the screen has it from warehouse.notify)
+            logger.warning(line)  # on the flow run; the CLI prints the report's warnings
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
             if loaded or refresh_always:
                 publish(db_file)

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, error, note, print_json, print_rows, say
+from warehouse.cli.console import Format, error, note, print_json, print_rows, say, warn
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.cli.progress import step
 from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
@@ -188,6 +188,8 @@ def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table
             say("\n".join(textwrap.fill(item, REPORT_WIDTH, initial_indent="  ", subsequent_indent="      ",
                                          break_on_hyphens=False) for item in items))
     closing = run.closing(source, strict)
+    for line in run.warnings:
+        warn(line)
     for line in closing.errors:
         error(line)
     if closing.hint:

@@ -83,6 +83,7 @@ class RunReport:
     drift_lines: list[str] = field(default_factory=list)    # one per round with drift, loaded or not
     drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
     flagged: list[str] = field(default_factory=list)         # corrected units and anomalies of the loaded rounds
+    warnings: list[str] = field(default_factory=list)        # what went wrong beside the rounds (a notification not delivered)
 
     @property
     def failed(self) -> list[str]:

@@ -13,7 +13,9 @@ kept."""
 from __future__ import annotations
 
 import logging
+import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable
@@ -38,6 +40,7 @@ class Target:
     label: str                                   # what may be shown and stored: no credentials
     send: Callable[[Message], str | None]        # None when delivered, else why not
     secrets: tuple[str, ...] = ()                # the parts of its URL a reason must never show
+    retried: bool = True                         # False: trying again cannot help (a URL Apprise cannot use)
 
 
 @dataclass(frozen=True)
@@ -87,21 +90,44 @@ def apprise_target(url: str) -> Target:
     if plugin is None:
         scheme = url.split("://", 1)[0]
         return Target(f"{scheme}://(hidden)", lambda _message: f"{scheme}:// is not a notification URL Apprise "
-                      "can use (its scheme or form is wrong: https://appriseit.com/services/)", secrets)
+                      "can use (its scheme or form is wrong: https://appriseit.com/services/)", secrets, retried=False)
     password = urlsplit(url).password
     # Apprise masks it already; its query (method, retry, overflow...) is its defaults' noise
     label = scrub(plugin.url(privacy=True).split("?", 1)[0], (unquote(password),) if password else ())
 
     def send(message: Message) -> str | None:
-        with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as captured:
+        with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured, kept_here():
             delivered = plugin.notify(body=message.body, title=message.title,
                                       notify_type=apprise.NotifyType.FAILURE if message.failure
                                       else apprise.NotifyType.INFO)
-        if delivered:
-            return None
-        said = " ".join(line.strip() for line in captured.getvalue().splitlines() if line.strip())
-        return said or "the target did not accept the message"
+        return None if delivered else apprise_reason(captured.getvalue())
     return Target(label, send, secrets)
+
+
+@contextmanager
+def kept_here():
+    """Apprise's log lines reach no other handler while it sends: at DEBUG a plugin may log the URL
+    it posts to, tokens and all (Slack's webhook path). The reason is taken from them, scrubbed."""
+    logger = logging.getLogger("apprise")
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.propagate = propagate
+
+
+_CAUSE = re.compile(r"\[Errno -?\d+\][^'\")]*|Read timed out|Connect(ion)? timed out|timed out|"
+                    r"Name or service not known|certificate verify failed")
+
+
+def apprise_reason(log_text: str) -> str:
+    """Apprise's warnings about a failed send, and the network's own cause when it logged one
+    ('[Errno 111] Connection refused', 'Read timed out'): one line."""
+    lines = [line.strip() for line in log_text.splitlines() if line.strip()]
+    said = " ".join(line.split(" ", 1)[1] for line in lines if line.startswith(("WARNING ", "ERROR ")))
+    cause = next((m.group(0).strip() for line in lines if "Exception" in line and (m := _CAUSE.search(line))), None)
+    reason = " ".join(part for part in (said, f"({cause})" if cause else "") if part)
+    return reason or "the target did not accept the message"
 
 
 def block_target(name: str) -> Target:
@@ -120,17 +146,17 @@ def block_target(name: str) -> Target:
 
 def send_with_retries(target: Target, message: Message) -> Delivery:
     current = settings.current()
-    reason = None
-    for attempt in range(1, current.notify_retries + 2):
+    reason, attempts = None, current.notify_retries + 1 if target.retried else 1
+    for attempt in range(1, attempts + 1):
         try:
             reason = target.send(message)
         except Exception as exc:  # noqa: BLE001 - any failure of a notifier is a reason, never the run's
             reason = f"{type(exc).__name__}: {exc}"
         if reason is None:
             return Delivery(target.label, True, attempt, None)
-        if attempt <= current.notify_retries:
+        if attempt < attempts:
             time.sleep(current.notify_backoff * 2 ** (attempt - 1))
-    return Delivery(target.label, False, current.notify_retries + 1, scrub(reason, target.secrets))
+    return Delivery(target.label, False, attempts, scrub(reason, target.secrets))
 
 
 def deliver(message: Message, targets: list[Target]) -> list[Delivery]:

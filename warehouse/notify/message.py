@@ -39,7 +39,7 @@ class RoundRows:
 # The rows of each source's latest load (this run's, under the writer lock): results by their key.
 ROWS_OF_LOADS = """
     WITH loads AS (
-        SELECT source_id, max(loaded_at) AS loaded_at, bool_or(previous_sha256 IS NULL AND status = 'loaded') AS first
+        SELECT source_id, max(loaded_at) AS loaded_at, arg_max(previous_sha256 IS NULL, loaded_at) AS first
         FROM load_events WHERE status IN ('loaded', 'reloaded') AND list_contains(?, source_id)
         GROUP BY source_id
     )

@@ -49,12 +49,15 @@ def mark_announced(con: duckdb.DuckDBPyConnection, due: dict[str, str]) -> None:
 
 
 def after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answers.Answers | None) -> Notified:
-    """`before`: the answers before the run's first load (None when it loaded nothing)."""
+    """`before`: the answers before the run's first load (None when it loaded nothing). What went
+    wrong with the notification is added to the report's warnings."""
     try:
-        return _after_run(con, report, before)
+        notified = _after_run(con, report, before)
     except Exception as exc:  # noqa: BLE001 - a notification never fails the run it reports
-        log.warning("warning: notification not sent: %s: %s", type(exc).__name__, exc)
-        return Notified(problem=f"{type(exc).__name__}: {exc}")
+        log.debug("notification not sent", exc_info=True)
+        notified = Notified(problem=f"{type(exc).__name__}: {exc}")
+    report.warnings += notified.warnings()  # printed by the CLI after the report
+    return notified
 
 
 def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answers.Answers | None) -> Notified:
@@ -72,6 +75,4 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
         return Notified(message)
     notified = Notified(message, deliver(message, targets))
     record(con, message, notified.deliveries, report.kind, report.flow_run_id)
-    for line in notified.warnings():
-        log.warning("warning: %s", line)
     return notified
