@@ -251,3 +251,40 @@ def test_decisions_due_lists_them_with_when_they_were_announced(private_con, tmp
     [due] = json.loads(capsys.readouterr().out)
     assert (due["id"], due["due_because"]) == ("catalog-review-by-date", "review date 2026-06-01 has passed")
     assert due["announced_at"] is not None
+
+
+def test_a_prefect_notification_block_gets_the_message(prefect_harness, fast_retries, monkeypatch):
+    """MLPERF_NOTIFY_BLOCK names a block of the configured Prefect API (here a custom webhook block
+    posting to the receiver); a block that answers 500 is a failed delivery with its reason, the
+    block's URL in it reduced to its host."""
+    from prefect.blocks.notifications import CustomWebhookNotificationBlock
+    from warehouse.notify.deliver import Message, configured_targets, deliver
+    monkeypatch.delenv("MLPERF_NOTIFY", raising=False)
+    with receiving(statuses=[200, 500, 500, 500]) as receiver:
+        CustomWebhookNotificationBlock(
+            name="mlperf on call", url=f"http://127.0.0.1:{receiver.port}/hook/tok3n-in-path",
+            json_data={"title": "{{subject}}", "message": "{{body}}"}).save("mlperf-oncall", overwrite=True)
+        monkeypatch.setenv("MLPERF_NOTIFY_BLOCK", "custom-webhook/mlperf-oncall")
+        [delivered] = deliver(Message("MLPerf v6.0 loaded", "Rows v6.0: 520 added"), configured_targets())
+        [failed] = deliver(Message("MLPerf v6.1 loaded", "Rows v6.1"), configured_targets())
+    assert (delivered.target, delivered.delivered, delivered.attempts) == ("block:custom-webhook/mlperf-oncall", True, 1)
+    assert receiver.messages == [{"title": "MLPerf v6.0 loaded", "message": "Rows v6.0: 520 added"}]
+    assert (failed.delivered, failed.attempts) == (False, 3)
+    assert failed.reason.startswith("HTTPStatusError: Server error '500") and "tok3n" not in failed.reason
+    assert "http://127.0.0.1/..." in failed.reason
+
+
+def test_a_run_whose_source_cannot_be_reached_sends_its_error_line(fast_retries, monkeypatch, tmp_path, capsys):
+    """A watch that fails before any round runs (its mirror down, day after day) still tells the
+    on-call analyst, with the line the command prints."""
+    from warehouse.cli import main
+    source = f"http://127.0.0.1:{a_closed_port()}"
+    with receiving() as receiver:
+        monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{receiver.port}/hook")
+        code = main(["watch", "--source", source, "--db", str(tmp_path / "w.duckdb")])
+    err = capsys.readouterr().err
+    assert code == 1
+    [message] = receiver.messages
+    error_line = next(line for line in err.splitlines() if line.startswith("error: "))
+    assert (message["title"], message["type"]) == ("MLPerf watch failed", "failure")
+    assert message["message"].splitlines()[0] == error_line and source in error_line

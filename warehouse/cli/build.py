@@ -13,7 +13,7 @@ import typer
 from warehouse.cli.console import Format, error, note, print_json, print_rows, say, warn
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.cli.progress import step
-from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
+from warehouse.errors import EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
 GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line", "short-of-round")
@@ -111,7 +111,7 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.look_first import unless_changed
     from warehouse.ingest.look import these_rounds
     from warehouse.store import db
-    source = chosen_source(source)
+    source = chosen_source(source, what)
     unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
                                                   "backfill", views_must_be_current=True)
     if unchanged is not None:
@@ -125,10 +125,23 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     return print_run(report, source, strict, fmt)
 
 
-def chosen_source(explicit: str | None) -> str:
+def chosen_source(explicit: str | None, kind: str | None = None) -> str:
     """--source, MLPERF_SOURCE, where the warehouse's rounds came from, or the published repositories;
     checked (a mistyped directory, or a host that does not resolve or answer, is one line before
-    anything starts), and said when the warehouse chose it."""
+    anything starts), and said when the warehouse chose it. For a run (`kind`), a source that is
+    missing or cannot be reached is notified as a failed run (warehouse.notify)."""
+    try:
+        return _checked_source(explicit)
+    except ExpectedFailure as exc:
+        if kind is not None and not isinstance(exc, UsageError):
+            from warehouse.notify.run import after_failure
+            from warehouse.store import db
+            for line in after_failure(db.db_path(current().db), kind, str(exc)).warnings():
+                warn(line)
+        raise
+
+
+def _checked_source(explicit: str | None) -> str:
     from warehouse.identity.rounds import choose_source
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db

@@ -45,7 +45,7 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     from flows.look_first import unless_changed
     from warehouse.identity.round_table import rounds_to_watch
     from warehouse.store import db
-    source = chosen_source(source)
+    source = chosen_source(source, "watch")
     db_file = db.db_path(current().db)
     unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
     if unchanged is not None:

@@ -139,9 +139,18 @@ def block_target(name: str) -> Target:
             with block.raise_on_failure():
                 block.notify(message.body, subject=message.title)
         except Exception as exc:  # noqa: BLE001 - a block that cannot be loaded or cannot send is a failed delivery
-            return f"{type(exc).__name__}: {exc}".splitlines()[0]
+            return hosts_only(f"{type(exc).__name__}: {exc}".splitlines()[0])
         return None
     return Target(f"block:{name}", send)
+
+
+_URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s'\"<>]+")
+
+
+def hosts_only(text: str) -> str:
+    """Every URL of a text as its scheme and host: a block's webhook URL may carry its token
+    (Prefect keeps the block's secrets; a reason in our tables must not)."""
+    return _URL.sub(lambda m: f"{m.group(1)}{urlsplit(m.group(0)).hostname or ''}/...", text)
 
 
 def send_with_retries(target: Target, message: Message) -> Delivery:

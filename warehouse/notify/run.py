@@ -7,12 +7,16 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from pathlib import Path
+
 import duckdb
 
 from warehouse.export.run_report import RunReport, failure_lines
 from warehouse.notify import answers
 from warehouse.notify.deliver import Delivery, Message, configured_targets, deliver, record
 from warehouse.notify.message import compose, rows_of_loads
+from warehouse.store import db
+from warehouse.store.lock import writer
 
 log = logging.getLogger("mlperf.notify")
 
@@ -27,7 +31,7 @@ class Notified:
         lines = [f"notification to {d.target} not delivered after {d.attempts} attempt"
                  f"{'s' if d.attempts != 1 else ''}: {d.reason} (recorded in deliveries)"
                  for d in self.deliveries if not d.delivered]
-        return lines + ([f"notification not sent: {self.problem}"] if self.problem else [])
+        return lines + ([f"notification: {self.problem}"] if self.problem else [])
 
 
 def newly_due(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -75,4 +79,25 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
         return Notified(message)
     notified = Notified(message, deliver(message, targets))
     record(con, message, notified.deliveries, report.kind, report.flow_run_id)
+    return notified
+
+
+def after_failure(db_file: str, kind: str, line: str) -> Notified:
+    """A run that failed before any round ran (its source missing or unreachable): its error line
+    to every target, recorded in `deliveries` when the warehouse exists. Never raises."""
+    try:
+        targets = configured_targets()
+        if not targets:
+            return Notified()
+        message = compose(kind, [line], [], [], [], [], None)
+        notified = Notified(message, deliver(message, targets))
+    except Exception as exc:  # noqa: BLE001 - the run's own failure is what the caller reports
+        return Notified(problem=f"{type(exc).__name__}: {exc}")
+    try:
+        if Path(db_file).exists():
+            with writer(db_file, f"mlperf-wh {kind} (recording its failure's notification)"), \
+                    db.connect(db_file) as con:
+                record(con, message, notified.deliveries, kind, None)
+    except Exception as exc:  # noqa: BLE001 - a warehouse that cannot be written is said, not raised
+        notified.problem = f"its delivery was not recorded: {type(exc).__name__}: {exc}"
     return notified
