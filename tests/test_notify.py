@@ -288,3 +288,36 @@ def test_a_run_whose_source_cannot_be_reached_sends_its_error_line(fast_retries,
     error_line = next(line for line in err.splitlines() if line.startswith("error: "))
     assert (message["title"], message["type"]) == ("MLPerf watch failed", "failure")
     assert message["message"].splitlines()[0] == error_line and source in error_line
+
+
+def test_a_failed_round_sends_the_line_the_command_prints(fast_retries, monkeypatch, tmp_path, capsys):
+    """v6.0's table published cut short: the round fails (exit 1) and the message is its error line."""
+    from warehouse.cli import main
+    upstream = tmp_path / "upstream"
+    cut = upstream / "inference_results_v6.0" / "main" / "summary_results.json"
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes((MIRROR / "inference_results_v6.0" / "main" / "summary_results.json").read_bytes()[:5000])
+    with receiving() as receiver:
+        monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{receiver.port}/hook")
+        code = main(["backfill", "--rounds", "v6.0", "--source", str(upstream), "--db", str(tmp_path / "w.duckdb")])
+    err = capsys.readouterr().err
+    assert code == 1
+    [message] = receiver.messages
+    error_line = next(line for line in err.splitlines() if line.startswith("error: v6.0 failed: "))
+    assert (message["title"], message["type"]) == ("MLPerf backfill failed: v6.0", "failure")
+    assert message["message"].splitlines()[0] == error_line
+
+
+def test_a_file_ingest_is_notified_as_a_run(fast_retries, monkeypatch, tmp_path):
+    """`ingest --file`: an unofficial copy of v6.0's table, loaded once (one message), then again
+    unchanged (none)."""
+    from warehouse.cli import main
+    table = tmp_path / "summary_results.json"
+    shutil.copyfile(MIRROR / "inference_results_v6.0" / "main" / "summary_results.json", table)
+    with receiving() as receiver:
+        monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{receiver.port}/hook")
+        for _ in range(2):
+            assert main(["ingest", "v6.0", "--file", str(table), "--db", str(tmp_path / "w.duckdb"), "-q"]) == 0
+    [message] = receiver.messages
+    assert message["title"].startswith("MLPerf v6.0 loaded")
+    assert "Rows v6.0: 520 added, 0 changed, 0 withdrawn result rows (first load)" in message["message"]
