@@ -131,7 +131,7 @@ class RunReport:
         """The report for a program: per-round rows, drift lines and the sections' items."""
         return {"kind": self.kind, "flow_run_id": self.flow_run_id, "headline": self.headline(),
                 "waited": self.waited, "rounds": self.rounds, "drift": self.drift_lines,
-                "sections": dict(self.sections())}
+                "sections": dict(self.sections()), "warnings": self.warnings}
 
     def closing(self, source: str, strict: bool = False) -> Closing:
         """How the run ends for the one who started it: an error line per failed round, a hint when
