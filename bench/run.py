@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, h
 
 import core_path_bench  # noqa: E402
 import ingest_bench  # noqa: E402
+import notify_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import query_bench  # noqa: E402
 import report_bench  # noqa: E402
@@ -31,6 +32,7 @@ SECTIONS = [
     ("core", core_path_bench.main),
     ("query", query_bench.main),
     ("report", report_bench.main),
+    ("notify", notify_bench.main),
 ]
 
 

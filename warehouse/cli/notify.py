@@ -59,22 +59,37 @@ def last_deliveries(limit: int = 10):
     from warehouse.store import db
     if not Path(db.db_path(current().db)).exists():
         return None
+    import duckdb
     with db.connect(reading_file(), read_only=True) as con:
-        return db.query_frame(con, "SELECT attempted_at, run_kind, target, title, delivered, attempts, reason "
-                                   f"FROM deliveries ORDER BY attempted_at DESC LIMIT {int(limit)}")
+        try:
+            return db.query_frame(con, "SELECT attempted_at, run_kind, target, title, delivered, attempts, reason "
+                                       f"FROM deliveries ORDER BY attempted_at DESC LIMIT {int(limit)}")
+        except duckdb.CatalogException:  # a warehouse no run of this version has written yet
+            return None
+
+
+DUE = """
+    SELECT d.id, d.title, d.review_due, d.due_because, n.noticed_at AS announced_at
+    FROM decisions_due AS d LEFT JOIN {notices} AS n ON n.decision_id = d.id AND n.due_because = d.due_because
+    ORDER BY d.id"""
+NO_NOTICES = "(SELECT NULL::VARCHAR AS decision_id, NULL::VARCHAR AS due_because, NULL::TIMESTAMPTZ AS noticed_at)"
 
 
 @command(decisions, "due", "mlperf-wh decisions due", "mlperf-wh decisions due --format json")
 def decisions_due(fmt: Fmt = Format.table) -> int:
     """The decisions due for review now (their review round is loaded, or their review date has
     passed), and when a message announced each."""
+    import duckdb
+
     from warehouse.store import db
     with db.connect(reading_file(), read_only=True) as con:
-        frame = db.query_frame(con, """
-            SELECT d.id, d.title, d.review_due, d.due_because, n.noticed_at AS announced_at
-            FROM decisions_due AS d LEFT JOIN decision_notices AS n
-              ON n.decision_id = d.id AND n.due_because = d.due_because
-            ORDER BY d.id""")
+        try:
+            frame = db.query_frame(con, DUE.format(notices="decision_notices"))
+        except duckdb.CatalogException:  # written by an earlier version: nothing announced yet
+            try:
+                frame = db.query_frame(con, DUE.format(notices=NO_NOTICES))
+            except duckdb.CatalogException:
+                raise ExpectedFailure("the warehouse has no views yet: run `mlperf-wh backfill` first") from None
     if fmt is Format.table and frame.height == 0:
         say("no decision is due for review")
         return EXIT_OK
