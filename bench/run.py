@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, h
 import core_path_bench  # noqa: E402
 import export_bench  # noqa: E402
 import ingest_bench  # noqa: E402
+import notify_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import query_bench  # noqa: E402
 import report_bench  # noqa: E402
@@ -33,6 +34,7 @@ SECTIONS = [
     ("query", query_bench.main),
     ("export", export_bench.main),
     ("report", report_bench.main),
+    ("notify", notify_bench.main),
 ]
 
 

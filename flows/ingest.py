@@ -11,7 +11,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.parameters import deployable_source, flow
 from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, materialize_views, run_rounds, task_runner
 from flows.steps import RetryWhen, call, run_logger
-from warehouse.export.run_report import RunReport
+from warehouse.export.run_report import RunReport, build
 from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
 from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
@@ -22,6 +22,8 @@ from warehouse.ingest.look import these_rounds
 from warehouse.ingest.pipeline import Prepared, RoundOutcome, prepare, previous_fetch, source_id_for
 from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
+from warehouse.notify.answers import take as take_answers
+from warehouse.notify.run import after_run
 from warehouse.store import db
 from warehouse.store.lock import WarehouseBusy, writer
 from warehouse.store.publish import publish
@@ -96,10 +98,29 @@ def _fetcher(settings: FetchSettings):
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
     with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=run_logger().warning):
+        before = answers_now(db_file)
         outcome = _ingest_file(round_name, path, origin, db_file, force, frozenset(allow or ()))
+        notify_file_ingest(db_file, outcome, before)
         if outcome.status == "loaded":
             publish(db_file)
     return outcome
+
+
+def answers_now(db_file: str):
+    if not Path(db_file).exists():
+        return None
+    with file_errors(), db.connect(db_file) as con:
+        return take_answers(con)
+
+
+def notify_file_ingest(db_file: str, outcome: RoundOutcome, before) -> None:
+    """The file's load (or failure) told to the notification targets, as a run of rounds is."""
+    if not Path(db_file).exists():
+        return
+    with file_errors(), db.connect(db_file) as con:
+        report = build(con, "ingest", current_flow_run_id(), [outcome], None)
+        for line in after_run(con, report, before if outcome.status == "loaded" else None).warnings():
+            run_logger().warning(line)
 
 
 def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: bool,

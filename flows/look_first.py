@@ -15,6 +15,7 @@ from warehouse.export.run_report import RunReport, build
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.history import Run, record_unchanged
 from warehouse.ingest.look import Plan, Unchanged, look_at_rounds
+from warehouse.notify.run import after_run
 from warehouse.store import db, lock
 from warehouse.store.warehouse_file import file_errors
 from warehouse.views.materialize import views_current
@@ -42,5 +43,6 @@ def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_
         outcomes = [found.outcome if isinstance(found, Unchanged) else found for found in looked]
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, None, outcomes, None, waited)
+        after_run(con, report, None)  # a decision whose review date has passed is announced
     regenerate_after_run(outcomes, db_file)
     return report

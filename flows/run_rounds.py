@@ -43,6 +43,9 @@ from warehouse.ingest.parse import MalformedFile
 from warehouse.ingest.look import Plan, absent_locally, handed_over, not_published, previous_of
 from warehouse.ingest.pipeline import RoundOutcome, prepare, source_id_for
 from warehouse.interrupt import raise_if_signalled
+from warehouse.notify.answers import Answers
+from warehouse.notify.answers import take as take_answers
+from warehouse.notify.run import after_run
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
@@ -90,15 +93,17 @@ def ingest_round(round_name: str, round: Round, source: str, db_file: str, setti
 
 
 class BeforeFirstLoad:
-    """The answers before this run's first load, for the report; a run that loads nothing never
-    pays for them."""
+    """The answers before this run's first load, for the report and the notification; a run that
+    loads nothing never pays for them."""
 
     def __init__(self):
         self.snapshot: Snapshot | None = None
+        self.answers: Answers | None = None
 
     def take(self, con: duckdb.DuckDBPyConnection) -> None:
         if self.snapshot is None:
             self.snapshot = take_snapshot(con)
+            self.answers = take_answers(con)
 
 
 def _outcome(round: Round, future) -> RoundOutcome:
@@ -149,6 +154,8 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
             materialize(con)
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
+        for line in after_run(con, report, before.answers).warnings():
+            logger.warning(line)  # on the flow run; the CLI prints the report's warnings
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
             if loaded or refresh_always:
                 publish(db_file)

@@ -181,9 +181,12 @@ def cli(prefect_harness, capsys):
 
 
 def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
-    """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect)."""
+    """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect), each
+    load recorded as a run records it (load_events, result_changes)."""
     from warehouse.identity.rounds import load_registry
-    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.ingest.fetch import FetchSettings, fetch
+    from warehouse.ingest.history import Run, load_with_history
+    from warehouse.ingest.pipeline import prepare
     from warehouse.store import db
     from warehouse.views import materialize
 
@@ -191,7 +194,9 @@ def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     with db.connect(db_path) as con:
         for name in rounds:
             file_name, location = registry[name].locations(str(MIRROR))[0]
-            ingest_location(con, name, "official", file_name, location)
+            fetched = fetch(location, file_name, FetchSettings())
+            load_with_history(con, fetched, prepare(fetched.content, file_name, name, "official", location),
+                              name, "official", Run("backfill"))
         materialize(con)
 
 

@@ -35,6 +35,7 @@ class Field:
     default: object
     parse: Callable[[str], object]  # the variable's text -> the value; ValueError(why) when it cannot be one
     description: str
+    secret: bool = False            # its value may hold credentials: shown as its URLs' schemes alone
 
 
 def text(value: str) -> str:
@@ -96,6 +97,14 @@ def matching(pattern: str) -> Callable[[str], str]:
     return parse
 
 
+def notify_targets(value: str) -> tuple[str, ...]:
+    """Apprise URLs separated by spaces (or a comma before the next URL: a mailto's to=a,b stays one)."""
+    targets = tuple(t for t in re.split(r"[\s,]+(?=[A-Za-z][A-Za-z0-9+.-]*://)|\s+", value.strip()) if t)
+    if bad := [t for t in targets if "://" not in t]:
+        raise ValueError(f"not a notification URL (SCHEME://...): {bad[0].split('@')[-1]!r}")
+    return targets
+
+
 def memory_limit(value: str) -> str:
     memory_size(value)
     return value.strip()
@@ -147,6 +156,19 @@ FIELDS: dict[str, Field] = {
     "published_storage": Field(None, matching(r"^v\d+\.\d+\.\d+$"), (
         "DuckDB storage version of the published read-only copy, e.g. v1.0.0 so DuckDB 1.x readers "
         "(Metabase's driver, older DBeaver) open it; unset: the writer's own (a plain file copy, fastest)")),
+    "notify": Field((), notify_targets, (
+        "where to send a message after each run that changed something, and after a failed run: Apprise "
+        "URLs (json://host/path, slack://..., mailto://...), several separated by spaces; a target's "
+        "credentials are never stored or printed; unset: no messages (docs/operations-guide.md)"), secret=True),
+    "notify_block": Field(None, text, (
+        "with a Prefect API configured: a Prefect notification block (TYPE/NAME, e.g. slack-webhook/ops) "
+        "that gets the same messages")),
+    "notify_retries": Field(2, number(ge=0, le=10, kind=int), (
+        "retries of a notification a target did not accept; the run's outcome never depends on it")),
+    "notify_backoff": Field(1.0, number(ge=0, le=60), "seconds before a notification's first retry; doubled for each next one"),
+    "notify_link": Field(None, text, (
+        "where a message's reader finds the report (e.g. the URL your MLPERF_REPORT_DIR is served at); "
+        "unset: the report directory, or the command that lists the changes")),
 }
 
 
@@ -219,7 +241,8 @@ def _settings_of(variables: frozenset[tuple[str, str]]) -> Settings:
         try:
             values[name] = FIELDS[name].parse(value)
         except ValueError as exc:
-            problems.append(f"{variable(name)}={value!r}: {exc}")
+            shown = hidden(value) if FIELDS[name].secret else repr(value)
+            problems.append(f"{variable(name)}={shown}: {exc}")
     if problems:
         raise SettingsError("; ".join(problems))
     return Settings(**values)
@@ -231,10 +254,17 @@ def settings_rows() -> list[dict[str, str | None]]:
     rows = []
     for name, field in FIELDS.items():
         env_value = os.environ.get(variable(name), "")
-        rows.append({"variable": variable(name), "value": _text(getattr(settings, name)),
+        value = _text(getattr(settings, name))
+        rows.append({"variable": variable(name), "value": hidden(value) if field.secret and value else value,
                      "default": _text(field.default), "meaning": field.description,
                      "source": "env" if env_value else "default"})
     return rows
+
+
+def hidden(value: str) -> str:
+    """A secret setting as it may be shown: each URL's scheme, the rest hidden."""
+    return " ".join(f"{part.split('://', 1)[0]}://(hidden)" if "://" in part else "(hidden)"
+                    for part in re.split(r"[\s,]+", value.strip()) if part)
 
 
 def _text(value) -> str | None:

@@ -7,7 +7,7 @@ import sys
 import typer
 
 from warehouse import collector
-from warehouse.cli import build, ledger, measurements, outputs, query, runs
+from warehouse.cli import build, ledger, measurements, notify, outputs, query, runs
 from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
 from warehouse.cli.failures import expected_failure, run_reporting_failures
@@ -35,7 +35,7 @@ def _top() -> None:
     """The global options are taken by Group; nothing else happens before a command."""
 
 
-for module in (build, query, ledger, measurements, runs, outputs):
+for module in (build, query, ledger, measurements, runs, outputs, notify):
     module.register(app)
 
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, error, note, print_json, print_rows, say
+from warehouse.cli.console import Format, error, note, print_json, print_rows, say, warn
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.cli.progress import step
-from warehouse.errors import EXIT_FAILED, EXIT_OK, UsageError
+from warehouse.errors import EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
 GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line", "short-of-round")
@@ -111,12 +112,12 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.look_first import unless_changed
     from warehouse.ingest.look import these_rounds
     from warehouse.store import db
-    source = chosen_source(source, probe=False)
+    source = chosen_source(source, what, probe=False)
     unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
                                                   "backfill", views_must_be_current=True)
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
-    probe_source(source)
+    probe_source(source, what)
     from flows.ingest import backfill as backfill_flow
     from flows.local_runs import run_here
     db_file = _writable_warehouse(f"mlperf-wh {what}")
@@ -126,10 +127,29 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     return print_run(report, source, strict, fmt)
 
 
-def chosen_source(explicit: str | None, probe: bool = True) -> str:
+def chosen_source(explicit: str | None, kind: str | None = None, probe: bool = True) -> str:
     """--source, MLPERF_SOURCE, where the warehouse's rounds came from, or the published repositories;
     checked (a mistyped directory is one line before anything starts; with `probe`, a host that does
-    not resolve or answer too), and said when the warehouse chose it."""
+    not resolve or answer too), and said when the warehouse chose it. For a run (`kind`), a source that
+    is missing or cannot be reached is notified as a failed run (warehouse.notify)."""
+    with _failure_notified(kind):
+        return _checked_source(explicit, probe)
+
+
+@contextmanager
+def _failure_notified(kind: str | None):
+    try:
+        yield
+    except ExpectedFailure as exc:
+        if kind is not None and not isinstance(exc, UsageError):
+            from warehouse.notify.run import after_failure
+            from warehouse.store import db
+            for line in after_failure(db.db_path(current().db), kind, str(exc)).warnings():
+                warn(line)
+        raise
+
+
+def _checked_source(explicit: str | None, probe: bool) -> str:
     from warehouse.identity.rounds import choose_source
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
@@ -142,12 +162,14 @@ def chosen_source(explicit: str | None, probe: bool = True) -> str:
     return source
 
 
-def probe_source(source: str) -> None:
+def probe_source(source: str, kind: str | None = None) -> None:
     """A host that does not resolve or answer is one line, before a flow would retry every round
-    against it. Run only when something will be fetched: a run that finds nothing new asked the
-    source already (look first), and a probe then is a connection for nothing."""
+    against it (notified as a failed run, for a run). Run only when something will be fetched: a run
+    that finds nothing new asked the source already (look first), and a probe then is a connection for
+    nothing."""
     from warehouse.ingest.fetch import FetchSettings, check_reachable
-    check_reachable(source, FetchSettings.from_env())
+    with _failure_notified(kind):
+        check_reachable(source, FetchSettings.from_env())
 
 
 def _writable_warehouse(what: str) -> str:
@@ -197,6 +219,8 @@ def print_run(run, source: str, strict: bool = False, fmt: Format = Format.table
             say("\n".join(textwrap.fill(item, REPORT_WIDTH, initial_indent="  ", subsequent_indent="      ",
                                          break_on_hyphens=False) for item in items))
     closing = run.closing(source, strict)
+    for line in run.warnings:
+        warn(line)
     for line in closing.errors:
         error(line)
     if closing.hint:

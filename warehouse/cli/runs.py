@@ -46,12 +46,12 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     from flows.look_first import unless_changed
     from warehouse.identity.round_table import rounds_to_watch
     from warehouse.store import db
-    source = chosen_source(source, probe=False)
+    source = chosen_source(source, "watch", probe=False)
     db_file = db.db_path(current().db)
     unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
-    probe_source(source)
+    probe_source(source, "watch")
     from flows.watch import watch_once
     start_temporary_server_if_needed()
     with step("looking for new rounds and loading them"):

@@ -104,6 +104,7 @@ class RunReport:
     drift_lines: list[str] = field(default_factory=list)    # one per round with drift, loaded or not
     drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
     flagged: list[str] = field(default_factory=list)         # corrected units and anomalies of the loaded rounds
+    warnings: list[str] = field(default_factory=list)        # what went wrong beside the rounds (a notification not delivered)
 
     @property
     def failed(self) -> list[str]:
@@ -151,7 +152,7 @@ class RunReport:
         """The report for a program: per-round rows, drift lines and the sections' items."""
         return {"kind": self.kind, "flow_run_id": self.flow_run_id, "headline": self.headline(),
                 "waited": self.waited, "rounds": self.rounds, "drift": self.drift_lines,
-                "sections": dict(self.sections())}
+                "sections": dict(self.sections()), "warnings": self.warnings}
 
     def closing(self, source: str, strict: bool = False) -> Closing:
         """How the run ends for the one who started it: an error line per failed round, a hint when

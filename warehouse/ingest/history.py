@@ -69,18 +69,20 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
                       round_name: str, origin: str, run: Run, allow=frozenset()) -> RoundOutcome:
     """pipeline.load, then one load event saying what the load changed."""
     from warehouse.ingest.pipeline import load
+    from warehouse.ingest import changes as field_changes
     source_id = source_id_for(round_name, origin, fetched.file_name)
-    before = db.query_frame(con, f"SELECT {', '.join(_result_key())}, value FROM results WHERE source_id = ?",
-                            [source_id])
+    before = field_changes.rows_before(con, source_id)
     previous = _previous_sha256(con, source_id)
-    outcome = load(con, fetched, prepared, round_name, origin, allow)
+    loaded_at = datetime.now(timezone.utc)  # the load event's and its result_changes rows' (one load)
+    outcome = load(con, fetched, prepared, round_name, origin, allow,
+                   also=field_changes.writer(loaded_at, round_name, source_id, before, prepared.validated.good))
     changes = changes_between(before, prepared.validated.good) if previous else \
         Changes(prepared.validated.rows_loaded, 0, 0)
     summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
     # the run report reads what the load changed from its outcome, whether or not a flow run holds it
     outcome.results_new, outcome.results_changed, outcome.change_summary = changes.new, changes.changed, summary
     record(con, {
-        "loaded_at": datetime.now(timezone.utc), "flow_run_id": run.flow_run_id, "run_kind": run.kind,
+        "loaded_at": loaded_at, "flow_run_id": run.flow_run_id, "run_kind": run.kind,
         "round": round_name, "source_id": source_id, "url": fetched.location,
         "status": "reloaded" if previous else "loaded", "sha256": fetched.sha256,
         "previous_sha256": previous,

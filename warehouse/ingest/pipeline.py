@@ -37,8 +37,9 @@ def prepare(content: bytes, file_name: str, round_name: str, origin: str, label:
 
 
 def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str,
-         allow=frozenset()) -> RoundOutcome:
-    """Replace this source's rows, unless a guard refuses (GuardRefused: nothing changes)."""
+         allow=frozenset(), also=None) -> RoundOutcome:
+    """Replace this source's rows, unless a guard refuses (GuardRefused: nothing changes); `also`
+    writes in the same transaction (db.replace_source)."""
     v = prepared.validated
     source_id = source_id_for(round_name, origin, fetched.file_name)
     before = db.previous_source(con, source_id)
@@ -52,7 +53,7 @@ def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str
         rows_read=v.rows_read, rows_loaded=v.rows_loaded, rows_quarantined=v.rows_quarantined,
         unknown_columns=prepared.unknown_columns, overrides=overrides,
     )
-    db.replace_source(con, source, v.good, v.quarantine)
+    db.replace_source(con, source, v.good, v.quarantine, also)
     return RoundOutcome(round_name, "loaded", v.rows_read, v.rows_loaded, v.rows_quarantined,
                         source.source_id, fetched.location, unknown_columns=prepared.unknown_columns)
 

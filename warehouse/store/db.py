@@ -170,9 +170,10 @@ def connect(path: str | None = None, read_only: bool = False,
             config: dict | None = None) -> duckdb.DuckDBPyConnection:
     """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
     WarehouseUnavailable, in one line naming the file."""
+    from warehouse.store.change_tables import TABLES as CHANGE_TABLES
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES)
+    con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES + CHANGE_TABLES)
     if not read_only:
         migrate(con)
     return con
@@ -264,8 +265,9 @@ class SourceRecord:
 
 
 def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
-                   results: pl.DataFrame, quarantine: pl.DataFrame) -> None:
-    """One transaction: this source's rows are replaced whole, or nothing changes."""
+                   results: pl.DataFrame, quarantine: pl.DataFrame, also=None) -> None:
+    """One transaction: this source's rows are replaced whole, or nothing changes. `also(con)`, when
+    given, writes in the same transaction (what the load changed: warehouse.ingest.changes)."""
     import polars as pl
     results = results.select(RESULT_COLUMNS)
     quarantine = quarantine.select(
@@ -273,6 +275,8 @@ def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
         "record_no", "raw_record", "reasons")
     row = {**source.__dict__, "loaded_at": datetime.now(timezone.utc)}
     with registered(con, _incoming_results=results, _incoming_quarantine=quarantine), transaction(con):
+        if also is not None:
+            also(con)
         con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM quarantine WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM sources WHERE source_id = ?", [source.source_id])

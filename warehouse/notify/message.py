@@ -1,0 +1,133 @@
+"""One message per run, for the analyst on call: the title names the round(s); then the answers that
+moved (new leaders with their result IDs and the gap, claims whose grade changed, decisions due), then
+the published rows each load added, changed and withdrew (the changed ones by result ID, old -> new),
+then where the report is. A failed run's message is its error line(s) first. A run that changed
+nothing composes no message (None)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from warehouse import settings
+from warehouse.notify.answers import Move
+from warehouse.notify.deliver import Message
+
+SHOWN = 8          # lines per section; the rest is counted, and in answer_changes / published_changes
+CHANGED_SHOWN = 10
+KIND_WORDS = {"leader_per_accelerator": "per accelerator", "leader_per_rack": "per rack"}
+
+
+@dataclass(frozen=True)
+class RoundRows:
+    round: str
+    first_load: bool
+    added: int
+    changed: int
+    withdrawn: int
+    corrections: list[str]     # '5.1-0001 llama2-70b-99 Interactive performance: value 8840.42 -> 17680.84'
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.changed or self.withdrawn)
+
+    def line(self) -> str:
+        counts = f"{self.added:,} added, {self.changed:,} changed, {self.withdrawn:,} withdrawn result rows"
+        return f"{self.round}: {counts}" + (" (first load)" if self.first_load else "")
+
+
+# The rows of each source's latest load (this run's, under the writer lock): results by their key.
+ROWS_OF_LOADS = """
+    WITH loads AS (
+        SELECT source_id, max(loaded_at) AS loaded_at, arg_max(previous_sha256 IS NULL, loaded_at) AS first
+        FROM load_events WHERE status IN ('loaded', 'reloaded') AND list_contains(?, source_id)
+        GROUP BY source_id
+    )
+    SELECT c.*, l.first
+    FROM result_changes AS c JOIN loads AS l ON l.source_id = c.source_id AND l.loaded_at = c.loaded_at"""
+
+
+def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list[RoundRows]:
+    if not source_ids:
+        return []
+    cursor = con.execute(f"""
+        WITH c AS ({ROWS_OF_LOADS})
+        SELECT round, any_value(first),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'added'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'changed'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'withdrawn'),
+               list(coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric || ': '
+                    || CASE change WHEN 'changed' THEN field || ' ' || coalesce(published_before, '(none)') || ' -> '
+                                                       || coalesce(published_after, '(none)')
+                                   ELSE change || ' (' || coalesce(published_before, published_after) || ')' END
+                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added')
+        FROM c GROUP BY round ORDER BY round""", [source_ids])
+    return [RoundRows(r, bool(first), a, c, w, corrections or []) for r, first, a, c, w, corrections in cursor.fetchall()]
+
+
+def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -> list[str]:
+    if not lines:
+        return []
+    out = [f"{title}:"] + [f"- {line}" for line in lines[:shown]]
+    if len(lines) > shown:
+        out.append(f"- and {len(lines) - shown} more{more}")
+    return out + [""]
+
+
+def leader_line(move: Move) -> str:
+    line = f"{KIND_WORDS[move.kind]}, {move.subject}: {move.after}"
+    if move.before is None:
+        return f"{line} (first leader)"
+    if move.gap is not None and move.before.split(" ", 1)[0] != move.result_id:
+        return f"{line}, {move.gap:.2f}x the previous leader {move.before}"
+    return f"{line}, was {move.before}"
+
+
+def report_pointer(flow_run_id: str | None) -> str:
+    current = settings.current()
+    if current.notify_link:
+        return current.notify_link
+    if current.report_dir:
+        return f"{current.report_dir}/index.html"
+    where = f" (Prefect flow run {flow_run_id})" if flow_run_id else ""
+    return ("mlperf-wh sql \"SELECT * FROM published_changes WHERE NOT first_load ORDER BY loaded_at DESC\"; "
+            f"mlperf-wh history{where}")
+
+
+def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: list[Move], due: list[Move],
+            rows: list[RoundRows], flow_run_id: str | None) -> Message | None:
+    """The run's message, or None when it changed nothing and nothing failed."""
+    changed = [r for r in rows if r.any]
+    leaders = [m for m in moves if m.kind in KIND_WORDS]
+    grades = [m for m in moves if m.kind == "claim_grade"]
+    if not (error_lines or changed or leaders or grades or due):
+        return None
+    rounds = sorted({r.round for r in changed} | set(failed_rounds))
+    body = []
+    if error_lines:
+        body += [f"error: {line}" for line in error_lines] + [""]
+    body += _section("New leaders (the best of every loaded round)", [leader_line(m) for m in leaders],
+                     more=' (mlperf-wh sql "SELECT * FROM answer_changes ORDER BY changed_at DESC")')
+    body += _section("Claims whose grade changed", [f"{m.subject}: {m.before} -> {m.after}" for m in grades])
+    body += _section("Decisions due for review", [f"{m.subject}: {m.after} (mlperf-wh decisions show {m.subject})"
+                                                 for m in due])
+    for r in changed:
+        body += _section(f"Rows {r.line()}", r.corrections, CHANGED_SHOWN, " (published_changes)") or [
+            f"Rows {r.line()}", ""]
+    body.append(f"Report: {report_pointer(flow_run_id)}")
+    return Message(_title(kind, rounds, error_lines, changed, leaders, due), "\n".join(body), bool(error_lines))
+
+
+def _title(kind: str, rounds: list[str], error_lines: list[str], changed: list[RoundRows], leaders: list[Move],
+           due: list[Move]) -> str:
+    which = ", ".join(rounds)
+    if error_lines:
+        return f"MLPerf {kind} failed: {which}" if which else f"MLPerf {kind} failed"
+    if changed:
+        firsts = [r.round for r in changed if r.first_load]
+        verb = "loaded" if len(firsts) == len(changed) else "re-published" if not firsts else "loaded and re-published"
+        tail = f", {len(leaders)} new leader{'s' if len(leaders) != 1 else ''}" if leaders else ""
+        return f"MLPerf {which} {verb}{tail}"
+    if due:
+        return f"MLPerf: {len(due)} decision{'s' if len(due) != 1 else ''} due for review"
+    return f"MLPerf {kind}: answers changed"

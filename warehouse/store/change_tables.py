@@ -1,0 +1,42 @@
+"""The tables of what changed and who was told (warehouse/notify):
+
+result_changes    one row per published field a load changed: a result added or withdrawn (its value),
+                  or one field of a result whose value the new table publishes differently (old -> new).
+                  Written by the loader in the transaction that replaces the source's rows.
+answer_changes    one row per answer a run moved: a new best per accelerator or per rack, a claim
+                  whose grade changed, a decision that fell due.
+deliveries        one row per notification attempt to one target (its URL without credentials), with
+                  whether it was delivered and why not.
+decision_notices  the decisions whose review has been announced (each once, with why it was due).
+"""
+from __future__ import annotations
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS result_changes (
+    loaded_at TIMESTAMPTZ NOT NULL,        -- the load (load_events.loaded_at of the same source)
+    round VARCHAR NOT NULL, source_id VARCHAR NOT NULL,
+    result_id VARCHAR, entry_id VARCHAR NOT NULL, model VARCHAR NOT NULL, used_model VARCHAR,
+    scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, units VARCHAR,
+    change VARCHAR NOT NULL,               -- added | changed | withdrawn
+    field VARCHAR NOT NULL,                -- the results column ('value' for an added or withdrawn row)
+    published_before VARCHAR,              -- as text; null for an added row
+    published_after VARCHAR                -- as text; null for a withdrawn row
+);
+CREATE TABLE IF NOT EXISTS answer_changes (
+    changed_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,                 -- leader_per_accelerator | leader_per_rack | claim_grade | decision_due
+    subject VARCHAR NOT NULL,              -- what moved: 'llama2-70b-99 Server Tokens/s', a claim or decision id
+    result_id VARCHAR, round VARCHAR,
+    before VARCHAR, after VARCHAR,         -- the previous and the new answer, in words
+    gap DOUBLE                             -- a new leader: its figure / the previous leader's (null: none before)
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+    attempted_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,               -- the Apprise URL with its secrets masked, or block:NAME
+    title VARCHAR NOT NULL, delivered BOOLEAN NOT NULL, attempts INTEGER NOT NULL,
+    reason VARCHAR                         -- why it was not delivered (null when it was)
+);
+CREATE TABLE IF NOT EXISTS decision_notices (
+    decision_id VARCHAR PRIMARY KEY, due_because VARCHAR NOT NULL, noticed_at TIMESTAMPTZ NOT NULL
+);
+"""
