@@ -128,7 +128,7 @@ def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | No
     previous_path = found[0] if found else None
     url = f"{root}/{previous_path or path}"
     return TreeFile(round_name, path, kind, f"{root}/{path}", _previous_fetch(found and found[1:], url),
-                    previous_path, **run)
+                    previous_path, root=root, **run)
 
 
 def _previous(con) -> dict[tuple[str, str], tuple]:
