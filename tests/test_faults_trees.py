@@ -10,6 +10,7 @@ recorded).
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import digest, query
+from tests.faults import digest, one_error_line, query
 from tests.readers import connect_file
 from tests.trees_layout import TREES, replace_file, round_repositories, without
 
@@ -56,15 +57,15 @@ def every_row_as_text(db: str) -> str:
         return "\n".join(str(con.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables)
 
 
-def ingest(db_file: str, source: str | Path):
-    """The plain functions `mlperf-wh trees` runs, without Prefect."""
+def ingest(db_file: str, source: str | Path, round_name: str = "v6.0"):
+    """The plain functions `mlperf-wh trees` runs, without Prefect (and without rebuilding the views)."""
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.ingest.tree_fetch import fetch_chunk
     from warehouse.ingest.tree_ingest import check, chunks, load, plan
     from warehouse.store import db
     with db.connect(db_file) as con:
-        files, _ = plan(con, [load_registry()["v6.0"]], str(source))
+        files, _ = plan(con, [load_registry()[round_name]], str(source))
         outcomes = [o for chunk in chunks(files, 2) for o in fetch_chunk(chunk, FetchSettings.from_env())]
         return load(con, check(outcomes))
 
@@ -213,3 +214,174 @@ def test_read_tree_file_reads_regular_files_and_refuses_the_rest(tmp_path):
     assert read_tree_file(linked, "closed/a/f.txt", 10) == b"0123456789"
     with pytest.raises(RefusedTreeFile, match="is in /proc"):
         read_tree_file("/proc/self", "environ", 10**6)
+
+
+# --- one bad file costs one row, never the round, never an earlier row ----------------------------
+
+VR = "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT"
+VR_OFFLINE = f"{VR}/qwen3-vl-235b-a22b/Offline/performance/result_summary.json"
+VR_SERVER_REPORT = f"{VR}/qwen3-vl-235b-a22b/Server/report.txt"
+VR_SYSTEM = "closed/NVIDIA/systems/VR-NVL72_VR-288GB_aarch64x72_TRT.json"
+LAMBDA_OFFLINE = "closed/Lambda/results/B200-SXM-180GBx8_TRT/qwen3-vl-235b-a22b/Offline/performance/run_1/results.json"
+
+
+def _set(*keys_and_value):
+    *keys, last, value = keys_and_value
+
+    def change(data):
+        for key in keys:
+            data = data[key]
+        data[last] = value
+    return change
+
+
+def _text(old: str, new: str):
+    return lambda content: content.replace(old.encode(), new.encode(), 1)
+
+
+def _json(change):
+    return lambda content: json.dumps(_changed(json.loads(content), change)).encode()
+
+
+def _changed(data, change):
+    change(data)
+    return data
+
+
+# (file, how its content changes, what the reason says). Each once crashed the round (exit 70) or loaded
+# a rate that is not a number.
+HOSTILE = {
+    "histogram null": (VR_OFFLINE, _json(_set("ttft", "histogram", None)), "'ttft.histogram': expected an object with a list of 'counts', found null"),
+    "histogram list": (VR_OFFLINE, _json(_set("latency", "histogram", [1, 2])), "'latency.histogram': expected an object with a list of 'counts', found a list"),
+    "histogram string": (VR_OFFLINE, _json(_set("histogram", "x")), "'histogram': expected an object with a list of 'counts', found a string"),
+    "histogram counts a number": (VR_OFFLINE, _json(_set("tpot", "histogram", {"counts": 3})), "found a number"),
+    "client histogram null": (LAMBDA_OFFLINE, _text('"results": {', '"results": {"histogram": null, '), "'results.histogram': expected an object"),
+    "qps NaN": (VR_OFFLINE, _text('"qps": ', '"qps": NaN, "x": '), "JSON holding the non-finite number NaN"),
+    "qps Infinity": (VR_OFFLINE, _text('"qps": ', '"qps": Infinity, "x": '), "JSON holding the non-finite number Infinity"),
+    "qps 1e999999": (VR_OFFLINE, _text('"qps": ', '"qps": 1e999999, "x": '), "JSON holding the number 1e999999, beyond the range of a 64-bit float"),
+    "client qps NaN": (LAMBDA_OFFLINE, _text('"qps": ', '"qps": NaN, "x": '), "member 'results': JSON holding the non-finite number NaN"),
+    "qps twice": (VR_OFFLINE, _text('"qps": ', '"qps": 1.0, "qps": '), "JSON holding the key 'qps' twice in one object, with two values"),
+    "client member twice": (LAMBDA_OFFLINE, _text('"results": {', '"results": {}, "results": {'), "the member 'results' twice, with two values"),
+    "report 400-digit QPS": (VR_SERVER_REPORT, _text("QPS: ", "QPS: " + "9" * 400 + "0"), "(QPS): '99999999999999999999'... (408 characters) is beyond the range of a 64-bit float"),
+    "report QPS twice": (VR_SERVER_REPORT, _text("QPS: ", "QPS: 1.00\nQPS: "), "(QPS): given twice, with two values"),
+    "system NaN": (VR_SYSTEM, _text('"number_of_nodes": ', '"number_of_nodes": NaN, "x": '), "JSON holding the non-finite number NaN"),
+}
+
+
+@pytest.fixture(scope="module")
+def v61_loaded(tmp_path_factory) -> str:
+    """The constructed v6.1 table loaded (tests/fixtures/trees_v6.1), once per module."""
+    from tests.trees_layout import v61_repository
+    from warehouse.ingest.pipeline import ingest_location
+    from warehouse.store import db
+    here = tmp_path_factory.mktemp("v61")
+    root = v61_repository(here / "source")
+    path = str(here / "v61.duckdb")
+    with db.connect(path) as con:
+        ingest_location(con, "v6.1", "official", "summary_results.json",
+                        str(root / "inference_results_v6.1" / "main" / "summary_results.json"))
+    return path
+
+
+@pytest.fixture
+def v61_tree(v61_loaded, tmp_path):
+    """(warehouse, source): a copy of the v6.1 warehouse, and the real v6.1 fixture files laid out as
+    published (5 run folders, 2 systems of which Lambda's is not in the fixtures)."""
+    from tests.faults import copy_of
+    from tests.trees_layout import v61_repository
+    return copy_of(v61_loaded, tmp_path), v61_repository(tmp_path / "source")
+
+
+def v61_ingest(db_file: str, root: Path):
+    return ingest(db_file, root, "v6.1")
+
+
+def tree_digest(db_file: str) -> dict[str, str]:
+    return digest(db_file, tables=("results", "run_summaries", "systems"))
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_one_hostile_file_costs_its_row_on_a_first_load(v61_tree, case):
+    path, root = v61_tree
+    relative, change, said = HOSTILE[case]
+    if relative == VR_SERVER_REPORT:  # the report is read when the folder has no result_summary.json
+        (root / "inference_results_v6.1" / relative).parent.joinpath("performance", "result_summary.json").unlink()
+    target = root / "inference_results_v6.1" / relative
+    target.write_bytes(change(target.read_bytes()))
+    before = digest(path, tables=("results",))
+    outcome = v61_ingest(path, root)
+    assert outcome.counts == {"loaded": 5, "quarantined": 1, "missing": 1}, outcome.problems
+    [problem] = outcome.problems
+    assert relative in problem and said in problem, problem
+    assert digest(path, tables=("results",)) == before
+    assert query(path, "SELECT count(*) FROM run_summaries") == [(4 if relative != VR_SYSTEM else 5,)]
+    assert query(path, "SELECT count(*) FROM run_summaries WHERE NOT isfinite(coalesce(samples_per_second, "
+                       "completed_samples_per_second))") == [(0,)]
+
+
+@pytest.mark.parametrize("case", ["histogram list", "qps NaN", "qps twice", "system NaN"])
+def test_a_bad_replacement_keeps_the_last_good_row_and_names_the_new_files_fault(v61_tree, case):
+    """It deleted the row already loaded (run_summaries 5 -> 4, exit 0); a bad round table leaves its
+    round as it was, and so does a bad tree file now: the row stays, the new file is quarantined."""
+    path, root = v61_tree
+    relative, change, said = HOSTILE[case]
+    assert v61_ingest(path, root).counts == {"loaded": 6, "missing": 1}
+    before = tree_digest(path)
+    target = root / "inference_results_v6.1" / relative
+    target.write_bytes(change(target.read_bytes()))
+    outcome = v61_ingest(path, root)
+    assert outcome.counts == {"unchanged": 5, "quarantined": 1, "missing": 1}, outcome.problems
+    [problem] = outcome.problems
+    assert said in problem and problem.endswith("the row loaded from its earlier file is kept"), problem
+    assert tree_digest(path) == before
+    [(status, message)] = query(path, f"SELECT status, message FROM tree_files WHERE path = '{relative}'")
+    assert status == "quarantined" and said in message
+    [(reasons,)] = query(path, f"SELECT reasons FROM quarantine WHERE source_id = 'tree/v6.1/{relative}'")
+    assert len(reasons) == 1 and said in reasons[0]
+    # Fixed again: loads, its quarantine record gone, the row as it was.
+    shutil.copyfile(_fixture_of(relative), target)
+    assert v61_ingest(path, root).counts == {"unchanged": 5, "loaded": 1, "missing": 1}
+    assert tree_digest(path) == {k: v for k, v in before.items()}
+    assert query(path, "SELECT count(*) FROM quarantine WHERE source_id LIKE 'tree/%'") == [(0,)]
+
+
+def _fixture_of(relative: str) -> Path:
+    import tomllib
+
+    from tests.trees_layout import V61_FIXTURES
+    with (V61_FIXTURES / "manifest.toml").open("rb") as f:
+        return V61_FIXTURES / next(e["name"] for e in tomllib.load(f)["file"] if e["path"] == relative)
+
+
+def test_trees_keeps_a_loaded_run_when_its_file_is_replaced_by_a_broken_one(cli, v61_tree):
+    """The CLI's answer: exit 0, one `warning:` line naming the file and its fault, no `error:`;
+    every row of run_summaries and systems as before."""
+    path, root = v61_tree
+    code, _, err = cli("--db", path, "trees", "--rounds", "v6.1", "--source", root)
+    assert code == 0, err
+    before = tree_digest(path)
+    target = root / "inference_results_v6.1" / VR_OFFLINE
+    target.write_bytes(_json(_set("ttft", "histogram", []))(target.read_bytes()))
+    code, _, err = cli("--db", path, "trees", "--rounds", "v6.1", "--source", root)
+    assert code == 0, err
+    assert "Traceback" not in err and "error:" not in err, err
+    [line] = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert VR_OFFLINE in line and "'ttft.histogram': expected an object with a list of 'counts', found a list" in line
+    assert tree_digest(path) == before
+    assert query(path, "SELECT count(*) FROM run_summaries") == [(5,)]
+
+
+def test_a_tree_file_over_the_size_cap_is_one_error_line(cli, v61_tree):
+    """A 70 MB result_summary.json (a sparse file: its size is refused before a byte is read)."""
+    path, root = v61_tree
+    assert v61_ingest(path, root).counts == {"loaded": 6, "missing": 1}
+    before = tree_digest(path)
+    target = root / "inference_results_v6.1" / VR_OFFLINE
+    target.unlink()
+    with target.open("wb") as f:
+        f.truncate(70 * 1024 * 1024)
+    code, _, err = cli("--db", path, "trees", "--rounds", "v6.1", "--source", root)
+    assert code == 1
+    line = one_error_line(err)
+    assert VR_OFFLINE in line and "73400320 bytes is over the size cap of 67108864 bytes (MLPERF_FETCH_MAX_BYTES)" in line
+    assert tree_digest(path) == before

@@ -5,6 +5,7 @@ worker imported tree_ingest's polars, Pandera and DuckDB in 2-3 s on its first c
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple
@@ -189,11 +190,14 @@ UINT64 = range(0, 2**64)
 
 def out_of_bounds(record: dict) -> list[str]:
     """Every integer of a parsed row must fit its 64-bit column (LoadGen's seeds are unsigned:
-    warehouse/store/tree_tables.py): one that does not is its file's reason to be quarantined (else
-    the whole round's rows would fail to load)."""
-    return [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
-            if isinstance(value, int) and not isinstance(value, bool)
-            and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+    warehouse/store/tree_tables.py) and every float be finite (the parsers refuse NaN, Infinity and
+    1e999999 where they read them; this is the last word for every parser alike): one that does
+    not is its file's reason to be quarantined (else the whole round's rows would fail to load)."""
+    beyond = [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
+              if isinstance(value, int) and not isinstance(value, bool)
+              and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+    return beyond + [f"{name}: {value} is not a finite number" for name, value in record.items()
+                     if isinstance(value, float) and not math.isfinite(value)]
 
 
 def _digits(value: int) -> str:
