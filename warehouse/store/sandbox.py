@@ -14,10 +14,16 @@ Two locks, each enough on its own for what it covers:
   or acts on the database is refused wherever it stands.
 
 A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted, while it computes or while its rows
-are read; one whose computation needs more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one
-line naming the limit and how to raise it. The rows printed are fetched at most `--limit` (plus one:
-DuckDB counts the others), so `--limit` bounds what this process holds; MLPERF_SQL_MEMORY_LIMIT bounds
-DuckDB's working memory (joins, sorts, aggregates, the count), not the rows a `--limit 0` fetches.
+are read: a watchdog thread interrupts the connection, and a statement that does not stop when
+interrupted (DuckDB checks for an interrupt between chunks of rows: one scalar call such as
+`len(range(2000000000))` builds its list without looking) ends the process STUCK_SECONDS later, with
+the same line (the sandbox is read-only: nothing is left half-written). One whose computation needs
+more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
+The rows printed are fetched at most `--limit` (plus one: DuckDB counts the others), so `--limit`
+bounds what this process holds. `--limit 0` as CSV or JSON streams: DuckDB hands the rows over as
+it makes them and this process holds STREAM_ROWS rows at a time (`stream_query`; what DuckDB holds
+meanwhile, a sort or an aggregate, is under MLPERF_SQL_MEMORY_LIMIT); as a table or Markdown, every
+row is held to size the columns, so it prints at most ALL_ROWS_HELD rows and refuses more in one line.
 """
 from __future__ import annotations
 
@@ -29,11 +35,12 @@ import threading
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
 from warehouse import settings
-from warehouse.errors import ExpectedFailure
+from warehouse.errors import ExpectedFailure, one_line
 from warehouse.store import db
 from warehouse.store.rows import Rows, relation_rows
 
@@ -269,6 +276,71 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None
             raise failure_of(exc, timed_out.is_set(), timeout) from None
 
 
+STREAM_ROWS = 2048        # rows this process holds at a time while `--limit 0` streams CSV or JSON
+ALL_ROWS_HELD = 100_000   # rows `--limit 0` prints as a table or Markdown (each is held to size the columns)
+
+
+def stream_query(con: duckdb.DuckDBPyConnection, sql: str, emit: Callable[[pl.DataFrame, bool], None],
+                 batch_rows: int = STREAM_ROWS) -> int:
+    """Every row of the last statement, handed to `emit(frame, first)` STREAM_ROWS at a time (at
+    least once: an empty first frame carries the header), under the time limit; how many rows."""
+    check_statements(con, sql)
+    timeout = settings.current().sql_timeout
+    with interrupted_after(con, timeout) as timed_out:
+        try:
+            relation = con.sql(sql)
+            if relation is None:
+                emit(_no_frame(), True)
+                return 0
+            names = db.unique_names(relation.columns)
+            as_text = {name for name, kind in zip(names, relation.types) if db.needs_text(str(kind))}
+            # HUGEINT as its text: a batch of Python ints cannot be a DECIMAL(38) past 38 digits, as Arrow's can
+            as_text |= {name for name, kind in zip(names, relation.types) if str(kind) == "HUGEINT"}
+            as_text |= _undrawable_dates(db.projected(relation, names, as_text, None), names, as_text)
+            rows = db.projected(relation, names, as_text, None)
+            schema = db.relation_frame(rows, 0).schema
+            # execute + fetchmany: DuckDB streams the result (a relation's rows are read whole first)
+            result, count, first = con.execute(rows.sql_query()), 0, True
+            while (batch := result.fetchmany(batch_rows)) or first:
+                emit(_batch_frame(batch, schema), first)
+                count, first = count + len(batch), False
+            return count
+        except Exception as exc:
+            if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
+                raise
+            raise failure_of(exc, timed_out.is_set(), timeout) from None
+
+
+def _undrawable_dates(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str]) -> set[str]:
+    """The DATE and TIMESTAMP columns holding a value polars cannot draw (infinity, a year outside
+    1-9999): printed as DuckDB's text, as db.relation_frame does when it reads them whole. Asked of
+    DuckDB first (the query runs twice when it has such columns): a batch cannot change its type."""
+    dated = [name for name, kind in zip(names, relation.types)
+             if name not in as_text and db.TYPED_AT_TOP.fullmatch(str(kind)) and str(kind).startswith(("DATE", "TIMESTAMP"))]
+    if not dated:
+        return set()
+    quoted = ['"' + name.replace('"', '""') + '"' for name in dated]
+    found = relation.aggregate(", ".join(
+        f"coalesce(bool_or(CASE WHEN isfinite({q}) THEN year({q}) NOT BETWEEN 1 AND 9999 ELSE {q} IS NOT NULL END), false)"
+        for q in quoted)).fetchall()[0]
+    return {name for name, undrawable in zip(dated, found) if undrawable}
+
+
+def _batch_frame(rows: list[tuple], schema) -> pl.DataFrame:
+    """Rows as DuckDB hands them to Python -> a frame of the schema the whole result would have
+    (relation_frame's): text columns take a value's text (a UUID), the rest their own values. A
+    value no column of that type can hold is one line, naming it."""
+    import polars as pl
+    columns = list(zip(*rows)) if rows else [()] * len(schema)
+    data = {name: [v if v is None or isinstance(v, str) else str(v) for v in values] if dtype == pl.String
+            else list(values) for (name, dtype), values in zip(schema.items(), columns)}
+    try:
+        return pl.DataFrame(data, schema=schema)
+    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
+        raise ExpectedFailure(f"--limit 0 streams rows as they come and cannot print these ({one_line(str(exc))[:200]}); "
+                              "print them with --limit N, or cast the column to VARCHAR") from None
+
+
 def _from_duckdb(exc: Exception, timed_out: bool) -> bool:
     """A polars error raised while it read DuckDB's rows is DuckDB's (an interrupt, memory)."""
     polars = sys.modules.get("polars")  # not imported when the rows were read without it
@@ -281,14 +353,21 @@ def _no_frame():
     return pl.DataFrame()
 
 
+STUCK_SECONDS = 2.0  # after an interrupt, for the statement to stop before the process is ended
+
+
 @contextmanager
-def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float):
-    """Interrupt whatever `con` runs once `seconds` have passed; yields the event saying it did."""
-    fired = threading.Event()
+def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float, on_stuck: Callable[[], None] | None = None):
+    """Interrupt whatever `con` runs once `seconds` have passed; yields the event saying it did. A
+    statement still running STUCK_SECONDS after the interrupt gets `on_stuck` (default: the time
+    limit's line, and the process ends: `end_process`)."""
+    fired, done = threading.Event(), threading.Event()
 
     def interrupt():
         fired.set()
         con.interrupt()
+        if not done.wait(STUCK_SECONDS):
+            (on_stuck or (lambda: end_process(failure_of(None, True, seconds))))()
 
     timer = threading.Timer(seconds, interrupt)
     timer.daemon = True
@@ -296,7 +375,19 @@ def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float):
     try:
         yield fired
     finally:
+        done.set()
         timer.cancel()
+
+
+def end_process(failure: ExpectedFailure) -> None:
+    """The one `error:` line, then the process ends at once: a statement that ignores DuckDB's
+    interrupt cannot be stopped otherwise (the thread running it is inside DuckDB)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.write(2, f"error: {one_line(str(failure))}\n".encode())
+    os._exit(failure.exit_code)
 
 
 def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFailure:
