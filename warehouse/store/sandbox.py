@@ -110,7 +110,8 @@ def check_statements(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse the whole text unless every statement in it is a query calling only allowed functions."""
     statements = parsed(con, sql)
     if not statements:
-        raise Refused("no statement to run")
+        raise Refused("no statement to run: the query holds only comments or spaces" if sql.strip()
+                      else "no statement to run: the query is empty")
     for statement in statements:
         check_statement(con, statement)
 
@@ -133,7 +134,21 @@ def parsed(con: duckdb.DuckDBPyConnection, sql: str) -> list:
     try:
         return con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise Refused(f"cannot parse the query: {exc}") from None
+        raise Refused(f"cannot parse the query: {without_setting_advice(str(exc))}") from None
+
+
+# DuckDB's advice to raise a setting ("Use "SET max_expression_depth TO x" to increase ..."): `sql`
+# refuses SET (lock_configuration), so the advice is replaced by what can be done.
+SETTING_ADVICE = re.compile(r"""\s*Use\s+["']?SET\s+(\w+)[^.]*\.?""", re.IGNORECASE)
+
+
+def without_setting_advice(text: str) -> str:
+    found = SETTING_ADVICE.search(text)
+    if not found:
+        return text
+    return (SETTING_ADVICE.sub("", text).rstrip() + f" (`sql` cannot change {found.group(1)}: its settings "
+            "are locked; write the query with fewer nested levels, e.g. IN (...) or a CASE instead of a "
+            "chain of ORs or nested calls)")
 
 
 def refuse_kind(statement, prefix: str = "") -> None:
@@ -180,7 +195,7 @@ def serialized(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
     except RecursionError:
         raise Refused(f"the query is nested too deeply to check: {_excerpt(sql)}") from None
     if tree.get("error"):
-        raise Refused(f"cannot check the query: {tree.get('error_message')}: {_excerpt(sql)}")
+        raise Refused(f"cannot check the query: {without_setting_advice(str(tree.get('error_message')))}: {_excerpt(sql)}")
     return tree
 
 
@@ -404,7 +419,7 @@ def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFa
         return Refused(f"`sql` reads only the warehouse, no other file or URL: {exc}")
     hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
         if "read-only" in str(exc) else ""
-    return ExpectedFailure(f"{exc}{hint}")
+    return ExpectedFailure(f"{without_setting_advice(str(exc))}{hint}")
 
 
 def memory_limit_bytes() -> int:
