@@ -7,20 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import DIGEST_TABLES, copy_of, digest, files_in, one_error_line, run  # noqa: F401 - run: a fixture
-from warehouse.store.publish import publish
-
-
-@pytest.fixture
-def warehouse(shared_warehouse, tmp_path) -> str:
-    (tmp_path / "w").mkdir()
-    path = copy_of(shared_warehouse, tmp_path / "w")
-    publish(path)
-    return path
-
-
-def state(db: str) -> tuple:
-    return digest(db, tables=DIGEST_TABLES), files_in(Path(db).parent)
+from tests.faults import one_error_line, run  # noqa: F401 - run: a fixture
+from tests.test_faults_paths import state, warehouse  # noqa: F401 - warehouse: a fixture
 
 
 def refused(run, warehouse: str, *args) -> str:

@@ -22,22 +22,14 @@ import pytest
 
 from tests.faults import digest, one_error_line, query
 from tests.readers import connect_file
-from tests.trees_layout import TREES, replace_file, round_repositories, without
+from tests.test_trees_load import krai_warehouse  # noqa: F401 - a fixture: v6.0 Krai's 2 results on 1 system
+from tests.trees_layout import round_repositories, without
 
 KRAI = "closed/Krai/results/h200_n1-kissv/wan-2.2-t2v-a14b"
 KRAI_OFFLINE = f"{KRAI}/offline/performance/run_1/mlperf_log_summary.txt"
 KRAI_SINGLE = f"{KRAI}/singlestream/performance/run_1/mlperf_log_summary.txt"
 KRAI_SYSTEM = "closed/Krai/systems/h200_n1-kissv.json"
 TREE_TABLES = ("run_summaries", "systems", "tree_files", "quarantine")
-
-
-@pytest.fixture
-def krai_warehouse(shared_warehouse, tmp_path) -> str:
-    path = str(tmp_path / "krai.duckdb")
-    shutil.copyfile(shared_warehouse, path)
-    with connect_file(path) as con:
-        con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'Krai' AND division = 'closed')")
-    return path
 
 
 @pytest.fixture

@@ -274,17 +274,25 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None
     never held here) and how many there are in all; with `as_rows` (a table to print) as Rows when
     every column can be read without polars (warehouse/store/rows.py), else as a polars frame."""
     check_statements(con, sql)
+    with within_limits(con):
+        relation = con.sql(sql)
+        if relation is None:
+            return (Rows([], [], []) if as_rows else _no_frame()), 0
+        fetched = None if limit is None else limit + 1
+        found = (as_rows and relation_rows(relation, fetched)) or db.relation_frame(relation, fetched)
+        if limit is None or found.height <= limit:
+            return found, found.height
+        return found.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+
+
+@contextmanager
+def within_limits(con: duckdb.DuckDBPyConnection):
+    """Run the block under MLPERF_SQL_TIMEOUT; DuckDB's errors (and polars' reading DuckDB's rows)
+    become the one line naming the limit reached, or DuckDB's own message."""
     timeout = settings.current().sql_timeout
     with interrupted_after(con, timeout) as timed_out:
         try:
-            relation = con.sql(sql)
-            if relation is None:
-                return (Rows([], [], []) if as_rows else _no_frame()), 0
-            fetched = None if limit is None else limit + 1
-            found = (as_rows and relation_rows(relation, fetched)) or db.relation_frame(relation, fetched)
-            if limit is None or found.height <= limit:
-                return found, found.height
-            return found.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+            yield
         except Exception as exc:
             if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
                 raise
@@ -300,30 +308,24 @@ def stream_query(con: duckdb.DuckDBPyConnection, sql: str, emit: Callable[[pl.Da
     """Every row of the last statement, handed to `emit(frame, first)` STREAM_ROWS at a time (at
     least once: an empty first frame carries the header), under the time limit; how many rows."""
     check_statements(con, sql)
-    timeout = settings.current().sql_timeout
-    with interrupted_after(con, timeout) as timed_out:
-        try:
-            relation = con.sql(sql)
-            if relation is None:
-                emit(_no_frame(), True)
-                return 0
-            names = db.unique_names(relation.columns)
-            as_text = {name for name, kind in zip(names, relation.types) if db.needs_text(str(kind))}
-            # HUGEINT as its text: a batch of Python ints cannot be a DECIMAL(38) past 38 digits, as Arrow's can
-            as_text |= {name for name, kind in zip(names, relation.types) if str(kind) == "HUGEINT"}
-            as_text |= _undrawable_dates(db.projected(relation, names, as_text, None), names, as_text)
-            rows = db.projected(relation, names, as_text, None)
-            schema = db.relation_frame(rows, 0).schema
-            # execute + fetchmany: DuckDB streams the result (a relation's rows are read whole first)
-            result, count, first = con.execute(rows.sql_query()), 0, True
-            while (batch := result.fetchmany(batch_rows)) or first:
-                emit(_batch_frame(batch, schema), first)
-                count, first = count + len(batch), False
-            return count
-        except Exception as exc:
-            if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
-                raise
-            raise failure_of(exc, timed_out.is_set(), timeout) from None
+    with within_limits(con):
+        relation = con.sql(sql)
+        if relation is None:
+            emit(_no_frame(), True)
+            return 0
+        names = db.unique_names(relation.columns)
+        as_text = {name for name, kind in zip(names, relation.types) if db.needs_text(str(kind))}
+        # HUGEINT as its text: a batch of Python ints cannot be a DECIMAL(38) past 38 digits, as Arrow's can
+        as_text |= {name for name, kind in zip(names, relation.types) if str(kind) == "HUGEINT"}
+        as_text |= _undrawable_dates(db.projected(relation, names, as_text, None), names, as_text)
+        rows = db.projected(relation, names, as_text, None)
+        schema = db.relation_frame(rows, 0).schema
+        # execute + fetchmany: DuckDB streams the result (a relation's rows are read whole first)
+        result, count, first = con.execute(rows.sql_query()), 0, True
+        while (batch := result.fetchmany(batch_rows)) or first:
+            emit(_batch_frame(batch, schema), first)
+            count, first = count + len(batch), False
+        return count
 
 
 def _undrawable_dates(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str]) -> set[str]:
