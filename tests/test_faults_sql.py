@@ -368,11 +368,14 @@ def test_columns_of_one_name_are_told_apart(run, typed_warehouse, fmt):
 
 
 def test_the_time_limit_firing_while_rows_stream_is_one_line(run, typed_warehouse, monkeypatch):
-    """Interrupted while polars read the rows, the error was polars' (exit 70)."""
+    """Interrupted while polars read the rows, the error was polars' (exit 70). CSV streams (--limit 0):
+    the rows printed before the limit are whole lines, whole batches of them, then the one line."""
     monkeypatch.setenv("MLPERF_SQL_TIMEOUT", "0.5")
     code, out, err = run("sql", "SELECT range, repeat('x', 200) AS pad FROM range(30000000)", "--format", "csv",
                          "--db", typed_warehouse)
-    assert code == 1 and out == ""
+    assert code == 1
+    if out:  # the header, then whole batches of 2,048 rows
+        assert out.endswith("\n") and (len(out.splitlines()) - 1) % 2048 == 0
     assert "time limit of 0.5 s" in one_error_line(err)
 
 
@@ -388,3 +391,79 @@ def test_a_limit_fetches_only_the_rows_it_prints(run, typed_warehouse, monkeypat
     assert (code, len(out.splitlines())) == (0, 2), err
     assert err == "showing 1 of 2,000,000 rows; --limit 0 for all\n"
     assert grown_mib < 500, f"peak grew by {grown_mib:.0f} MiB for a 2 GB result"
+
+
+# --- limits that hold (issue 40) -------------------------------------------------------------------
+
+COMMAND = Path(sys.executable).parent / "mlperf-wh"
+
+
+def _sql_process(warehouse: str, *args: str, **env: str) -> tuple[int, int, bytes, bytes, float]:
+    """`mlperf-wh sql ARGS` as its own process -> (exit code, peak RSS in MiB, the first 1 MB of
+    stdout, stderr, seconds); stdout is read as it comes (counted, not kept whole)."""
+    import subprocess
+    started = time.monotonic()
+    process = subprocess.Popen([str(COMMAND), "sql", *args, "--db", warehouse], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, **env})
+    head, lines = b"", 0
+    while chunk := process.stdout.read(1 << 20):
+        head = head or chunk
+        lines += chunk.count(b"\n")
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_maxrss // 1024, head, err, time.monotonic() - started, lines
+
+
+def test_a_statement_that_ignores_the_interrupt_is_stopped_at_the_time_limit(warehouse):
+    """`SELECT len(range(2000000000))` builds one list without looking for DuckDB's interrupt: still
+    running at 60 s under MLPERF_SQL_TIMEOUT=5. The watchdog ends it STUCK_SECONDS after the interrupt."""
+    from warehouse.store.sandbox import STUCK_SECONDS
+    before = _state(warehouse)
+    code, _, out, err, seconds, _ = _sql_process(warehouse, "SELECT len(range(2000000000))", MLPERF_SQL_TIMEOUT="5")
+    assert (code, out) == (1, b""), err
+    line = one_error_line(err.decode())
+    assert "ran past `sql`'s time limit of 5 s and was stopped" in line and "MLPERF_SQL_TIMEOUT=SECONDS" in line
+    assert 5 <= seconds < 5 + STUCK_SECONDS + 20  # the rest: starting Python under a shared machine's load
+    _unchanged(warehouse, before)
+
+
+def test_limit_0_streams_csv_in_bounded_batches_under_the_memory_limit(warehouse):
+    """`sql --limit 0` held every row: 6 GB under MLPERF_SQL_MEMORY_LIMIT=512MB. 2,000,000 rows of
+    ~110 bytes (about 230 MB of CSV) held whole peaked ~600 MiB above `SELECT 1`; streamed, within
+    120 MiB of it."""
+    code, peak_mib, head, err, _, lines = _sql_process(
+        warehouse, "SELECT range, repeat('x', 100) AS pad FROM range(2000000)", "--format", "csv", "--limit", "0",
+        MLPERF_SQL_MEMORY_LIMIT="256MB")
+    assert (code, err) == (0, b""), err
+    assert head.startswith(b"range,pad\n0," + b"x" * 100 + b"\n1,") and lines == 2_000_001
+    _, baseline_mib, _, _, _, _ = _sql_process(warehouse, "SELECT 1", "--format", "csv")
+    assert peak_mib < baseline_mib + 120, f"peak {peak_mib} MiB, {baseline_mib} MiB for SELECT 1"
+
+
+def test_limit_0_past_the_memory_limit_is_one_line(warehouse):
+    code, _, out, err, _, _ = _sql_process(
+        warehouse, "SELECT range, repeat('x', 100) AS pad FROM range(20000000) ORDER BY range DESC",
+        "--format", "csv", "--limit", "0", MLPERF_SQL_MEMORY_LIMIT="128MB")
+    assert (code, out) == (1, b"")
+    assert "needed more memory than `sql`'s limit of 128MB" in one_error_line(err.decode())
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_streamed_rows_print_as_a_whole_frame_does(run, warehouse, fmt):
+    """Across batches (2,048 rows each), with the types the whole frame prints its own way."""
+    query = ("SELECT range AS i, range * 1.5 AS x, 'r' || range AS s, [range, 2] AS l, {'k': range} AS st, "
+             "DATE '2026-01-01' + range::INTEGER AS d, range::DECIMAL(10, 2) AS dec FROM range(5000)")
+    streamed = run("sql", query, "--format", fmt, "--limit", "0", "--db", warehouse)
+    whole = run("sql", query, "--format", fmt, "--limit", "5000", "--db", warehouse)
+    assert streamed == whole and streamed[0] == 0
+    if fmt == "json":
+        assert len(json.loads(streamed[1])) == 5000
+
+
+def test_limit_0_as_a_table_past_what_it_holds_is_one_line(run, warehouse):
+    from warehouse.store.sandbox import ALL_ROWS_HELD
+    code, out, err = run("sql", f"SELECT * FROM range({ALL_ROWS_HELD + 1})", "--limit", "0", "--db", warehouse)
+    assert (code, out) == (1, "")
+    assert (f"--limit 0 prints at most {ALL_ROWS_HELD:,} rows as a table" in one_error_line(err)
+            and "and the query has 100,001" in err and "--format csv or json (streamed)" in err)

@@ -1,6 +1,7 @@
 """What a tree re-load keeps and replaces (plain functions, no Prefect, except the one CLI run):
-a changed file replaces its row, a file that no longer parses is quarantined and drops its row, a
-file that fails to fetch keeps what was loaded from it, and an unchanged one is not touched."""
+a changed file replaces its row, a file that no longer parses is quarantined and keeps the row loaded
+from its earlier file (as a bad round table leaves its round), a file that fails to fetch keeps what
+was loaded from it, and an unchanged one is not touched."""
 from __future__ import annotations
 
 import shutil
@@ -73,9 +74,12 @@ def test_reload_replaces_changed_keeps_failed_and_quarantines_unparsable(krai_wa
         server.handler.faults[system_url] = [500] * 4
         outcome, _ = ingest(krai_warehouse, server.url, force=True)
         assert outcome.counts == {"loaded": 1, "quarantined": 1, "failed": 1}
-        after = summaries(krai_warehouse)
-        assert [r["run_path"] for r in after] == [changed.removesuffix("/mlperf_log_summary.txt")]
-        assert after[0]["samples_per_second"] == 12.5
+        assert outcome.failures == [f"{server.url}{system_url}: failed: {server.url}{system_url}: HTTP 500"]
+        assert any(garbled in p and p.endswith("the row loaded from its earlier file is kept") for p in outcome.problems)
+        after = {r["run_path"]: r for r in summaries(krai_warehouse)}
+        assert after[changed.removesuffix("/mlperf_log_summary.txt")]["samples_per_second"] == 12.5
+        kept_path = garbled.removesuffix("/mlperf_log_summary.txt")  # its last good row, as loaded first
+        assert after[kept_path] == next(r for r in first if r["run_path"] == kept_path)
         with connect_file(krai_warehouse, read_only=True) as con:
             # The failed system keeps its last good row and its 'loaded' record.
             assert rows(con, "SELECT status FROM tree_files WHERE path = ?", [KRAI_SYSTEM]) == [{"status": "loaded"}]

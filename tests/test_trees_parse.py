@@ -121,7 +121,7 @@ def test_system_description_failures():
         parse_system(custom.read_bytes(), str(custom))
     with pytest.raises(UnparsableFile, match="invalid JSON at line 1"):
         parse_system(b'{"system_name": ', "x.json")
-    with pytest.raises(UnparsableFile, match="expected a JSON object, found list"):
+    with pytest.raises(UnparsableFile, match="expected a JSON object, found a list"):
         parse_system(b"[]", "x.json")
     minimal = parse_system(json.dumps({"system_name": "s", "accelerator_model_name": "N/A",
                                        "host_processor_model_name": "cpu",

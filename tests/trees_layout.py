@@ -1,7 +1,12 @@
 """The shared trees/ and mirror/ laid out as the round repositories are published
-(`inference_results_vX.Y/main/{summary_results.json,closed/...,open/...}`), with symbolic links into
-../shared/mlcommons (nothing is copied), so a loopback HTTP server can serve them as a source; and the
-v6.1 fixtures (tests/fixtures/trees_v6.1) laid out at their published paths."""
+(`inference_results_vX.Y/main/{summary_results.json,closed/...,open/...}`), so a loopback HTTP server
+or `trees --source DIR` can read them; and the v6.1 fixtures (tests/fixtures/trees_v6.1) laid out at
+their published paths.
+
+The trees are hard links into ../shared/mlcommons (copies where a hard link cannot be made), not
+symbolic links: the tree readers follow no symbolic link below a tree's root
+(warehouse/ingest/tree_files.py). A file a test changes is unlinked first and written anew
+(`replace_file`), never written through its link."""
 from __future__ import annotations
 
 import json
@@ -24,13 +29,20 @@ def round_repositories(root: Path, rounds=("v4.1", "v5.1", "v6.0")) -> Path:
         (branch / "summary_results.json").symlink_to(
             MIRROR / f"inference_results_{name}" / "main" / "summary_results.json")
         for division in (TREES / f"inference_results_{name}").iterdir():
-            (branch / division.name).symlink_to(division)
+            shutil.copytree(division, branch / division.name, copy_function=_link_or_copy)
     return root
 
 
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or hard links to others' files not allowed
+        shutil.copyfile(source, target)
+
+
 def without(root: Path, round_name: str, relative: str) -> None:
-    """Take one folder or file out of a laid-out round: every link on the way down becomes a real
-    folder of links, and the target itself is left out."""
+    """Take one folder or file out of a laid-out round (a folder linked whole, as summary_results.json
+    is, becomes a real folder of links on the way down)."""
     branch = root / f"inference_results_{round_name}" / "main"
     parts = Path(relative).parts
     here = branch
@@ -42,7 +54,11 @@ def without(root: Path, round_name: str, relative: str) -> None:
             here.mkdir()
             for child in target.iterdir():
                 (here / child.name).symlink_to(child)
-    (here / parts[-1]).unlink()
+    target = here / parts[-1]
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        target.unlink()
 
 
 def replace_file(root: Path, round_name: str, relative: str, content: bytes) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import stat
 from pathlib import Path
@@ -33,6 +34,7 @@ SIZE_BOUNDS = {
 }
 MAX_DEPTH = 64                  # JSON or TOML nesting (the real files: 2 to 6 levels)
 INT64 = range(-2**63, 2**63)
+SIGNED_OR_UNSIGNED_64 = range(-2**63, 2**64)  # files that print unsigned 64-bit seeds (LoadGen's, the harness's)
 
 
 class InputRefused(ExpectedFailure, ValueError):
@@ -108,11 +110,12 @@ class _OutOfBounds(ValueError):
     pass
 
 
-def _bounded_int(digits: str) -> int:
-    if len(digits.lstrip("-")) > 19:
+def _bounded_int(digits: str, integers: range = INT64) -> int:
+    most = len(str(integers[-1]))
+    if len(digits.lstrip("-")) > most:
         raise _OutOfBounds(f"an integer of {len(digits.lstrip('-'))} digits, beyond the bound of 64-bit integers")
     value = int(digits)
-    if value not in INT64:
+    if value not in integers:
         raise _OutOfBounds(f"the integer {digits}, beyond the bound of 64-bit integers")
     return value
 
@@ -130,10 +133,36 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return found
 
 
-def load_json(text: str, label: str, error: type[Exception] = InputRefused):
-    """JSON within the bounds (MAX_DEPTH, 64-bit integers, each key once per object)."""
+JsonOutOfBounds = _OutOfBounds  # what a bounded_decoder raises (a ValueError), for callers that decode pieces
+
+
+def _refuse_constant(name: str):
+    raise _OutOfBounds(f"the non-finite number {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        shown = text if len(text) <= 24 else f"{text[:12]}...{text[-8:]} ({len(text)} characters)"
+        raise _OutOfBounds(f"the number {shown}, beyond the range of a 64-bit float")
+    return value
+
+
+def bounded_decoder(finite: bool = False, integers: range = INT64) -> json.JSONDecoder:
+    """A decoder with the bounds of load_json (integers in `integers`, each key once per object);
+    with `finite`, NaN, Infinity and numbers past a 64-bit float (1e999999) are refused too (a rate
+    or a time that is not a number is a broken file, not a value). Depth: check_depth afterwards."""
+    extra = {"parse_constant": _refuse_constant, "parse_float": _finite_float} if finite else {}
+    return json.JSONDecoder(parse_int=lambda digits: _bounded_int(digits, integers),
+                            object_pairs_hook=_unique_keys, **extra)
+
+
+def load_json(text: str, label: str, error: type[Exception] = InputRefused, finite: bool = False,
+              integers: range = INT64):
+    """JSON within the bounds (MAX_DEPTH, integers in `integers`, each key once per object; with
+    `finite`, finite numbers only). json.JSONDecodeError when it is not JSON."""
     try:
-        value = json.loads(text, parse_int=_bounded_int, object_pairs_hook=_unique_keys)
+        value = bounded_decoder(finite, integers).decode(text)
     except RecursionError:
         raise error(f"{label}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
     except _OutOfBounds as exc:

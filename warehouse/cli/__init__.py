@@ -19,6 +19,7 @@ os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 def main(argv: list[str] | None = None) -> int:
     """Run one command line (default: this process's arguments) -> its exit code."""
     words = sys.argv[1:] if argv is None else [str(w) for w in argv]
+    words = query_words_kept(words)
     from warehouse.cli.quick import plain_sql
     if (quick := plain_sql(words)) is not None:  # `sql QUERY` without Typer (quick.py says why)
         from warehouse.cli.failures import run_reporting_failures
@@ -30,6 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     quiet_prefect_console(verbose)  # before any command imports (and configures) Prefect
     from warehouse.cli.app import run
     return run(words, verbose)
+
+
+def query_words_kept(words: list[str]) -> list[str]:
+    """`sql "-- a comment\nSELECT 1"`: a word after `sql` that starts with '-' and holds a space or a
+    line break is a query, never an option (no option's name holds one); a space in front keeps the
+    parser from reading it as one (the query means the same)."""
+    if "sql" not in words:
+        return words
+    at = words.index("sql")
+    return words[:at + 1] + [f" {w}" if w.startswith("-") and any(c.isspace() for c in w) else w
+                             for w in words[at + 1:]]
 
 
 def entry() -> None:

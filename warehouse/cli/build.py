@@ -259,8 +259,8 @@ def trees(
         outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
-    for problem in outcome.problems:
-        print(problem, file=sys.stderr)
+    for problem in outcome.problems:  # a failed fetch fails the run; a quarantined file does not
+        (error if problem in outcome.failures else warn)(problem)
     if outcome.found_nothing:
         error(nothing_found(outcome, source))
         return EXIT_FAILED

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from warehouse.cli.console import Format, note, print_rows, say
 from warehouse.cli.invocation import reading_file, reset
-from warehouse.errors import EXIT_OK
+from warehouse.errors import EXIT_OK, ExpectedFailure
 
 TABLE_LIMIT = 100
 GLOBAL_VALUED, GLOBAL_FLAGS = ("--db",), {"-q": "quiet", "--quiet": "quiet", "--writer-file": "writer_file"}
@@ -79,8 +79,18 @@ def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) ->
     from warehouse.store import sandbox
     if limit is None:
         limit = TABLE_LIMIT if fmt is Format.table else 0
+    if limit == 0 and fmt in (Format.csv, Format.json):
+        with sandbox.connect(reading_file()) as con:
+            streamed = Streamed(fmt)
+            sandbox.stream_query(con, text, streamed.emit)
+            streamed.close()
+        return EXIT_OK
     with sandbox.connect(reading_file()) as con:
-        shown, total = sandbox.run_query(con, text, limit or None, as_rows=fmt is Format.table)
+        shown, total = sandbox.run_query(con, text, limit or sandbox.ALL_ROWS_HELD, as_rows=fmt is Format.table)
+    if not limit and shown.height < total:
+        raise ExpectedFailure(f"--limit 0 prints at most {sandbox.ALL_ROWS_HELD:,} rows as a {fmt.value} (each row "
+                              f"is held to size the columns) and the query has {total:,}: print them with --format csv "
+                              "or json (streamed), or give --limit N")
     print_rows(shown, fmt, raw)
     if shown.height < total:
         cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
@@ -91,3 +101,26 @@ def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) ->
         else:
             note(cut)
     return EXIT_OK
+
+
+class Streamed:
+    """CSV or JSON written a batch at a time, as `print_rows` writes a whole frame: one header, one
+    JSON list."""
+
+    def __init__(self, fmt: Format):
+        self.fmt, self.opened = fmt, False
+
+    def emit(self, frame, first: bool) -> None:
+        if self.fmt is Format.csv:
+            from warehouse.export.cells import safe_frame
+            sys.stdout.write(safe_frame(frame).write_csv(include_header=first))
+            return
+        from warehouse.cli.console import inert_json, json_ready
+        inner = inert_json(json_ready(frame).write_json())[1:-1] if frame.height else ""
+        sys.stdout.write(("[" if first else ("," if inner and self.opened else "")) + inner)
+        self.opened = self.opened or bool(inner)
+
+    def close(self) -> None:
+        if self.fmt is Format.json:
+            sys.stdout.write("]\n")
+        sys.stdout.flush()

@@ -58,12 +58,17 @@ def check_replaceable(target: Path, kind: str, protected: tuple[str | Path, ...]
         raise _refused(target, "exists and is not a directory")
     if target.parent.exists() and not target.parent.is_dir():
         raise _refused(target.parent, "is not a directory")
-    for path in (resolved_target(p) for p in protected if p):
-        if path == target or path.is_relative_to(target):
-            raise _refused(target, f"holds the warehouse file {path}: an output never replaces its directory")
+    inside = [path for path in (resolved_target(p) for p in protected if p)
+              if path == target or path.is_relative_to(target)]
+    warehouse_inside = _refused(target, f"holds the warehouse file {inside[0]}: an output never replaces its "
+                                        "directory") if inside else None
+    if inside and inside[0].parent in (target, target.parent):
+        raise warehouse_inside
     if not target.is_dir() or not any(target.iterdir()):
         return
-    listing = read_listing(target, kind)
+    listing = read_listing(target, kind)  # `export /`: not empty, no mark of an output, before what lies deep in it
+    if warehouse_inside:
+        raise warehouse_inside
     foreign = sorted(path for path, file in _files_below(target).items()
                      if path != MARKER and not _as_listed(file, listing.get(path)))
     if foreign:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from schemas import ROUND_NAME
 from warehouse import settings
-from warehouse.errors import UsageError
+from warehouse.errors import SourceMissing, UsageError
 from warehouse.resources import package_dir
 
 REFERENCE_DIR = package_dir("warehouse.identity", "reference")
@@ -109,7 +109,8 @@ _BELOW_SOURCE = re.compile(r"^(?P<source>.+)/inference_results_v[0-9.]+/[^/]+/[^
 def remembered_source(db_file: str) -> str | None:
     """The source of the warehouse's latest official load of a round (sources.url without the round's
     own path), read from its published copy; None for a new warehouse, one that cannot be read now,
-    or a source whose stored URL lost a secret (a redacted query string) or lives nowhere now."""
+    or a source whose stored URL lost a secret (a redacted query string). A directory that no longer
+    exists is SourceMissing (exit 1, naming it and the fix), never an older source or the default."""
     from warehouse.store import db
     from warehouse.store.publish import reader_path
     path = reader_path(db.db_path(db_file))
@@ -121,12 +122,15 @@ def remembered_source(db_file: str) -> str | None:
                 "SELECT url FROM sources WHERE origin = 'official' ORDER BY loaded_at DESC").fetchall()]
     except Exception:  # noqa: BLE001 - a warehouse that cannot be read now remembers nothing
         return None
-    for url in urls:
-        found = _BELOW_SOURCE.match(url)
-        if found and "REDACTED" not in url and (found["source"].startswith(("http://", "https://"))
-                                                or Path(found["source"]).is_dir()):
-            return found["source"]
-    return None
+    found = next((m for m in map(_BELOW_SOURCE.match, urls) if m), None)
+    if found is None or "REDACTED" in found.string:
+        return None
+    source = found["source"]
+    if not source.startswith(("http://", "https://")) and not Path(source).is_dir():
+        raise SourceMissing(f"{source}: the source this warehouse's rounds came from (its latest load) "
+                            f"{'is not a directory' if Path(source).exists() else 'no longer exists'}; give the "
+                            "source again with --source DIR_OR_URL or MLPERF_SOURCE, or put the directory back")
+    return source
 
 
 def parse_round_list(text: str) -> list[str]:

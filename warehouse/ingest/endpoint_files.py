@@ -8,12 +8,14 @@ verbatim (text); histograms are summarized in one line each (their buckets are n
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from schemas.endpoints import (BLOCKS, EARLY_STOPPING_KEYS, EARLY_STOPPING_PREFIX, ENDPOINT_CLIENT,
                                ENDPOINT_COLUMNS, ENDPOINT_HARNESS, LOAD_PATTERN_SCENARIO, PERCENTILE_KEYS)
 from schemas.loadgen import SUMMARY_COLUMNS
-from warehouse.ingest.trees import UnparsableFile
+from warehouse.ingest.trees import UnparsableFile, decode_json_object, json_type
+from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, JsonOutOfBounds, bounded_decoder, check_depth
 
 STATISTICS = {"min": "min", "max": "max", "avg": "mean"}  # the harness's key -> LoadGen's column word
 
@@ -28,18 +30,6 @@ def _rate_columns(record: dict, scenario: str, samples: float | None, tokens: fl
     prefix = "" if scenario == "Offline" else "completed_"
     record[f"{prefix}samples_per_second"] = samples
     record[f"{prefix}tokens_per_second"] = tokens
-
-
-def _decode_json(content: bytes, label: str) -> dict:
-    try:
-        data = json.loads(content.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
-    except json.JSONDecodeError as exc:
-        raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]) from exc
-    if not isinstance(data, dict):
-        raise UnparsableFile(label, [f"expected a JSON object, found {type(data).__name__}"])
-    return data
 
 
 class _Reader:
@@ -68,7 +58,7 @@ class _Reader:
         return self._typed(path, value, kind)
 
     def _typed(self, path: str, value, kind: str):
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         if kind == "text" and isinstance(value, str):
             return value
         if kind == "bool" and isinstance(value, bool):
@@ -77,16 +67,26 @@ class _Reader:
             return float(value)
         if kind in ("int", "ns") and number and (kind == "ns" or float(value).is_integer()):
             return round(value)  # ns: the harness averages to fractions of a nanosecond
-        self.reasons.append(f"'{path}': {value!r} is not {'a whole number' if kind == 'int' else 'a ' + kind}")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        self.reasons.append(f"'{path}': {shown} is not {'a whole number' if kind == 'int' else 'a ' + kind}")
         return None
 
     def unparsed(self) -> list[str]:
+        """Every field never taken, as `path: JSON`; a histogram summarized as its number of buckets,
+        and one that is not an object holding a list of counts is a reason (the file is not what
+        the harness writes)."""
         lines = []
         for path, value in _leaves(self.data):
             if path in self.taken:
                 continue
-            if path.endswith(".histogram"):
-                lines.append(f"{path}: {len(value.get('counts', []))} buckets (not kept)")
+            if path.rsplit(".", 1)[-1] == "histogram":
+                counts = value.get("counts") if isinstance(value, dict) else None
+                if not isinstance(counts, list):
+                    self.reasons.append(f"'{path}': expected an object with a list of 'counts', "
+                                        f"found {json_type(value if counts is None else counts)}")
+                    continue
+                lines.append(f"{path}: {len(counts)} buckets (not kept)")
             else:
                 lines.append(f"{path}: {json.dumps(value, ensure_ascii=False)}")
         return lines
@@ -128,7 +128,7 @@ def _scenario_of(pattern: str | None, reasons: list[str]) -> str | None:
 
 def parse_result_summary(content: bytes, label: str) -> dict:
     """performance/result_summary.json -> the run-summary record; UnparsableFile with every reason."""
-    reader = _Reader(_decode_json(content, label))
+    reader = _Reader(decode_json_object(content, label))
     record = empty_record()
     record |= {
         "harness": ENDPOINT_HARNESS,
@@ -146,10 +146,10 @@ def parse_result_summary(content: bytes, label: str) -> dict:
     qps, tps = reader.get("qps", "float", required=True), reader.get("tps", "float")
     _statistics(reader, record)
     record["loadgen_scenario"] = _scenario_of(record["load_pattern"], reader.reasons)
+    record["unparsed_lines"] = reader.unparsed()
     if reader.reasons:
         raise UnparsableFile(label, reader.reasons)
     _rate_columns(record, record["loadgen_scenario"], qps, tps)
-    record["unparsed_lines"] = reader.unparsed()
     return record
 
 
@@ -176,14 +176,22 @@ def parse_client_results(head: bytes, label: str) -> dict:
         "samples_issued": reader.get("results.total", "int", required=True),
         "samples_completed": reader.get("results.successful", "int", required=True),
         "samples_failed": reader.get("results.failed", "int", required=True),
-        "duration_ns": None if elapsed is None else round(elapsed * 1e9),
+        "duration_ns": None if elapsed is None else _whole_ns(elapsed * 1e9, "results.elapsed_time", reader.reasons),
     }
     qps = reader.get("results.qps", "float", required=True)
+    record["unparsed_lines"] = reader.unparsed()
     if reader.reasons:
         raise UnparsableFile(label, reader.reasons)
     _rate_columns(record, scenario, qps, None)
-    record["unparsed_lines"] = reader.unparsed()
     return record
+
+
+def _whole_ns(value: float, what: str, reasons: list[str]) -> int | None:
+    """A time in ns from seconds or ms: a whole number, or a reason when it is past any number."""
+    if not math.isfinite(value):
+        reasons.append(f"'{what}': beyond the range of a number once in ns")
+        return None
+    return round(value)
 
 
 def _members_before(head: bytes, stop: str, label: str) -> tuple[dict, list[str]]:
@@ -191,25 +199,38 @@ def _members_before(head: bytes, stop: str, label: str) -> tuple[dict, list[str]
     prefix of the file (json.JSONDecoder.raw_decode, no third-party streaming parser: the members
     before `stop` are a few hundred bytes). A member cut by the end of the head ends the scan."""
     text = head.decode("utf-8", errors="ignore")  # the head may end inside a multi-byte character
-    decoder, members, at = json.JSONDecoder(), {}, _skip(text, 0)
+    decoder, members, at = bounded_decoder(finite=True, integers=SIGNED_OR_UNSIGNED_64), {}, _skip(text, 0)
     if text[at:at + 1] != "{":
         return {}, ["not a JSON object"]
     at = _skip(text, at + 1)
     while at < len(text) and text[at] != "}":
         try:
             key, at = decoder.raw_decode(text, at)
+            if not isinstance(key, str):
+                return members, [f"expected a member name at character {at}, found {json_type(key)}"]
             at = _skip(text, at)
             if text[at:at + 1] != ":":
                 return members, [f"expected ':' after {key!r} at character {at}"]
             if key == stop:
                 return members, []
             value, at = decoder.raw_decode(text, _skip(text, at + 1))
+            check_depth(value, label)
         except json.JSONDecodeError:
             break  # cut by the end of the head
+        except (JsonOutOfBounds, InputRefused, RecursionError) as exc:
+            return members, [f"member {key!r}: {_refusal(exc, label)}"]
+        if key in members and members[key] != value:
+            return members, [f"the member {key!r} twice, with two values (a reader would keep one of the two silently)"]
         members[key] = value
         at = _skip(text, at)
         at = _skip(text, at + 1) if text[at:at + 1] == "," else at
     return members, []
+
+
+def _refusal(exc: Exception, label: str) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    return f"JSON holding {exc}" if isinstance(exc, JsonOutOfBounds) else str(exc).removeprefix(f"{label}: ")
 
 
 def _skip(text: str, at: int) -> int:
@@ -289,13 +310,13 @@ def _report_line(record: dict, rates: dict, block: str | None, section: str | No
     if block is None:
         if key in REPORT_FIELDS:
             column, kind = REPORT_FIELDS[key]
-            record[column] = value if kind == "text" else _whole(value)
+            _once(record, column, value if kind == "text" else _whole(value))
             return True
         if key in ("qps", "tps"):
-            rates[key] = _number(value)
+            _once(rates, key, _number(value))
             return True
         if key == "duration":
-            record["duration_ns"] = round(_number(value) * 1e9)  # two decimals: to 10 ms
+            _once(record, "duration_ns", _scaled(value, 1e9))  # two decimals: to 10 ms
             return True
         if LOAD_PATTERN_LINE.match(line):
             pattern = dict(p.strip().partition("=")[::2] for p in value.split(","))
@@ -328,18 +349,42 @@ def _histogram_line(line: str) -> bool:
     return line.startswith("[") or line.lower() == "histogram:"
 
 
+def _once(record: dict, column: str, value) -> None:
+    """A field the report gives again must give the same value (a reader would keep one silently)."""
+    if record.get(column) is not None and record[column] != value:
+        raise ValueError(f"given twice, with two values ({record[column]!r}, then {value!r})")
+    record[column] = value
+
+
 def _number(value: str) -> float:
     match = NUMBER_WITH_UNIT.match(value)
     if not match:
-        raise ValueError(f"{value!r} is not a number")
-    return float(match.group(1))
+        raise ValueError(f"{_shown(value)} is not a number")
+    number = float(match.group(1))
+    if not math.isfinite(number):
+        raise ValueError(f"{_shown(value)} is beyond the range of a 64-bit float")
+    return number
+
+
+def _shown(value: str) -> str:
+    return repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
+
+
+def _scaled(value: str, factor: float) -> int:
+    """A figure in seconds or ms, as a whole number of ns; ValueError when that is past any number."""
+    scaled = _number(value) * factor
+    if not math.isfinite(scaled):
+        raise ValueError(f"{_shown(value)} is beyond the range of a number once in ns")
+    return round(scaled)
 
 
 def _whole(value: str) -> int:
     if not re.fullmatch(r"\d+", value):
-        raise ValueError(f"{value!r} is not a whole number")
+        raise ValueError(f"{_shown(value)} is not a whole number")
+    if len(value) > 19:
+        raise ValueError(f"a whole number of {len(value)} digits, beyond the bound of 64-bit integers")
     return int(value)
 
 
 def _ns(value: str) -> int:
-    return round(_number(value) * 1e6)
+    return _scaled(value, 1e6)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from warehouse.errors import ExpectedFailure
-from warehouse.ingest.source_urls import local_path, redact, redirect_allowed
+from warehouse.ingest.source_urls import carries_secret, local_path, redact, redirect_allowed
 from warehouse.resources import checksum
 from warehouse.settings import current as current_settings
 from warehouse.settings import default
@@ -212,7 +212,7 @@ def _fetch_http(url: str, file_name: str, settings: FetchSettings, previous: Pre
         response, final_url = _get_following_redirects(url, settings, previous, session, deadline)
         with response:
             shown = redact(final_url)
-            _raise_for_status(shown, response)
+            _raise_for_status(shown, response, with_credentials=carries_secret(final_url))
             if response.status_code == 304:
                 return _not_modified(shown, file_name, previous)
             content = _read_capped(shown, response, settings.max_bytes, deadline, keep)
@@ -272,10 +272,16 @@ def _not_modified(url: str, file_name: str, previous: Previous | None) -> Fetche
                    not_modified=True)
 
 
-def _raise_for_status(url: str, response: requests.Response) -> None:
+def _raise_for_status(url: str, response: requests.Response, with_credentials: bool = True) -> None:
     code = response.status_code
     if code == 404:
         raise NotFound(f"{url}: HTTP 404")
+    if code in (401, 403):
+        raise FetchError(f"{url}: HTTP {code}: " + (
+            "the host refused the credentials the URL carries" if with_credentials else
+            "the host asks for credentials and the URL carries none; the warehouse never stores a URL's "
+            "user:password@ or secret parameters, so a source it remembered has lost them: give the source "
+            "with them again, --source URL or MLPERF_SOURCE"))
     if code >= 500:
         raise TransientFetchError(f"{url}: HTTP {code}")
     if code >= 400:

@@ -1,6 +1,8 @@
 """Source locations: what is stored (no credentials), where a redirect may lead, local paths."""
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
@@ -24,6 +26,13 @@ def redact(url: str) -> str:
     query = urlencode([(k, "REDACTED" if _SECRET_PARAMETER.search(k) else v)
                        for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="/")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def carries_secret(url: str) -> bool:
+    """The URL holds what `redact` takes out: user:password@ or a secret-looking query parameter."""
+    parts = urlsplit(url)
+    return bool(parts.username or parts.password) or any(
+        _SECRET_PARAMETER.search(k) for k, _ in parse_qsl(parts.query, keep_blank_values=True))
 
 
 def redirect_allowed(origin: str, target: str, extra_hosts: tuple[str, ...]) -> str | None:
@@ -62,6 +71,21 @@ def check_source(source: str) -> str:
         raise SourceMissing(f"{source}: unsupported source scheme (use http(s)://, file:// or a directory)")
     path = local_path(source)
     if not path.is_dir():
-        raise SourceMissing(f"{source}: no such directory (the source must be a base URL or a "
+        raise SourceMissing(f"{source}: {_not_a_directory(path)} (the source must be a base URL or a "
                             "directory laid out as inference_results_vX.Y/<branch>/<file>)")
     return str(path.resolve())  # remembered by the warehouse (sources.url): valid from any directory
+
+
+def _not_a_directory(path: Path) -> str:
+    """What a local source that is not a directory is instead, in a few words."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that loops (it leads back to itself)"
+        if path.is_symlink():
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+        if exc.errno == errno.ENOENT:
+            return "no such directory"
+        return f"cannot be read ({exc.strerror or exc})"
+    return "a file, not a directory"

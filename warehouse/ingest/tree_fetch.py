@@ -5,6 +5,7 @@ worker imported tree_ingest's polars, Pandera and DuckDB in 2-3 s on its first c
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple
@@ -16,6 +17,7 @@ from warehouse.errors import one_line
 from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
+from warehouse.ingest.tree_files import RefusedTreeFile, read_tree_file
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
@@ -50,6 +52,7 @@ class TreeFile:
     run_path: str | None = None        # summary: the run folder (the table's key)
     alternatives: tuple[tuple[str, str], ...] = ()   # summary: (path, location) looked for next
     folder: str | None = None          # summary: the scenario folder's location
+    root: str | None = None            # the round's tree root, `path` is relative to (tree_ingest.tree_root)
 
     @property
     def key(self) -> str:
@@ -85,12 +88,16 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
     files are retried one by one, not the chunk). A loop, not tenacity or urllib3's Retry: the
     same delays and is_transient test as the round flow's Prefect task retries, so a 4xx or a
     size cap is never retried."""
+    name = file.path.rsplit("/", 1)[-1]
+    keep = HEAD_BYTES.get(name) if file.kind == "summary" else None
+    if not is_http(file.location):  # a directory: read only through the one check of tree_files.py
+        if file.root is None:
+            raise ValueError(f"{file.location}: a tree file on a directory needs its tree root")
+        return Fetched.of(file.location, name, read_tree_file(local_path(file.root), file.path, settings.max_bytes, keep))
     delays = settings.retry_delays()
     for attempt in range(len(delays) + 1):
         try:
-            name = file.path.rsplit("/", 1)[-1]
-            return fetch(file.location, name, settings, None if force else file.previous, session,
-                         keep=HEAD_BYTES.get(name) if file.kind == "summary" else None)
+            return fetch(file.location, name, settings, None if force else file.previous, session, keep=keep)
         except FetchError as exc:
             if not is_transient(exc) or attempt == len(delays):
                 raise
@@ -126,6 +133,8 @@ def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) ->
         except NotFound as exc:
             tried.append(str(exc))
             continue
+        except RefusedTreeFile as exc:  # its content is never read: quarantined with no text
+            return FileOutcome(candidate, "quarantined", reasons=[str(exc)])
         except FetchError as exc:
             return FileOutcome(candidate, "failed", reasons=[str(exc)])
         return _parsed(candidate, fetched, force)
@@ -181,11 +190,14 @@ UINT64 = range(0, 2**64)
 
 def out_of_bounds(record: dict) -> list[str]:
     """Every integer of a parsed row must fit its 64-bit column (LoadGen's seeds are unsigned:
-    warehouse/store/tree_tables.py): one that does not is its file's reason to be quarantined (else
-    the whole round's rows would fail to load)."""
-    return [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
-            if isinstance(value, int) and not isinstance(value, bool)
-            and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+    warehouse/store/tree_tables.py) and every float be finite (the parsers refuse NaN, Infinity and
+    1e999999 where they read them; this is the last word for every parser alike): one that does
+    not is its file's reason to be quarantined (else the whole round's rows would fail to load)."""
+    beyond = [f"{name}: {_digits(value)} is beyond the bound of 64-bit integers" for name, value in record.items()
+              if isinstance(value, int) and not isinstance(value, bool)
+              and value not in (UINT64 if name.endswith("_rng_seed") else INT64)]
+    return beyond + [f"{name}: {value} is not a finite number" for name, value in record.items()
+                     if isinstance(value, float) and not math.isfinite(value)]
 
 
 def _digits(value: int) -> str:

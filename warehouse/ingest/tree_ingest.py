@@ -56,6 +56,7 @@ class TreeOutcome:
     problems: list[str]
     seconds: float = 0.0
     rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
+    failures: list[str] = field(default_factory=list)  # the problems of files that failed (the run's exit 1)
 
     @property
     def files(self) -> int:
@@ -128,7 +129,7 @@ def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | No
     previous_path = found[0] if found else None
     url = f"{root}/{previous_path or path}"
     return TreeFile(round_name, path, kind, f"{root}/{path}", _previous_fetch(found and found[1:], url),
-                    previous_path, **run)
+                    previous_path, root=root, **run)
 
 
 def _previous(con) -> dict[tuple[str, str], tuple]:
@@ -240,11 +241,17 @@ def row_failures(model, frame: pl.DataFrame) -> dict[int, list[str]]:
 
 
 def load(con, checked: Checked) -> TreeOutcome:
-    """One transaction: a loaded file replaces its row, a quarantined one its quarantine record
-    (and drops the row parsed from its earlier content); a file that is now missing or failed
-    keeps whatever was loaded from it before and is only recorded when nothing was."""
+    """One transaction: a loaded file replaces its row; a quarantined one replaces its quarantine
+    record and keeps the row loaded from the run folder's (or system's) earlier file, as a bad
+    round table leaves its round as it was, the new file's fault in `quarantine` and in
+    `tree_files.message`; a file that is now missing or failed keeps whatever was loaded from it
+    before and is only recorded when nothing was."""
     outcomes = checked.outcomes
     now = datetime.now(timezone.utc)
+    kept = _rows_kept(con, [o for o in outcomes if o.status == "quarantined"])
+    for o in outcomes:
+        if (o.file.round, o.file.key) in kept:
+            o.reasons = [*o.reasons, KEPT]
     frames = {
         "_tree_files": pl.DataFrame([_file_row(o, now) for o in outcomes if o.status != "unchanged"],
                                     schema=FILE_ROW_SCHEMA),
@@ -258,7 +265,7 @@ def load(con, checked: Checked) -> TreeOutcome:
     with db.registered(con, **frames), db.transaction(con):
         for name, kind in KINDS.items():
             con.execute(f"""DELETE FROM {kind.table} AS t USING _tree_files AS f
-                            WHERE t.round = f.round AND f.kind = '{name}' AND {replaced}
+                            WHERE t.round = f.round AND f.kind = '{name}' AND f.status = 'loaded'
                               AND t.{kind.key} = {slot.format('f')}""")
             columns = ", ".join(frames[f"_{kind.table}"].columns)
             con.execute(f"INSERT INTO {kind.table} ({columns}) SELECT {columns} FROM _{kind.table}")
@@ -278,9 +285,25 @@ def load(con, checked: Checked) -> TreeOutcome:
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
-    problems = [f"{o.file.location}: {o.status}: {'; '.join(o.reasons)}"
-                for o in outcomes if o.status in ("quarantined", "failed")]
-    return TreeOutcome(counts, problems, rounds=sorted({o.file.round for o in outcomes}, key=round_sort_key))
+    said = {o.file.location: f"{o.file.location}: {o.status}: {'; '.join(o.reasons)}"
+            for o in outcomes if o.status in ("quarantined", "failed")}
+    failed = {o.file.location for o in outcomes if o.status == "failed"}
+    return TreeOutcome(counts, list(said.values()), rounds=sorted({o.file.round for o in outcomes}, key=round_sort_key),
+                       failures=[line for location, line in said.items() if location in failed])
+
+
+KEPT = "the row loaded from its earlier file is kept"
+
+
+def _rows_kept(con, quarantined: list[FileOutcome]) -> set[tuple[str, str]]:
+    """(round, key) of the quarantined files whose run folder or system already has a row: it stays."""
+    kept = set()
+    for name, kind in KINDS.items():
+        keys = [[o.file.round, o.file.key] for o in quarantined if o.file.kind == name]
+        if keys:
+            kept |= set(con.execute(f"SELECT round, {kind.key} FROM {kind.table} "
+                                    f"WHERE list_contains(?, [round, {kind.key}])", [keys]).fetchall())
+    return kept
 
 
 FILE_ROW_SCHEMA = {
@@ -305,4 +328,4 @@ def _file_row(o: FileOutcome, now: datetime) -> dict:
 def _quarantine_row(o: FileOutcome) -> dict:
     raw = json.dumps({"path": o.file.path, "url": o.file.location, "text": o.raw_text}, ensure_ascii=False)
     return {"round": o.file.round, "source_id": o.file.source_id, "record_no": 0, "raw_record": raw,
-            "reasons": o.reasons}
+            "reasons": [reason for reason in o.reasons if reason != KEPT]}

@@ -9,10 +9,12 @@ described by `<division>/<submitter>/systems/<platform>.json`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 
 from schemas.endpoints import LOADGEN, RUN_FILES
+from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, load_json
 from schemas.loadgen import (EARLY_STOPPING_PERCENTILES, PERCENTILE_PREFIX, PERCENTILES, SUMMARY_COLUMNS,
                              SUMMARY_KEYS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS)
 
@@ -105,14 +107,20 @@ def _typed(value: str, kind: str):
         if value.lower() not in BOOLEAN_WORDS:
             raise ValueError(f"{value!r} is not Yes/No/VALID/INVALID")
         return BOOLEAN_WORDS[value.lower()]
+    shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
     if kind == "int":
         if not re.fullmatch(r"-?\d+", value):
-            raise ValueError(f"{value!r} is not an integer")
+            raise ValueError(f"{shown} is not an integer")
+        if len(value.lstrip("-")) > 20:  # an unsigned 64-bit seed has 20 digits; out_of_bounds checks the rest
+            raise ValueError(f"an integer of {len(value.lstrip('-'))} digits, beyond the bound of 64-bit integers")
         return int(value)
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not a number") from None
+        raise ValueError(f"{shown} is not a number") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{shown} is not a finite number")
+    return number
 
 
 def _column_for(key: str, block: str) -> tuple[str, str] | None:
@@ -229,19 +237,36 @@ def _text(value) -> str | None:
     return text.strip() or None
 
 
-def parse_system(content: bytes, label: str) -> dict:
-    """systems/<platform>.json -> the published fields typed (text stripped, counts as integers,
-    memory capacities also in GB), `untyped_fields` naming every field present but not typeable,
-    and `raw_json` as published. Raises UnparsableFile with every reason."""
+def decode_json_object(content: bytes, label: str) -> dict:
+    """A tree file's JSON object, read as every JSON input is (warehouse/inputs.py load_json: nesting
+    and integers bounded, a key given twice with two values refused) and with finite numbers only
+    (NaN, Infinity, 1e999999 refused). UnparsableFile naming what is wrong."""
     try:
-        data = json.loads(content.decode("utf-8-sig"))
+        data = load_json(content.decode("utf-8-sig"), label, finite=True, integers=SIGNED_OR_UNSIGNED_64)
     except UnicodeDecodeError as exc:
         raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
     except json.JSONDecodeError as exc:
         raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: "
                                      f"{exc.msg}"]) from exc
+    except InputRefused as exc:
+        raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
     if not isinstance(data, dict):
-        raise UnparsableFile(label, [f"expected a JSON object, found {type(data).__name__}"])
+        raise UnparsableFile(label, [f"expected a JSON object, found {json_type(data)}"])
+    return data
+
+
+def json_type(value) -> str:
+    """A JSON value's type in JSON's words (null, list, string...), for a reason."""
+    names = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def parse_system(content: bytes, label: str) -> dict:
+    """systems/<platform>.json -> the published fields typed (text stripped, counts as integers,
+    memory capacities also in GB), `untyped_fields` naming every field present but not typeable,
+    and `raw_json` as published. Raises UnparsableFile with every reason."""
+    data = decode_json_object(content, label)
     missing = [f for f in REQUIRED_SYSTEM_FIELDS if f not in data]
     if missing:
         raise UnparsableFile(label, [f"required field(s) missing: {', '.join(missing)} "

@@ -14,10 +14,16 @@ Two locks, each enough on its own for what it covers:
   or acts on the database is refused wherever it stands.
 
 A query that runs longer than MLPERF_SQL_TIMEOUT is interrupted, while it computes or while its rows
-are read; one whose computation needs more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one
-line naming the limit and how to raise it. The rows printed are fetched at most `--limit` (plus one:
-DuckDB counts the others), so `--limit` bounds what this process holds; MLPERF_SQL_MEMORY_LIMIT bounds
-DuckDB's working memory (joins, sorts, aggregates, the count), not the rows a `--limit 0` fetches.
+are read: a watchdog thread interrupts the connection, and a statement that does not stop when
+interrupted (DuckDB checks for an interrupt between chunks of rows: one scalar call such as
+`len(range(2000000000))` builds its list without looking) ends the process STUCK_SECONDS later, with
+the same line (the sandbox is read-only: nothing is left half-written). One whose computation needs
+more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
+The rows printed are fetched at most `--limit` (plus one: DuckDB counts the others), so `--limit`
+bounds what this process holds. `--limit 0` as CSV or JSON streams: DuckDB hands the rows over as
+it makes them and this process holds STREAM_ROWS rows at a time (`stream_query`; what DuckDB holds
+meanwhile, a sort or an aggregate, is under MLPERF_SQL_MEMORY_LIMIT); as a table or Markdown, every
+row is held to size the columns, so it prints at most ALL_ROWS_HELD rows and refuses more in one line.
 """
 from __future__ import annotations
 
@@ -29,11 +35,12 @@ import threading
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
+from typing import Callable
 
 import duckdb
 
 from warehouse import settings
-from warehouse.errors import ExpectedFailure
+from warehouse.errors import ExpectedFailure, one_line
 from warehouse.store import db
 from warehouse.store.rows import Rows, relation_rows
 
@@ -103,7 +110,8 @@ def check_statements(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Refuse the whole text unless every statement in it is a query calling only allowed functions."""
     statements = parsed(con, sql)
     if not statements:
-        raise Refused("no statement to run")
+        raise Refused("no statement to run: the query holds only comments or spaces" if sql.strip()
+                      else "no statement to run: the query is empty")
     for statement in statements:
         check_statement(con, statement)
 
@@ -126,7 +134,21 @@ def parsed(con: duckdb.DuckDBPyConnection, sql: str) -> list:
     try:
         return con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise Refused(f"cannot parse the query: {exc}") from None
+        raise Refused(f"cannot parse the query: {without_setting_advice(str(exc))}") from None
+
+
+# DuckDB's advice to raise a setting ("Use "SET max_expression_depth TO x" to increase ..."): `sql`
+# refuses SET (lock_configuration), so the advice is replaced by what can be done.
+SETTING_ADVICE = re.compile(r"""\s*Use\s+["']?SET\s+(\w+)[^.]*\.?""", re.IGNORECASE)
+
+
+def without_setting_advice(text: str) -> str:
+    found = SETTING_ADVICE.search(text)
+    if not found:
+        return text
+    return (SETTING_ADVICE.sub("", text).rstrip() + f" (`sql` cannot change {found.group(1)}: its settings "
+            "are locked; write the query with fewer nested levels, e.g. IN (...) or a CASE instead of a "
+            "chain of ORs or nested calls)")
 
 
 def refuse_kind(statement, prefix: str = "") -> None:
@@ -173,7 +195,7 @@ def serialized(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
     except RecursionError:
         raise Refused(f"the query is nested too deeply to check: {_excerpt(sql)}") from None
     if tree.get("error"):
-        raise Refused(f"cannot check the query: {tree.get('error_message')}: {_excerpt(sql)}")
+        raise Refused(f"cannot check the query: {without_setting_advice(str(tree.get('error_message')))}: {_excerpt(sql)}")
     return tree
 
 
@@ -252,21 +274,88 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None
     never held here) and how many there are in all; with `as_rows` (a table to print) as Rows when
     every column can be read without polars (warehouse/store/rows.py), else as a polars frame."""
     check_statements(con, sql)
+    with within_limits(con):
+        relation = con.sql(sql)
+        if relation is None:
+            return (Rows([], [], []) if as_rows else _no_frame()), 0
+        fetched = None if limit is None else limit + 1
+        found = (as_rows and relation_rows(relation, fetched)) or db.relation_frame(relation, fetched)
+        if limit is None or found.height <= limit:
+            return found, found.height
+        return found.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+
+
+@contextmanager
+def within_limits(con: duckdb.DuckDBPyConnection):
+    """Run the block under MLPERF_SQL_TIMEOUT; DuckDB's errors (and polars' reading DuckDB's rows)
+    become the one line naming the limit reached, or DuckDB's own message."""
     timeout = settings.current().sql_timeout
     with interrupted_after(con, timeout) as timed_out:
         try:
-            relation = con.sql(sql)
-            if relation is None:
-                return (Rows([], [], []) if as_rows else _no_frame()), 0
-            fetched = None if limit is None else limit + 1
-            found = (as_rows and relation_rows(relation, fetched)) or db.relation_frame(relation, fetched)
-            if limit is None or found.height <= limit:
-                return found, found.height
-            return found.head(limit), relation.aggregate("count(*)").fetchall()[0][0]
+            yield
         except Exception as exc:
             if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
                 raise
             raise failure_of(exc, timed_out.is_set(), timeout) from None
+
+
+STREAM_ROWS = 2048        # rows this process holds at a time while `--limit 0` streams CSV or JSON
+ALL_ROWS_HELD = 100_000   # rows `--limit 0` prints as a table or Markdown (each is held to size the columns)
+
+
+def stream_query(con: duckdb.DuckDBPyConnection, sql: str, emit: Callable[[pl.DataFrame, bool], None],
+                 batch_rows: int = STREAM_ROWS) -> int:
+    """Every row of the last statement, handed to `emit(frame, first)` STREAM_ROWS at a time (at
+    least once: an empty first frame carries the header), under the time limit; how many rows."""
+    check_statements(con, sql)
+    with within_limits(con):
+        relation = con.sql(sql)
+        if relation is None:
+            emit(_no_frame(), True)
+            return 0
+        names = db.unique_names(relation.columns)
+        as_text = {name for name, kind in zip(names, relation.types) if db.needs_text(str(kind))}
+        # HUGEINT as its text: a batch of Python ints cannot be a DECIMAL(38) past 38 digits, as Arrow's can
+        as_text |= {name for name, kind in zip(names, relation.types) if str(kind) == "HUGEINT"}
+        as_text |= _undrawable_dates(db.projected(relation, names, as_text, None), names, as_text)
+        rows = db.projected(relation, names, as_text, None)
+        schema = db.relation_frame(rows, 0).schema
+        # execute + fetchmany: DuckDB streams the result (a relation's rows are read whole first)
+        result, count, first = con.execute(rows.sql_query()), 0, True
+        while (batch := result.fetchmany(batch_rows)) or first:
+            emit(_batch_frame(batch, schema), first)
+            count, first = count + len(batch), False
+        return count
+
+
+def _undrawable_dates(relation: duckdb.DuckDBPyRelation, names: list[str], as_text: set[str]) -> set[str]:
+    """The DATE and TIMESTAMP columns holding a value polars cannot draw (infinity, a year outside
+    1-9999): printed as DuckDB's text, as db.relation_frame does when it reads them whole. Asked of
+    DuckDB first (the query runs twice when it has such columns): a batch cannot change its type."""
+    dated = [name for name, kind in zip(names, relation.types)
+             if name not in as_text and db.TYPED_AT_TOP.fullmatch(str(kind)) and str(kind).startswith(("DATE", "TIMESTAMP"))]
+    if not dated:
+        return set()
+    quoted = ['"' + name.replace('"', '""') + '"' for name in dated]
+    found = relation.aggregate(", ".join(
+        f"coalesce(bool_or(CASE WHEN isfinite({q}) THEN year({q}) NOT BETWEEN 1 AND 9999 ELSE {q} IS NOT NULL END), false)"
+        for q in quoted)).fetchall()[0]
+    return {name for name, undrawable in zip(dated, found) if undrawable}
+
+
+def _batch_frame(rows: list[tuple], schema) -> pl.DataFrame:
+    """Rows as DuckDB hands them to Python -> a frame of the schema the whole result would have
+    (relation_frame's): text columns take a value's text (a UUID), the rest their own values. A
+    value no column of that type can hold is one line, naming it."""
+    import polars as pl
+    columns = list(zip(*rows)) if rows else [()] * len(schema)
+    data = {name: [v if v is None or isinstance(v, str) else str(v) for v in values] if dtype == pl.String
+            else list(values) for (name, dtype), values in zip(schema.items(), columns)}
+    try:
+        return pl.DataFrame(data, schema=schema)
+    except (pl.exceptions.PolarsError, TypeError, ValueError, OverflowError) as exc:
+        raise ExpectedFailure(f"--limit 0 streams rows as they come and cannot print these ({one_line(str(exc))[:200]}); "
+                              "print them with --limit N, or cast the column to VARCHAR") from None
 
 
 def _from_duckdb(exc: Exception, timed_out: bool) -> bool:
@@ -281,14 +370,21 @@ def _no_frame():
     return pl.DataFrame()
 
 
+STUCK_SECONDS = 2.0  # after an interrupt, for the statement to stop before the process is ended
+
+
 @contextmanager
-def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float):
-    """Interrupt whatever `con` runs once `seconds` have passed; yields the event saying it did."""
-    fired = threading.Event()
+def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float, on_stuck: Callable[[], None] | None = None):
+    """Interrupt whatever `con` runs once `seconds` have passed; yields the event saying it did. A
+    statement still running STUCK_SECONDS after the interrupt gets `on_stuck` (default: the time
+    limit's line, and the process ends: `end_process`)."""
+    fired, done = threading.Event(), threading.Event()
 
     def interrupt():
         fired.set()
         con.interrupt()
+        if not done.wait(STUCK_SECONDS):
+            (on_stuck or (lambda: end_process(failure_of(None, True, seconds))))()
 
     timer = threading.Timer(seconds, interrupt)
     timer.daemon = True
@@ -296,7 +392,19 @@ def interrupted_after(con: duckdb.DuckDBPyConnection, seconds: float):
     try:
         yield fired
     finally:
+        done.set()
         timer.cancel()
+
+
+def end_process(failure: ExpectedFailure) -> None:
+    """The one `error:` line, then the process ends at once: a statement that ignores DuckDB's
+    interrupt cannot be stopped otherwise (the thread running it is inside DuckDB)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.write(2, f"error: {one_line(str(failure))}\n".encode())
+    os._exit(failure.exit_code)
 
 
 def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFailure:
@@ -313,7 +421,7 @@ def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFa
         return Refused(f"`sql` reads only the warehouse, no other file or URL: {exc}")
     hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
         if "read-only" in str(exc) else ""
-    return ExpectedFailure(f"{exc}{hint}")
+    return ExpectedFailure(f"{without_setting_advice(str(exc))}{hint}")
 
 
 def memory_limit_bytes() -> int:
