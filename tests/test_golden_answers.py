@@ -133,16 +133,16 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
 
 
 def test_readme_question_2_and_3_first_rows(shared_con):
-    q2 = rows(shared_con, "SELECT submitter, hardware, benchmark, scenario, round_from, round_to, accelerator_count, "
+    q2 = rows(shared_con, "SELECT submitter, accelerator, benchmark, scenario, round_from, round_to, accelerator_count, "
                           "gain FROM software_gains WHERE basis = 'same_scale' AND procurement_grade "
                           "ORDER BY gain DESC LIMIT 10")[0]
-    assert (q2["submitter"], q2["hardware"], q2["benchmark"], q2["scenario"], q2["accelerator_count"]) == \
+    assert (q2["submitter"], q2["accelerator"], q2["benchmark"], q2["scenario"], q2["accelerator_count"]) == \
            ("Dell", "B200", "deepseek-r1", "Server", 8)
     assert q2["gain"] == pytest.approx(40949.5 / 13963, rel=1e-12)
-    q3 = rows(shared_con, "SELECT round, benchmark, scenario, hardware_new, hardware_base, hardware_count, speedup, "
+    q3 = rows(shared_con, "SELECT round, benchmark, scenario, accelerator_new, accelerator_base, accelerator_count, speedup, "
                           "stack_new FROM generation_speedups WHERE procurement_grade AND like_for_like "
                           "ORDER BY speedup DESC LIMIT 10")[0]
-    assert (q3["round"], q3["benchmark"], q3["scenario"], q3["hardware_new"], q3["hardware_base"], q3["stack_new"]) \
+    assert (q3["round"], q3["benchmark"], q3["scenario"], q3["accelerator_new"], q3["accelerator_base"], q3["stack_new"]) \
         == ("v6.0", "gpt-oss-120b", "Offline", "B200", "H200 SXM", "vLLM")
     assert q3["speedup"] == pytest.approx(
         published("v6.0", "6.0-0091", "gpt-oss-120b", "Offline") / published("v6.0", "6.0-0092", "gpt-oss-120b", "Offline"),

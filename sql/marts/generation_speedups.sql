@@ -7,8 +7,13 @@
 -- serving stack family), baseline_lags (the baseline serves far below its own Offline rate),
 -- like_for_like (both fine); implausible (above plausibility_ceilings.csv, not corroborated) is an
 -- anomaly. procurement_grade: both verified, no finding, not implausible.
+-- The parts: accelerator_new over accelerator_base at accelerator_count, or for a CPU-only pair cpu_new
+-- over cpu_base at cpu_count sockets (hardware_kind says which).
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.
-SELECT * EXCLUDE (has_finding_new, has_finding_base)
+SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count)
          RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
-                 value_base AS result_base)
+                 value_base AS result_base),
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_new END AS cpu_new,
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_base END AS cpu_base,
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_count END AS cpu_count
 FROM int_generation_speedups

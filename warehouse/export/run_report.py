@@ -13,10 +13,10 @@ from warehouse.ingest.outcome import RoundOutcome
 from warehouse.ingest.source_urls import redact
 from warehouse.store import db
 
-GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "accelerator_count",
+GAIN_KEY = ["submitter", "part", "benchmark", "basis", "scenario", "accelerator_count",
             "round_from", "round_to"]
-SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "hardware_count", "hardware_new",
-               "hardware_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
+SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "part_count", "part_new",
+               "part_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
 TOP = 3
 SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
 UNREACHABLE_HINT = (
@@ -53,8 +53,12 @@ def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
 # What the run's headlines may name: software gains from software alone (the same system size, both
 # sides verified, no anomaly, not implausible) and generation speedups of like-for-like pairs (one
 # serving stack, a baseline that serves near its own ceiling), procurement grade.
-HEADLINE_GAINS = "SELECT * FROM software_gains WHERE basis = 'same_scale' AND procurement_grade"
-HEADLINE_SPEEDUPS = "SELECT * FROM generation_speedups WHERE procurement_grade AND like_for_like"
+# part: the accelerator, or the processor of a CPU-only system (the marts name them apart)
+HEADLINE_GAINS = ("SELECT *, coalesce(accelerator, cpu) AS part FROM software_gains "
+                  "WHERE basis = 'same_scale' AND procurement_grade")
+HEADLINE_SPEEDUPS = ("SELECT *, coalesce(accelerator_new, cpu_new) AS part_new, coalesce(accelerator_base, cpu_base) "
+                     "AS part_base, coalesce(accelerator_count, cpu_count) AS part_count FROM generation_speedups "
+                     "WHERE procurement_grade AND like_for_like")
 
 
 def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
@@ -161,10 +165,10 @@ class RunReport:
     def sections(self) -> list[tuple[str, list[str]]]:
         found = [
             ("Largest new software gains (same system size, verified)", [
-                f"{g['gain']:.2f}x {g['hardware']} x{g['scale_to']} {g['benchmark']} {g['scenario']}, "
+                f"{g['gain']:.2f}x {g['part']} x{g['scale_to']} {g['benchmark']} {g['scenario']}, "
                 f"{g['submitter']}: {g['result_id_from']} -> {g['result_id_to']}" for g in self.new_gains]),
             ("Largest new generation speedups (same stack, equal size, verified)", [
-                f"{s['speedup']:.2f}x {s['hardware_new']} over {s['hardware_base']} x{s['hardware_count']} "
+                f"{s['speedup']:.2f}x {s['part_new']} over {s['part_base']} x{s['part_count']} "
                 f"{s['benchmark']} {s['scenario']}, {s['stack_new']}: {s['result_id_base']} -> {s['result_id_new']}"
                 for s in self.new_speedups]),
             ("Corrected units and anomalies (out of procurement-grade comparisons)",
