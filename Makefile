@@ -3,7 +3,7 @@
 # extra on top (pytest, and pandas and hypothesis, which Pandera imports whenever they are installed:
 # about 0.5 s and 90 MiB more per run, so never in .venv).
 # Both install the versions locked in requirements/ (hashed: the same files everywhere), with uv, itself
-# pinned and hashed in requirements/uv.txt and installed into .venv-uv: about 10 s a venv against pip's
+# pinned and hashed in requirements/uv.txt and installed into .venv-uv: a few seconds a venv against pip's
 # 80 s, every version fixed. `make lock` writes the lock again after a change to pyproject.toml's
 # dependencies (tests/test_lock.py fails while it does not satisfy them).
 VENV ?= .venv
@@ -17,9 +17,14 @@ LOCK := $(UV) pip compile --quiet --universal --generate-hashes --python-version
 
 .PHONY: install install-test run test test-slow test-unit test-readme test-superset bench yardstick docs report serve clean lock
 
+# uv is one binary: put where python3's own pip can (no venv to bootstrap: ~6 s against ~20 s), else
+# through a venv of its own when python3 has no pip.
 $(UV): requirements/uv.txt
-	python3 -m venv $(UV_VENV)
-	$(UV_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements/uv.txt
+	if python3 -m pip --version >/dev/null 2>&1; then \
+		python3 -m pip install --quiet --root-user-action=ignore --require-hashes --upgrade --target $(UV_VENV) -r requirements/uv.txt; \
+	else \
+		python3 -m venv $(UV_VENV) && $(UV_VENV)/bin/python -m pip install --quiet --require-hashes -r requirements/uv.txt; \
+	fi
 	touch $@
 
 # $(1): the venv, $(2): its locked requirements. `uv pip sync` leaves exactly the locked versions (and
