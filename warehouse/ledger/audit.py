@@ -18,10 +18,12 @@ def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
-    """What a terminal shows of each claim, within 80 columns: the number claimed, its grade, the most
-    the data supports and the verdict by its label ("directional only"; what it means: verdict_legend;
+    """What a terminal shows of each claim, within 80 columns and two lines a claim: the number claimed
+    (claimed: multiplier), its grade, the most the data supports (supported: figure_supported) and the
+    verdict by its label ("directional only"; what it means: verdict_legend;
     every figure and the result ids behind it: grade_lines, and --format csv or json)."""
-    return frame.select(*SCREEN_COLUMNS[:-1], pl.col("verdict_label").alias("verdict"))
+    return frame.select("id", pl.col("multiplier").alias("claimed"), "grade",
+                        pl.col("figure_supported").alias("supported"), pl.col("verdict_label").alias("verdict"))
 
 
 def verdict_legend(frame: pl.DataFrame) -> list[str]:
