@@ -190,7 +190,7 @@ def marts_names(fields: dict, kind: str, label: str) -> tuple[dict, list[str]]:
 def old_name_notes(used: list[str], kind: str, label: str, what: str) -> list[str]:
     """One note per old name an input used (`used`: once per entry or row that used it)."""
     names = input_names(kind)
-    return [f"{label}: {old!r} ({used.count(old)} {what}) is read as {names[old]!r}, the marts' name: "
+    return [f"{label}: {old!r} ({used.count(old)} {what if used.count(old) != 1 else what[:-1]}) is read as {names[old]!r}, the marts' name: "
             f"write {names[old]!r}" for old in dict.fromkeys(used)]
 
 
