@@ -81,7 +81,10 @@ def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) ->
         limit = TABLE_LIMIT if fmt is Format.table else 0
     with sandbox.connect(reading_file()) as con:
         shown, total = sandbox.run_query(con, text, limit or None, as_rows=fmt is Format.table)
+        hints = empty_hints(con, text) if total == 0 else []
     print_rows(shown, fmt, raw)
+    for hint in hints:
+        note(hint)
     if shown.height < total:
         cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
         # A table read by a program or a file keeps the note with the rows (a reader that has gone,
@@ -91,3 +94,9 @@ def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) ->
         else:
             note(cut)
     return EXIT_OK
+
+
+def empty_hints(con, text: str) -> list[str]:
+    """Why a query may have returned nothing: a value the warehouse does not hold (views.empty_hints)."""
+    from warehouse.views.empty_hints import empty_result_hints
+    return empty_result_hints(con, text)

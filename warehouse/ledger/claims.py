@@ -15,6 +15,7 @@ from warehouse.errors import ExpectedFailure
 from warehouse.inputs import (check_depth, marts_names, old_name_notes, normalised_id, read_bounded, require_final_line_break,
                               text_of)
 from warehouse.identity.reference import Reference, default_reference
+from warehouse.nearest import did_you_mean
 from warehouse.views.identities import canonical_accelerators
 from warehouse.identity.rounds import ROUND_PATTERN
 from warehouse.store import db
@@ -208,7 +209,8 @@ def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = F
             if row[field] is not None:
                 if canonical[row[field]] is None:
                     problems.append(f"claim {row['id']!r}: field {field!r}: {row[field]!r} matches no "
-                                    "accelerator in warehouse/identity/reference/accelerators.csv")
+                                    "accelerator in warehouse/identity/reference/accelerators.csv"
+                                    + did_you_mean(row[field], ref.accelerators["accelerator"].unique().to_list()))
                 row[field] = canonical[row[field]]
     if problems:
         raise LedgerError(f"{path}: " + "; ".join(problems))

@@ -73,9 +73,13 @@ def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None, allow_emp
     """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
     frame = prices_frame(path, allow_empty)
     unknown = unknown_accelerators(frame)
-    if unknown and warn is not None:
-        warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named "
-             f"{', '.join(repr(n) for n in unknown)}; their prices match no result")
+    if warn is not None:
+        from warehouse.identity.reference import default_reference
+        from warehouse.nearest import did_you_mean
+        known = default_reference().accelerators["accelerator"].to_list()
+        for name in unknown:
+            warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named {name!r}: "
+                 f"its price matches no result{did_you_mean(name, known)}")
     from warehouse.identity.resolve import load_reference_tables
     load_reference_tables(con)
     with db.registered(con, _prices=frame), db.transaction(con):
