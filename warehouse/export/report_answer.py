@@ -35,7 +35,7 @@ WITH per_accelerator AS (
            throughput_per_accelerator AS value, result_id_per_accelerator AS result_id,
            submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
            NULL::VARCHAR AS basis
-    FROM accelerator_comparison WHERE round = $round
+    FROM accelerator_comparison WHERE round = $round AND NOT mixed_cluster
 ),
 racks AS (
     SELECT benchmark, scenario, throughput_unit,
@@ -44,7 +44,7 @@ racks AS (
     FROM rack_throughput WHERE round = $round AND rank_per_rack IS NOT NULL
 ),
 graded AS (
-    SELECT * FROM token_economics WHERE round = $round AND procurement_grade
+    SELECT * FROM token_economics WHERE round = $round AND procurement_grade AND NOT mixed_cluster
 ),
 power AS (
     SELECT *, 'measured' AS power_basis, 1 AS trust, throughput_per_kw_measured AS per_kw FROM graded

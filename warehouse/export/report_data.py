@@ -36,7 +36,9 @@ SELECT result_id, benchmark, scenario, throughput AS result, throughput_unit AS 
        throughput_per_accelerator AS per_accelerator, throughput_per_rack AS per_rack, rack_basis, measured_rack,
        measured_watts, system_estimate_watts, throughput_per_kw_measured AS per_kw_measured,
        throughput_per_kw_system_estimate AS per_kw_system_estimate, tokens_per_second_per_user AS per_user,
-       array_to_string(findings, ', ') AS findings, procurement_grade, dollars_per_million_tokens
+       concat_ws(', ', nullif(array_to_string(findings, ', '), ''),
+                 CASE WHEN mixed_cluster THEN 'mixed accelerators: never ranked per accelerator' END) AS findings,
+       procurement_grade, dollars_per_million_tokens
 FROM token_economics
 WHERE result_id IS NOT NULL
 ORDER BY round, benchmark, scenario, throughput_per_accelerator DESC NULLS LAST, result_id, throughput_unit
