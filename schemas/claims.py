@@ -47,13 +47,13 @@ class Claim(pa.DataFrameModel):
                                      | (pl.col("accelerator").is_not_null()
                                         & pl.col("baseline_accelerator").is_not_null()))
 
-    @pa.dataframe_check(error="a scaling_efficiency needs total_accelerators > baseline_total_accelerators")
+    @pa.dataframe_check(error="a scaling_efficiency needs accelerator_count > baseline_accelerator_count")
     def scaling_sizes_named(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select((pl.col("kind") != "scaling_efficiency")
                                      | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))
                                      .fill_null(False))
 
-    @pa.dataframe_check(error="a scale_speedup needs total_accelerators > baseline_total_accelerators")
+    @pa.dataframe_check(error="a scale_speedup needs accelerator_count > baseline_accelerator_count")
     def scale_speedup_sizes_named(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select((pl.col("kind") != "scale_speedup")
                                      | (pl.col("total_accelerators") > pl.col("baseline_total_accelerators"))

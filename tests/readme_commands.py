@@ -14,11 +14,13 @@ failed (bash's trace) are printed, and the script exits 1.
 
 The environment is the CI's, with no network and no MLPERF_* variable: each block runs with only
 what it sets itself. The README's set-up block points `make run` at the shared mirror; the warehouse
-remembers that source, so every later command fetches from it as a user's would. The copy gets its
-two venvs (.venv, .venv-test) whose third-party packages come from the venv running this script (a
-.pth line: the test venv's, so the copy's .venv has the test extra too, which a user's has not) and
-which hold the copy itself as an editable install: `make install` and `make install-test` then have
-nothing left to do, and every command runs the copy's code, not this checkout's."""
+remembers that source, so every later command fetches from it as a user's would. Each block runs in
+the environment it names: the copy gets its two venvs, .venv with the third-party packages of this
+checkout's .venv (what `make run` installs for a user: `make test-readme` builds it) and .venv-test
+with those of .venv-test, each through a .pth line, and each holding the copy itself as an editable
+install: `make install` and `make install-test` then have nothing left to do, every command runs the
+copy's code, not this checkout's, and a user's command that needs a package only the test extra
+brings fails here as it would for the user."""
 from __future__ import annotations
 
 import argparse
@@ -84,20 +86,43 @@ def fresh_copy(into: Path) -> Path:
     return copy
 
 
-def venv_for(copy: Path) -> None:
-    """copy/.venv and copy/.venv-test (`make install` and `make install-test`): the project's
-    dependencies through a .pth line, the copy installed editable (offline: no index, no build
-    isolation), and make's stamp so make leaves each be."""
-    for name in (".venv", ".venv-test"):
-        _venv(copy / name, copy)
+# The copy's venvs, each from the packages of the venv of this checkout that `make` builds under that name.
+ENVIRONMENTS = (".venv", ".venv-test")
 
 
-def _venv(venv: Path, copy: Path) -> None:
+def packages_of(venv: Path) -> Path:
+    """The site-packages of a venv of this checkout, or a one-line error naming the make target."""
+    found = sorted(venv.glob("lib/python*/site-packages"))
+    if not found:
+        target = "install-test" if venv.name == ".venv-test" else "install"
+        raise SystemExit(f"error: {venv} has no site-packages: run `make {target}` first")
+    return found[0]
+
+
+def venv_for(copy: Path, packages: dict[str, Path] | None = None, editable: bool = True) -> None:
+    """copy/.venv and copy/.venv-test (`make install` and `make install-test`): the packages of the
+    venv of the same name (`packages`: name -> site-packages; this checkout's by default) through a
+    .pth line, the copy installed editable (offline: no index, no build isolation), and make's stamp
+    so make leaves each be."""
+    packages = packages or {name: packages_of(ROOT / name) for name in ENVIRONMENTS}
+    for name in ENVIRONMENTS:
+        _venv(copy / name, packages[name], copy if editable else None)
+
+
+def _venv(venv: Path, packages: Path, copy: Path | None) -> None:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
     (site_packages,) = venv.glob("lib/python*/site-packages")
-    (site_packages / "project_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    subprocess.run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet",
-                    "--no-deps", "--no-index", "--no-build-isolation", "-e", copy], check=True)
+    (site_packages / "project_dependencies.pth").write_text(f"{packages}\n")
+    if copy is not None:
+        # the build needs setuptools, which a user's .venv has not: lent from this script's venv for the
+        # install only (the editable install it leaves imports nothing of setuptools)
+        lent = site_packages / "build_tools.pth"
+        lent.write_text(sysconfig.get_path("purelib") + "\n")
+        try:
+            subprocess.run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet",
+                            "--no-deps", "--no-index", "--no-build-isolation", "-e", copy], check=True)
+        finally:
+            lent.unlink()
     (venv / ".installed").touch()
 
 

@@ -316,11 +316,24 @@ def test_the_audit_table_shows_a_verdict_by_its_label_and_says_once_what_it_mean
     import polars as pl
 
     from warehouse.ledger.audit import SCREEN_COLUMNS, for_screen, verdict_legend
-    frame = pl.DataFrame({column: [None, None, None, None] for column in SCREEN_COLUMNS}).with_columns(
-        pl.Series("id", ["a", "b", "c", "d"]),
-        pl.Series("verdict", [DIRECTIONAL, "promising, but the platform is not shipping today", DIRECTIONAL,
-                              "comparable across submitters"]))
-    assert for_screen(frame)["verdict"].to_list() == ["directional only", "promising", "directional only",
-                                                      "comparable across submitters"]
+    frame = pl.DataFrame({column: [None, None, None] for column in SCREEN_COLUMNS}).with_columns(
+        pl.Series("id", ["a", "b", "c"]), pl.Series("verdict", [DIRECTIONAL, "promising, but...", DIRECTIONAL]),
+        pl.Series("verdict_label", ["directional only", "promising", "directional only"]),
+        pl.Series("verdict_meaning", ["do not put it in a procurement decision", "the platform is not shipping today",
+                                      "do not put it in a procurement decision"]))
+    assert for_screen(frame)["verdict"].to_list() == ["directional only", "promising", "directional only"]
     assert verdict_legend(frame) == ["directional only: do not put it in a procurement decision",
                                      "promising: the platform is not shipping today"]
+
+
+@pytest.mark.unit
+def test_every_verdict_the_audit_writes_has_a_label_and_a_meaning_in_the_mart():
+    """claim_audit's verdict_label and verdict_meaning come from a table in sql/marts/claim_audit.sql:
+    each verdict sql/intermediate/int_claim_audit.sql can write must be in it (a new wording fails here)."""
+    import re
+    audit_sql = (ROOT / "sql" / "intermediate" / "int_claim_audit.sql").read_text(encoding="utf-8")
+    case = audit_sql[:audit_sql.index("END AS verdict,")].rsplit("CASE", 1)[1]
+    written = set(re.findall(r"THEN '([^']+)'", case)) | set(re.findall(r"ELSE '([^']+)'", case))
+    mart = (ROOT / "sql" / "marts" / "claim_audit.sql").read_text(encoding="utf-8")
+    labelled = set(re.findall(r"\('([^']+)',\s*'[^']+',\s*'[^']+'\)", mart))
+    assert len(written) == 4 and written == labelled, (written, labelled)

@@ -281,7 +281,7 @@ def test_decision_records_name_claims_resting_on_a_weak_baseline(audited):
 
 @pytest.mark.parametrize("fields, expected", [
     (dict(direction="speed"), "claim 'x': field 'direction'"),
-    (dict(kind="scale_speedup", total_accelerators=4), "a scale_speedup needs total_accelerators >"),
+    (dict(kind="scale_speedup", total_accelerators=4), "a scale_speedup needs accelerator_count >"),
     (dict(kind="scaling_efficiency", direction="latency", baseline_total_accelerators=1,
           total_accelerators=4), "direction must be throughput"),
     (dict(cited_result_ids="6.0-0078"), "claim 'x': field 'cited_result_ids'"),
@@ -319,7 +319,7 @@ def test_cli_audit_carries_both_figures_and_their_rows_for_every_claim(cli, tmp_
     assert json.loads(by_id["gen-cited"]["rows_as_cited"])[1]["result_id"] == "6.0-0099"
     code, out, _ = cli("claims", "audit", "--db", path)
     table = {row["id"]: row for row in table_rows(out)}
-    assert set(table["gen-cited"]) == {"id", "multiplier", "grade", "figure_supported", "verdict"}
+    assert set(table["gen-cited"]) == {"id", "claimed", "grade", "supported", "verdict"}
     said = " ".join(out.split())  # the grade lines wrap at the terminal's width
     assert "gen-cited: " in said and "[6.0-0098 vs 6.0-0099]" in said
     assert "cite-missing: as cited: cited entry 6.0-9999 is in no loaded round" in out

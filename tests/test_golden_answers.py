@@ -8,6 +8,7 @@ written out, so a change of definition that moves a headline shows up here as a 
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -152,14 +153,14 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
 def test_readme_question_2_and_3_first_rows(shared_con):
     # Question 2, software alone: one submitter's same system, host and size. Google's B200 x8
     # deepseek-r1 Server, 5.1-0047 14630.7 -> 6.0-0040 41027.9 = 2.8042 (Dell's 2.93x changed servers).
-    q2 = rows(shared_con, readme_query("SELECT submitter, hardware_kind, hardware,"))[0]
-    assert (q2["submitter"], q2["hardware_kind"], q2["hardware"], q2["benchmark"], q2["scenario"],
-            q2["accelerator_count"]) == ("Google", "accelerator", "B200", "deepseek-r1", "Server", 8)
+    q2 = rows(shared_con, readme_query("SELECT submitter, coalesce(accelerator,"))[0]
+    assert (q2["submitter"], q2["part"], q2["workload"], q2["accelerator_count"]) == (
+        "Google", "B200", "deepseek-r1 Server", 8)
     assert q2["gain"] == pytest.approx(41027.9 / 14630.7, rel=1e-12)
-    q3 = rows(shared_con, "SELECT round, benchmark, scenario, hardware_new, hardware_base, hardware_count, speedup, "
+    q3 = rows(shared_con, "SELECT round, benchmark, scenario, accelerator_new, accelerator_base, accelerator_count, speedup, "
                           "stack_new FROM generation_speedups WHERE procurement_grade AND like_for_like "
                           "ORDER BY speedup DESC LIMIT 10")[0]
-    assert (q3["round"], q3["benchmark"], q3["scenario"], q3["hardware_new"], q3["hardware_base"], q3["stack_new"]) \
+    assert (q3["round"], q3["benchmark"], q3["scenario"], q3["accelerator_new"], q3["accelerator_base"], q3["stack_new"]) \
         == ("v6.0", "qwen3-vl-235b-a22b", "Offline", "B200", "H200 SXM", "vLLM")
     assert q3["speedup"] == pytest.approx(79.0373 / 18.218, rel=1e-12)
 
@@ -335,16 +336,91 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"]) == ("H200 SXM", "false", "1")
 
 
+def lines_per_row(out: str) -> list[int]:
+    """How many lines each row of the first table printed takes (a wrapped cell goes on with the first
+    cell blank); refused when the table is printed as blocks of `column | value` lines."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
+    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
+    rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
+    assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
+    counts = []
+    for line in lines[rule + 1:end]:
+        if counts and not line.strip()[1:].split("┆")[0].strip():
+            counts[-1] += 1
+        else:
+            counts.append(1)
+    return counts
+
+
+def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path):
+    # What a new user reads at 80 columns for each of the README's questions, after its loads (the
+    # v6.0 example claims, the example replays, the example prices): a table, every row on one or two
+    # lines (the README's shorter headers, usd_per_mtok..., are listed in the analyst guide).
+    path = tmp_path / "readme.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    tool = str(Path(sys.executable).parent / "mlperf-wh")
+    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "80", "HOME": "/tmp"}
+
+    def run(*args) -> str:
+        done = subprocess.run([tool, "--db", str(path), *map(str, args)], capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    run("claims", "load", ROOT / "examples" / "claims_v6.0_graded.example.toml")
+    run("measurements", "load", ROOT / "examples" / "own_measurements.example.csv")
+    run("prices", "load", ROOT / "examples" / "prices.example.csv")
+    answers = {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
+    answers["claims audit"] = run("claims", "audit")
+    assert len(answers) == 6
+    for question, out in answers.items():
+        assert max(map(len, out.splitlines())) <= 80, question
+        rows_seen = lines_per_row(out)
+        assert rows_seen and max(rows_seen) <= 2, (question, rows_seen, out)
+
+
+def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
+    # examples/prices.example.csv: B200 $4.00 per accelerator-hour. v6.0 llama3.1-8b Offline: Lambda_SIT's
+    # B200 x8 6.0-0062, 160,403 tokens/s: $4.00 x 8 / (160403 x 3600) x 1e6 = $0.05541 per million tokens,
+    # the cheapest of the round.
+    from warehouse.ledger.prices import load_prices
+    load_prices(private_con, ROOT / "examples" / "prices.example.csv")
+    materialize(private_con, changed={"prices"})
+    first = rows(private_con, readme_query("SELECT benchmark, scenario, accelerator, dollars_per_million_tokens"))[0]
+    assert published("v6.0", "6.0-0062", "llama3.1-8b", "Offline") == 160403.0
+    assert (first["benchmark"], first["scenario"], first["accelerator"], first["result_id"]) == \
+           ("llama3.1-8b", "Offline", "B200", "6.0-0062")
+    assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (160403 * 3600) * 1e6, rel=1e-9)
+
+
 def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
-    # Question 4: the seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so
-    # every claim with a number is `unsupported`, never `holds`; the two post-deadline claims, with
-    # no number, are not graded.
+    # Question 4: the v6.0 example claims take every grade, each against the published rows:
+    #   GB300 / GB200 deepseek-r1 Server x72, as cited: 6.0-0081 575580 / 6.0-0075 336106 = 1.7125 -> 1.7 holds;
+    #   Dell B200 x8 deepseek-r1 Server, v5.1 -> v6.0: 6.0-0026 40949.5 / best v5.1 5.1-0069 18592.2
+    #     = 2.2025 -> 2.2 holds;
+    #   B300 / B200 llama2-70b-99 Offline x8: 6.0-0010 115730 / 6.0-0048 103954 = 1.1133 -> 1.5 overstated;
+    #   B300 / B200 llama3.1-405b Server x8: 6.0-0089 1484.4 / 6.0-0040 983.626 = 1.5091 -> 1.2 understated;
+    #   B300 / H100 SXM deepseek-r1 Server: no v6.0 H100 SXM row -> unsupported.
+    # The seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so every claim with
+    # a number is `unsupported`, never `holds`; the two post-deadline claims, with no number, are not graded.
     from warehouse.ledger.claims import load_claims
     from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
-    load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+    load_claims(private_con, ROOT / "examples" / "claims_v6.0_graded.example.toml")
     load_measurements(private_con, ROOT / "examples" / "own_measurements.example.csv", None, RunOptions())
     materialize(private_con, changed={"claims"} | set(MEASUREMENT_TABLES))
-    grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit GROUP BY ALL ORDER BY ALL")
+    graded = {r["id"]: (r["grade"], r["figure_supported"])
+              for r in rows(private_con, "SELECT id, grade, figure_supported FROM claim_audit")}
+    figures = {"gb300-gb200-dsr1-server": ("holds", 575580 / 336106),
+               "b200-software-dsr1-server": ("holds", 40949.5 / 18592.2),
+               "b300-b200-llama2-offline": ("overstated", 115730 / 103954),
+               "b300-b200-llama405b-server": ("understated", 1484.4 / 983.626)}
+    assert set(graded) == set(figures) | {"b300-h100-dsr1-server"}
+    for claim, (grade, figure) in figures.items():
+        assert graded[claim][0] == grade and graded[claim][1] == pytest.approx(figure, rel=1e-9), claim
+    assert graded["b300-h100-dsr1-server"] == ("unsupported", None)
+    load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+    materialize(private_con, changed={"claims"})
+    grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit WHERE round = 'v6.1' GROUP BY ALL ORDER BY ALL")
     assert grades == [{"grade": "unsupported", "n": 13}, {"grade": None, "n": 2}]
     # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU, set beside
     # Nebius' B200 deepseek-r1 Server 6.0-0083, 51692.9 / 8 = 6461.6125 per GPU: 650 / 6461.6125 = 0.1006;

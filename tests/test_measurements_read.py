@@ -178,7 +178,7 @@ def test_a_truncated_file_is_refused_in_one_line(cut):
 
 
 def test_a_csv_without_its_required_columns_is_refused():
-    with pytest.raises(MeasurementFileError, match="missing column.*output_tokens_per_second"):
+    with pytest.raises(MeasurementFileError, match="missing column.*tokens_per_second"):
         prepared(CSV, content=b"label,model_id\nx,y\n")
 
 

@@ -77,3 +77,82 @@ def test_the_analyst_guide_lists_every_renamed_column_once():
         assert f"| {rule['concept']} |" in names
         for old in rule["renamed"]:
             assert names.count(f"- `{old}` -> ") == 1, old
+
+
+# ---------------------------------------------------------------------------------------------
+# The inputs you write take the marts' names (sql/marts/_naming.toml, [inputs]); the old ones are
+# still read, with a note.
+
+INPUTS = tomllib.loads((ROOT / "sql" / "marts" / "_naming.toml").read_text(encoding="utf-8"))["inputs"]
+
+
+def accepted_names() -> dict[str, list[str]]:
+    """Every field or column each input format you write accepts, in the name it documents."""
+    from schemas.prices import Price
+    from warehouse.ledger.claims import CLAIM_FIELDS, DECISION_FIELDS
+    from warehouse.ledger.measurement_formats import CSV_COLUMNS
+    return {"claims": list(CLAIM_FIELDS), "decisions": list(DECISION_FIELDS),
+            "prices": list(Price.to_schema().columns), "measurements_csv": list(CSV_COLUMNS)}
+
+
+@pytest.mark.unit
+def test_every_input_format_names_each_concept_as_the_marts_do():
+    accepted = accepted_names()
+    assert set(INPUTS) == set(accepted)
+    assert refusals([(f"input {kind}", name) for kind, names in accepted.items() for name in names]) == []
+
+
+@pytest.mark.unit
+def test_each_old_input_name_is_one_the_contract_refuses_and_reads_as_an_accepted_one():
+    accepted = accepted_names()
+    for kind, renamed in INPUTS.items():
+        for old, new in renamed.items():
+            assert refusals([(kind, old)]) and new in accepted[kind] and old not in accepted[kind], (kind, old)
+
+
+CLAIM = """[[claim]]
+id = "scaling"
+vendor = "V"
+source = "https://example.com/x"
+published_on = 2026-04-01
+statement = "s"
+round = "v6.0"
+model = "deepseek-r1"
+kind = "scaling_efficiency"
+accelerator = "GB300"
+{sizes}
+multiplier = 0.9
+stage = "mlcommons_verified"
+"""
+
+
+@pytest.mark.unit
+def test_a_claim_reads_the_marts_names_and_the_old_ones_with_a_note(tmp_path):
+    from warehouse.ledger.claims import LedgerError, claims_frame
+    new, old, both = (tmp_path / f"{name}.toml" for name in ("new", "old", "both"))
+    new.write_text(CLAIM.format(sizes="accelerator_count = 288\nbaseline_accelerator_count = 72"))
+    old.write_text(CLAIM.format(sizes="total_accelerators = 288\nbaseline_total_accelerators = 72"))
+    both.write_text(CLAIM.format(sizes="total_accelerators = 288\naccelerator_count = 288\n"
+                                       "baseline_accelerator_count = 72"))
+    quiet, noted = [], []
+    assert claims_frame(new, notes=quiet).equals(claims_frame(old, notes=noted))
+    assert quiet == [] and noted == ["total_accelerators", "baseline_total_accelerators"]
+    assert claims_frame(new)["total_accelerators"].to_list() == [288]  # the claims table's column
+    with pytest.raises(LedgerError, match="'total_accelerators' and 'accelerator_count' name one field"):
+        claims_frame(both)
+
+
+@pytest.mark.unit
+def test_a_measurements_csv_reads_the_marts_names_and_the_old_ones_with_a_note():
+    from warehouse.ledger.measurement_formats import MeasurementFileError, read_csv
+    row = "r1,meta-llama/Llama-3.1-8B-Instruct,H200,8,19840\n"
+    new = read_csv("new.csv", f"label,model_id,accelerator,accelerator_count,tokens_per_second\n{row}".encode())
+    old = read_csv("old.csv", f"label,model_id,accelerator,accelerators,output_tokens_per_second\n{row}".encode())
+    assert new.runs[0].fields == old.runs[0].fields
+    assert (new.runs[0].fields["accelerators"], new.runs[0].fields["output_tokens_per_second"]) == (8, 19840.0)
+    assert new.notes == [] and old.notes == [
+        "old.csv: 'accelerators' (1 run) is read as 'accelerator_count', the marts' name: write 'accelerator_count'",
+        "old.csv: 'output_tokens_per_second' (1 run) is read as 'tokens_per_second', the marts' name: "
+        "write 'tokens_per_second'"]
+    with pytest.raises(MeasurementFileError, match="'accelerators' and 'accelerator_count' name one field"):
+        read_csv("both.csv", b"model_id,accelerators,accelerator_count,tokens_per_second\nm,8,8,1\n")

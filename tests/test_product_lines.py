@@ -17,7 +17,8 @@ from warehouse.export.run_report import Snapshot, build
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
 
 SPEEDUP = ("SELECT * FROM generation_speedups WHERE round = ? AND benchmark = ? AND scenario = ? "
-           "AND hardware_count = ? AND hardware_new = ? AND hardware_base = ?")
+           "AND coalesce(accelerator_count, cpu_count) = ? AND coalesce(accelerator_new, cpu_new) = ? "
+           "AND coalesce(accelerator_base, cpu_base) = ?")
 
 
 def test_no_pair_crosses_a_segment_or_a_form_factor(shared_con):
@@ -26,11 +27,11 @@ def test_no_pair_crosses_a_segment_or_a_form_factor(shared_con):
     # pairs set a datacenter part against an edge one. Every pair's two parts now share line, segment
     # and form factor, read from the reference table itself.
     parts = {r["accelerator"]: r for r in load_reference().accelerators.to_dicts()}
-    pairs = rows(shared_con, "SELECT DISTINCT hardware_new, hardware_base, segment, form_factor, line "
+    pairs = rows(shared_con, "SELECT DISTINCT accelerator_new, accelerator_base, segment, form_factor, line "
                              "FROM generation_speedups WHERE hardware_kind = 'accelerator'")
     assert pairs
     for pair in pairs:
-        new, base = parts[pair["hardware_new"]], parts[pair["hardware_base"]]
+        new, base = parts[pair["accelerator_new"]], parts[pair["accelerator_base"]]
         assert (new["segment"], new["form_factor"], new["line"]) == \
                (base["segment"], base["form_factor"], base["line"]) == \
                (pair["segment"], pair["form_factor"], pair["line"])
@@ -49,7 +50,7 @@ def test_h200_over_h100_in_v41(shared_con):
     assert (row["line"], row["segment"], row["form_factor"]) == ("NVIDIA HGX", "datacenter", "8-GPU baseboard")
     assert (row["generations_apart"], row["procurement_grade"], row["newer_is_slower"]) == (1, True, False)
     h100_pairs = rows(shared_con, "SELECT DISTINCT benchmark FROM generation_speedups WHERE round = 'v4.1' "
-                                  "AND hardware_new = 'H200 SXM' AND hardware_base = 'H100 SXM'")
+                                  "AND accelerator_new = 'H200 SXM' AND accelerator_base = 'H100 SXM'")
     assert len(h100_pairs) >= 10
 
 
@@ -87,6 +88,7 @@ def test_cpu_generations_are_compared_by_processor(shared_con):
     assert row["speedup"] == pytest.approx(595.785 / 285.455, rel=1e-12)
     assert (row["hardware_kind"], row["line"], row["accelerator_new"], row["accelerator_count"]) == \
            ("cpu", "Intel Xeon", None, None)
+    assert (row["cpu_new"], row["cpu_base"], row["cpu_count"]) == ("Xeon 6980P", "Xeon Platinum 8592+", 2)
     assert (row["verification_new"], row["procurement_grade"]) == ("preview", False)
 
 

@@ -74,3 +74,33 @@ def test_the_first_failing_block_stops_the_run_and_names_its_line_and_command(tm
     out, err = capsys.readouterr()
     assert "README.md:7: skipped (a server)" in out
     assert err.startswith("docs/a-guide.md:9: exit 1 from `false`")
+
+
+def test_a_block_runs_in_the_environment_it_names_and_fails_on_a_package_it_lacks(tmp_path, capsys):
+    """The docs runner's venvs: .venv with the run environment's packages only, .venv-test with the
+    test environment's. A planted block importing, in .venv, a package only the test environment
+    holds fails, as it would for a user (pyarrow in .venv before it was in the bi extra)."""
+    from tests.readme_commands import run_blocks, venv_for
+    packages = {}
+    for venv, module in ((".venv", "run_only"), (".venv-test", "test_only")):
+        (tmp_path / venv.strip(".") / module).mkdir(parents=True)
+        (tmp_path / venv.strip(".") / module / "__init__.py").write_text("")
+        packages[venv] = tmp_path / venv.strip(".")
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    venv_for(copy, packages, editable=False)
+    env = {"PATH": "/usr/bin:/bin"}
+    assert run_blocks([Block(1, ".venv/bin/python -c 'import run_only'"),
+                       Block(2, ".venv-test/bin/python -c 'import test_only'")], copy, env) == 0
+    planted = Block(59, ".venv/bin/python -c 'import test_only'", None, "docs/bi-guide.md")
+    assert run_blocks([planted], copy, env) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("docs/bi-guide.md:59: exit 1 from `.venv/bin/python -c 'import test_only'`")
+    assert "No module named 'test_only'" in err
+
+
+@pytest.mark.unit
+def test_a_missing_venv_names_the_make_target_that_builds_it(tmp_path):
+    from tests.readme_commands import packages_of
+    with pytest.raises(SystemExit, match=r"\.venv has no site-packages: run `make install` first"):
+        packages_of(tmp_path / ".venv")

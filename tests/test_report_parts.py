@@ -16,7 +16,7 @@ REPOSITORIES = {"v6.0": ("inference_results_v6.0", "main")}
 
 def test_figures_are_written_for_people():
     assert [number(v) for v in (868278.0, 14313.0, 276.565, 15.3, 1.09, 0.0092)] == [
-        "868,278", "14,313", "277", "15.3", "1.09", "0.0092"]
+        "868,278", "14,313", "276.6", "15.3", "1.09", "0.0092"]
     assert percent(14313 / 12954.375 - 1) == "10.5%" and percent(None) == ""
 
 

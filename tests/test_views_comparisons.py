@@ -206,7 +206,8 @@ def test_generation_speedups_never_pair_vendors_mixtures_or_other_lines(shared_c
                             "AND accelerator_base = 'B300'") == []
     unlinked = rows(shared_con, """
         SELECT g.* FROM generation_speedups AS g
-        LEFT JOIN stg_successions AS s ON s.hardware = g.hardware_new AND s.ancestor = g.hardware_base
+        LEFT JOIN stg_successions AS s ON s.hardware = coalesce(g.accelerator_new, g.cpu_new)
+                                   AND s.ancestor = coalesce(g.accelerator_base, g.cpu_base)
         WHERE s.hardware IS NULL""")
     assert unlinked == []
 

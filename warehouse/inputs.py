@@ -22,6 +22,7 @@ import json
 import math
 import os
 import stat
+from functools import cache
 from pathlib import Path
 
 from warehouse.errors import ExpectedFailure, escape_control
@@ -193,3 +194,37 @@ def normalised_id(value: str, what: str) -> str:
     if not normal:
         raise ValueError(f"{what} is empty")
     return normal
+
+
+def input_names(kind: str) -> dict[str, str]:
+    """{old name: the marts' name} for the fields of an input you write (`claims`, `decisions`,
+    `prices`, `measurements_csv`): sql/marts/_naming.toml, [inputs.KIND]. An old name is still read."""
+    return dict(_naming_contract()["inputs"][kind])
+
+
+def marts_names(fields: dict, kind: str, label: str) -> tuple[dict, list[str]]:
+    """`fields` (an entry, a CSV row) with each old name given its marts' name, and the old names it
+    used; an entry giving both names of one field is refused (ValueError naming both)."""
+    renamed, used = dict(fields), []
+    for old, new in input_names(kind).items():
+        if old not in renamed:
+            continue
+        if new in renamed:
+            raise ValueError(f"{label}: {old!r} and {new!r} name one field: keep {new!r}")
+        renamed[new] = renamed.pop(old)
+        used.append(old)
+    return renamed, used
+
+
+def old_name_notes(used: list[str], kind: str, label: str, what: str) -> list[str]:
+    """One note per old name an input used (`used`: once per entry or row that used it)."""
+    names = input_names(kind)
+    return [f"{label}: {old!r} ({used.count(old)} {what if used.count(old) != 1 else what[:-1]}) is read as {names[old]!r}, the marts' name: "
+            f"write {names[old]!r}" for old in dict.fromkeys(used)]
+
+
+@cache
+def _naming_contract() -> dict:
+    import tomllib
+    from importlib.resources import files
+    return tomllib.loads((files("sql") / "marts" / "_naming.toml").read_text(encoding="utf-8"))

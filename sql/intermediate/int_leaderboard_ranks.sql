@@ -1,7 +1,9 @@
 -- Where does each verified performance result rank in its round, suite, benchmark, scenario and unit?
 -- One row per (verified performance row, suite): a 'datacenter,edge' entry is ranked in both suites.
 -- rank_system: 1 = best system result (highest throughput; for latency units, lowest latency).
--- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows).
+-- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows, and
+--   for a mixed cluster: several accelerator models in one system, named 'MI300X + MI325X', whose
+--   throughput per accelerator belongs to no one model).
 -- findings: the anomaly rules that name the row (int_result_eligibility: its own and the pair findings
 --   that blame it). Only a procurement-grade row is ranked (int_result_eligibility): a row with a
 --   finding, or one that does not compare as its hardware (an inference, a run without its
@@ -12,7 +14,8 @@
 -- same as within its own group.
 WITH by_suite AS (
     SELECT source_id, record_no, round, benchmark, scenario, units, value, higher_is_better,
-           value_per_accelerator, unnest(string_split(suite, ',')) AS suite
+           value_per_accelerator, coalesce(accelerator LIKE '% + %', false) AS mixed,
+           unnest(string_split(suite, ',')) AS suite
     FROM stg_results
     WHERE metric = 'performance' AND verification = 'verified'
 ),
@@ -26,8 +29,8 @@ SELECT
     CASE WHEN NOT unranked THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
                      ORDER BY unranked, CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
-    CASE WHEN value_per_accelerator IS NOT NULL AND NOT unranked THEN
+    CASE WHEN value_per_accelerator IS NOT NULL AND NOT unranked AND NOT mixed THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
-                     ORDER BY value_per_accelerator IS NULL OR unranked, value_per_accelerator DESC)
+                     ORDER BY value_per_accelerator IS NULL OR unranked OR mixed, value_per_accelerator DESC)
     END AS rank_per_accelerator
 FROM flagged

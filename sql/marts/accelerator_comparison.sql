@@ -15,6 +15,8 @@
 --     benchmark and scenario have a result (ties: the larger count); each accelerator's best system
 --     throughput at that count (throughput_same_scale, result_id_same_scale) and its ratio to the best
 --     at that count; null for an accelerator with no result at that count.
+-- A mixed cluster (several accelerator models in one system, accelerator 'MI300X + MI325X + MI355X';
+-- mixed_cluster) is listed, never ranked per accelerator nor the best a ratio is taken to.
 -- Ties (two entries with the same figure: v6.0 dlrm-v3 Server, three B200 x8 at 1250.875 a GPU) go to
 -- the smallest result ID, so a rebuild names the same entry whatever order its rows come in.
 WITH graded AS (
@@ -70,11 +72,13 @@ joined AS (
 )
 SELECT
     *,
-    rank() OVER w AS rank_per_accelerator,
-    throughput_per_accelerator / max(throughput_per_accelerator) OVER w AS ratio_to_best_per_accelerator,
+    CASE WHEN NOT mixed_cluster THEN rank() OVER w END AS rank_per_accelerator,
+    throughput_per_accelerator / max(CASE WHEN NOT mixed_cluster THEN throughput_per_accelerator END)
+        OVER (PARTITION BY round, benchmark, scenario, throughput_unit) AS ratio_to_best_per_accelerator,
     throughput_per_rack / max(throughput_per_rack) OVER (PARTITION BY round, benchmark, scenario, throughput_unit,
                                                                       measured_rack) AS ratio_to_best_per_rack,
     throughput_same_scale / max(throughput_same_scale) OVER (PARTITION BY round, benchmark, scenario, throughput_unit)
         AS ratio_to_best_same_scale
-FROM joined
-WINDOW w AS (PARTITION BY round, benchmark, scenario, throughput_unit ORDER BY throughput_per_accelerator DESC)
+FROM (SELECT *, coalesce(accelerator LIKE '% + %', false) AS mixed_cluster FROM joined)
+WINDOW w AS (PARTITION BY round, benchmark, scenario, throughput_unit, mixed_cluster
+             ORDER BY throughput_per_accelerator DESC)

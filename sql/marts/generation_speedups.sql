@@ -9,6 +9,8 @@
 -- anomaly. procurement_grade: both sides procurement grade by the one eligibility rule
 -- (int_result_grades: verified, comparable as their hardware, no finding of their own or of a pair that
 -- blames them) and the pair not implausible.
+-- The parts: accelerator_new over accelerator_base at accelerator_count, or for a CPU-only pair cpu_new
+-- over cpu_base at cpu_count sockets (hardware_kind says which).
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.
 WITH graded AS (
     SELECT s.* REPLACE (s.procurement_grade AND coalesce(n.procurement_grade AND b.procurement_grade, false)
@@ -19,7 +21,10 @@ WITH graded AS (
     LEFT JOIN int_result_grades AS b
       ON b.round = s.round AND b.result_id = s.result_id_base AND b.benchmark = s.benchmark AND b.scenario = s.scenario
 )
-SELECT * EXCLUDE (has_finding_new, has_finding_base)
+SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count)
          RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
-                 value_base AS result_base)
+                 value_base AS result_base),
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_new END AS cpu_new,
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_base END AS cpu_base,
+       CASE WHEN hardware_kind = 'cpu' THEN hardware_count END AS cpu_count
 FROM graded

@@ -9,7 +9,8 @@
 SELECT
     round, r.suite, benchmark, benchmark_family, accuracy_target, scenario, units AS result_unit,
     r.rank_system, r.rank_per_accelerator,
-    submitter, system, result_id, accelerator, total_accelerators AS accelerator_count, value AS result,
+    submitter, system, result_id, accelerator, coalesce(accelerator LIKE '% + %', false) AS mixed_cluster,
+    total_accelerators AS accelerator_count, value AS result,
     value_per_accelerator AS result_per_accelerator, software, verification, repeats_lower_target,
     r.findings, r.excluded_because
 FROM int_leaderboard_ranks AS r

@@ -13,7 +13,8 @@ WITH power AS (
     FROM stg_power_results
 )
 SELECT
-    r.round, r.submitter, r.system, r.result_id, r.accelerator, r.cpu, r.hardware_count,
+    r.round, r.submitter, r.system, r.result_id, r.accelerator, r.cpu,
+    CASE WHEN r.hardware_kind = 'cpu' THEN r.hardware_count END AS cpu_count,
     r.total_accelerators AS accelerator_count, r.benchmark, r.scenario, r.value AS result, r.units AS result_unit,
     p.power_value AS power_result, p.power_unit,
     CASE WHEN p.power_unit = 'Watts' THEN p.power_value END AS measured_watts,

@@ -1,5 +1,5 @@
 -- What is the "up to" software gain of each submitter's hardware on each benchmark between two rounds?
--- Per submitter, hardware, benchmark, basis and round pair: the largest gain across scenarios (and,
+-- Per submitter, part (accelerator, or cpu for a CPU-only system), benchmark, basis and round pair: the largest gain across scenarios (and,
 -- for same_scale, across system sizes), with the scenario, scale and result ids of that one
 -- comparison, and whether it changed the system size (scale_changed) or may be trusted as a
 -- software-only gain (procurement_grade). Verified rows only (int_software_gains_graded: gain = value_to /
@@ -16,7 +16,7 @@ WITH best AS (
     GROUP BY submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to
 )
 SELECT
-    submitter, hardware, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to,
+    submitter, hardware_kind, accelerator, cpu, benchmark, basis, round_from, round_to,
     top.gain AS gain, top.scenario AS scenario, top.total_accelerators AS accelerator_count,
     top.scale_from AS scale_from, top.scale_to AS scale_to, top.scale_changed AS scale_changed,
     top.procurement_grade AS procurement_grade, top.rounds_spanned AS rounds_spanned,

@@ -1,6 +1,7 @@
 -- How much faster did the same hardware get on the same benchmark and scenario from one round to the
 -- previous round in which it submitted that benchmark? (verified rows on both sides)
--- hardware: an accelerator or, for a CPU-only system, its processor (Xeon and EPYC parts compare too).
+-- The part compared: accelerator or, for a CPU-only system, its processor cpu (Xeon and EPYC parts
+-- compare too; hardware_kind says which).
 -- basis 'same_scale': same submitter, hardware and hardware count; gain = value_to / value_from for
 --   throughput, value_from / value_to for latency. The "software alone" figure: procurement grade.
 -- basis 'per_accelerator': same submitter and accelerator at any scale, throughput / total
@@ -14,7 +15,7 @@
 -- procurement_grade: the pair's own conditions (same scale, not implausible) and both sides procurement
 --   grade by the one eligibility rule (int_result_grades).
 -- Definition (each side the best verified result of its key in its round): int_software_gains.
-SELECT * RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
+SELECT * EXCLUDE (hardware) RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
                  value_to AS result_to, total_accelerators_from AS accelerator_count_from,
                  total_accelerators_to AS accelerator_count_to)
 FROM int_software_gains_graded

@@ -4,5 +4,8 @@
 -- benchmark's own unit always; per rack with how the rack was measured (rack_basis); power on three
 -- bases in columns of their own, never mixed (measured, a cited system estimate, the accelerators
 -- alone). Every definition: the header of sql/intermediate/int_token_economics.sql.
-SELECT * EXCLUDE (source_id, record_no) RENAME (total_accelerators AS accelerator_count)
+-- mixed_cluster: several accelerator models in one system ('MI300X + MI325X'): a figure per
+-- accelerator belongs to no one model.
+SELECT * EXCLUDE (source_id, record_no) RENAME (total_accelerators AS accelerator_count),
+       coalesce(accelerator LIKE '% + %', false) AS mixed_cluster
 FROM int_token_economics

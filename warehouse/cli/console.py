@@ -12,6 +12,7 @@ from functools import cache
 
 from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
+from warehouse.figures import human_number
 
 SHORT_TEXT = 16      # a text column this wide or narrower (codes, rounds, statuses) never wraps
 FLEXIBLE_MIN = 12    # the least a wrapping text column gets before records are shown one by one
@@ -233,21 +234,6 @@ def cell_text(value, raw: bool = False) -> str:
     if isinstance(value, list):
         return escape_control(", ".join(cell_text(v, raw) for v in value))
     return escape_control(str(value))
-
-
-def human_number(value: float) -> str:
-    """A figure as people read it: thousands separated, three significant digits below a hundred
-    (2.93, 45.2, 0.0181), a tenth from a hundred to a thousand (462.9), whole from a thousand on."""
-    if value != value or value in (float("inf"), float("-inf")):
-        return str(value)
-    size = abs(value)
-    if size >= 1000:
-        return f"{value:,.0f}"
-    if size >= 100:
-        return f"{value:,.1f}"
-    if size == 0:
-        return "0"
-    return f"{value:.3g}" if size >= 0.001 else f"{value:.3e}"
 
 
 @cache

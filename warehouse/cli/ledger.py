@@ -60,7 +60,8 @@ def claims_load(file: File, replace: Annotated[bool, typer.Option(
         allow_empty: AllowEmpty = False) -> int:
     """Load (or reload) a TOML claims file."""
     from warehouse.ledger.claims import load_claims
-    return _load(load_claims, file, "claims ledger", "claim", LEDGER_IDS, replace=replace, allow_empty=allow_empty)
+    return _load(load_claims, file, "claims ledger", "claim", LEDGER_IDS, replace=replace, allow_empty=allow_empty,
+                 warn=warn)
 
 
 @command(claims, "audit", "mlperf-wh claims audit", "mlperf-wh claims audit --format json")
@@ -118,7 +119,7 @@ def decisions_show(decision_id: Annotated[str, typer.Argument(metavar="ID", show
 
 @command(prices, "load", "mlperf-wh prices load my-prices.csv")
 def prices_load(file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=(
-        "a CSV: accelerator,dollars_per_accelerator_hour[,note]"))], allow_empty: AllowEmpty = False) -> int:
+        "a CSV: accelerator,dollars_per_accelerator_hour[,source,priced_on,note]"))], allow_empty: AllowEmpty = False) -> int:
     """Load your accelerator prices (a CSV), replacing the previous ones."""
     from warehouse.ledger.prices import load_prices
     return _load(load_prices, file, "price table", "price", {"prices"}, warn=warn, allow_empty=allow_empty)

@@ -15,7 +15,7 @@ from warehouse.errors import EXIT_OK, ExpectedFailure, escape_control
 measurements = group(
     "measurements", "Your own serving measurements (vLLM, AIPerf, GenAI-Perf, CSV), set beside the audited "
     "MLPerf rows (own_vs_mlperf). Without a command: the runs loaded.",
-    "mlperf-wh measurements load results.json --accelerator H200 --accelerators 8 --label h200-replay",
+    "mlperf-wh measurements load results.json --accelerator H200 --accelerator-count 8 --label h200-replay",
     "mlperf-wh measurements --format csv", invoke_without_command=True, no_args_is_help=False)
 Fmt = Annotated[Format, typer.Option("--format", help="table, csv or json")]
 
@@ -48,8 +48,8 @@ def measurements_list(fmt: Fmt = Format.table) -> int:
 
 
 @command(measurements, "load",
-         "mlperf-wh measurements load results.json --accelerator H200 --accelerators 8",
-         "mlperf-wh measurements load profile_export_aiperf.json --accelerator B200 --accelerators 8 "
+         "mlperf-wh measurements load results.json --accelerator H200 --accelerator-count 8",
+         "mlperf-wh measurements load profile_export_aiperf.json --accelerator B200 --accelerator-count 8 "
          "--label b200-replay",
          "mlperf-wh measurements load examples/own_measurements.example.csv")
 def measurements_load(
@@ -60,7 +60,7 @@ def measurements_load(
         accelerator: Annotated[Optional[str], typer.Option(
             "--accelerator", metavar="NAME", help="the accelerator every run used (as you name it: H200, B200...)")] = None,
         accelerators: Annotated[Optional[int], typer.Option(
-            "--accelerators", metavar="N", min=1, max=1_000_000, help="how many accelerators served every run")] = None,
+            "--accelerator-count", "--accelerators", metavar="N", min=1, max=1_000_000, help="how many accelerators served every run (--accelerators: the old name)")] = None,
         system: Annotated[Optional[str], typer.Option("--system", metavar="TEXT", help="the system, in your words")] = None,
         label: Annotated[Optional[str], typer.Option(
             "--label", metavar="TEXT", help="your name for the runs (decisions cite it in measured_by)")] = None,
@@ -92,6 +92,8 @@ def _report(outcome) -> None:
     verb = "replaced the runs of" if outcome.status == "replaced" else "loaded"
     say(escape_control(f"{verb} {outcome.path} ({outcome.tool}): {outcome.runs_loaded} {runs}, "
                        + ", ".join(outcome.run_ids)))
+    for line in outcome.notes:
+        warn(line)
     for line in outcome.quarantined:
         warn(f"quarantined {line}")
     for line in _drift_lines(outcome.run_ids):

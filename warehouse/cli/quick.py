@@ -87,11 +87,14 @@ def print_query(text: str, fmt: Format, limit: int | None, raw: bool = False) ->
         return EXIT_OK
     with sandbox.connect(reading_file()) as con:
         shown, total = sandbox.run_query(con, text, limit or sandbox.ALL_ROWS_HELD, as_rows=fmt is Format.table)
+        hints = empty_hints(con, text) if total == 0 else []
     if not limit and shown.height < total:
         raise ExpectedFailure(f"--limit 0 prints at most {sandbox.ALL_ROWS_HELD:,} rows as a {fmt.value} (each row "
                               f"is held to size the columns) and the query has {total:,}: print them with --format csv "
                               "or json (streamed), or give --limit N")
     print_rows(shown, fmt, raw)
+    for hint in hints:
+        note(hint)
     if shown.height < total:
         cut = f"showing {shown.height:,} of {total:,} rows; --limit 0 for all"
         # A table read by a program or a file keeps the note with the rows (a reader that has gone,
@@ -124,3 +127,9 @@ class Streamed:
         if self.fmt is Format.json:
             sys.stdout.write("]\n")
         sys.stdout.flush()
+
+
+def empty_hints(con, text: str) -> list[str]:
+    """Why a query may have returned nothing: a value the warehouse does not hold (views.empty_hints)."""
+    from warehouse.views.empty_hints import empty_result_hints
+    return empty_result_hints(con, text)

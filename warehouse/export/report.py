@@ -27,7 +27,7 @@ import polars as pl
 from warehouse.errors import needs_extra
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, swap_in, warehouse_files, write_listing)
-from warehouse.export.report_answer import Answer, answers, number, percent
+from warehouse.export.report_answer import Answer, answers, dollars, number, percent
 from warehouse.export.report_charts import Chart, charts
 from warehouse.export.report_data import PageData, page_data
 from warehouse.export.report_interactive import (AcceleratorPalette, inert_spec, inert_value, spec_json,
@@ -61,6 +61,7 @@ class Page:
     interactivity: Chart
     appendix: list[Chart]
     tables: list[Table]
+    prices: int = 0  # prices loaded (mlperf-wh prices load): none, and the page says how to add them
 
     @property
     def charts(self) -> list[Chart]:
@@ -116,8 +117,9 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     # the specs this code writes are drawn in Chromium and by vl-convert in tests/test_report.py.
     with debug_mode(False):
         interactivity, appendix = charts(con, newest, page_palette(con))
+    [(prices,)] = con.execute("SELECT count(*) FROM stg_prices").fetchall()
     return Page(newest, answers(con, newest, data.link_of()), data, interactivity, appendix,
-                [claim_audit_table(con), decisions_due_table(con)])
+                [claim_audit_table(con), decisions_due_table(con)], prices)
 
 
 def page_palette(con) -> AcceleratorPalette:
@@ -150,7 +152,7 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
         specs = _write_charts(page.charts, staging / "charts", target / "charts", draw)
         environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
                                   finalize=inert_value)
-        environment.filters.update(number=number, percent=percent)
+        environment.filters.update(number=number, percent=percent, dollars=dollars)
         html = environment.get_template("report.html").render(
             page=page, specs={name: spec_json(spec) for name, spec in specs.items()},
             data=spec_json(inert_spec({**page.data.as_json_ready(), "defaults": page.defaults()})),

@@ -5,8 +5,10 @@ audited; no anomaly finding; a run that compares as its hardware) per accelerato
 runner-up accelerator and the gap, the result ID and the entry's published page.
 
 Sources: accelerator_comparison (per accelerator), rack_throughput (per rack, ranked within
-measured_rack), token_economics (per kW, and the rows outside procurement grade that a buyer should
-know beat the best: never ranked, named). Definitions: docs/definitions.md sections 4, 5 and 6b.
+measured_rack), token_economics (per kW, per dollar: the fewest dollars per million tokens by your
+prices, `mlperf-wh prices load`, with each price's source and date; and the rows outside procurement
+grade that a buyer should know beat the best: never ranked, named). Definitions: docs/definitions.md
+sections 4, 5 and 6b.
 """
 from __future__ import annotations
 
@@ -15,9 +17,12 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from warehouse.figures import dollars, human_number
 from warehouse.store import db
 
-MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw")
+MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw", "per_dollar")
+# the measures where less is better (the fewest dollars per million tokens)
+LOWER_IS_BETTER = ("per_dollar",)
 SCENARIO_ORDER = {"Offline": 0, "Server": 1, "Interactive": 2}
 # Power bases, most trustworthy first (docs/definitions.md section 4); never mixed in one ranking.
 POWER_BASES = ("measured", "system estimate", "accelerators only")
@@ -28,7 +33,7 @@ WITH per_accelerator AS (
            throughput_per_accelerator AS value, result_id_per_accelerator AS result_id,
            submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
            NULL::VARCHAR AS basis
-    FROM accelerator_comparison WHERE round = $round
+    FROM accelerator_comparison WHERE round = $round AND NOT mixed_cluster
 ),
 racks AS (
     SELECT benchmark, scenario, throughput_unit,
@@ -37,7 +42,7 @@ racks AS (
     FROM rack_throughput WHERE round = $round AND rank_per_rack IS NOT NULL
 ),
 graded AS (
-    SELECT * FROM token_economics WHERE round = $round AND procurement_grade
+    SELECT * FROM token_economics WHERE round = $round AND procurement_grade AND NOT mixed_cluster
 ),
 power AS (
     SELECT *, 'measured' AS power_basis, 1 AS trust, throughput_per_kw_measured AS per_kw FROM graded
@@ -70,10 +75,25 @@ per_kw AS (
                                 ELSE '' END AS basis
     FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
 ),
+-- the cheapest tokens by the user's prices: each accelerator's fewest dollars per million tokens,
+-- with the price, its source and its date
+per_dollar AS (
+    SELECT t.benchmark, t.scenario, t.throughput_unit, 'per_dollar' AS measure, t.accelerator,
+           t.dollars_per_million_tokens AS value, t.result_id, t.submitter, t.accelerator_count,
+           '$' || printf('%.2f', p.dollars_per_accelerator_hour) || ' per accelerator-hour'
+               || coalesce(', ' || coalesce(p.source, p.note), '')
+               || coalesce(', ' || strftime(p.priced_on, '%Y-%m-%d'), '') AS basis
+    FROM graded AS t JOIN stg_prices AS p USING (accelerator)
+    WHERE t.dollars_per_million_tokens IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY t.benchmark, t.scenario, t.throughput_unit, t.accelerator
+                               ORDER BY t.dollars_per_million_tokens, t.result_id) = 1
+),
 ranked AS (
     SELECT *, row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, measure
-                                 ORDER BY value DESC, accelerator) AS place
-    FROM (FROM per_accelerator UNION ALL BY NAME FROM racks UNION ALL BY NAME FROM per_kw)
+                                 ORDER BY CASE WHEN measure = 'per_dollar' THEN -value ELSE value END DESC,
+                                          accelerator) AS place
+    FROM (FROM per_accelerator UNION ALL BY NAME FROM racks UNION ALL BY NAME FROM per_kw
+          UNION ALL BY NAME FROM per_dollar)
 ),
 leaders AS (
     SELECT benchmark, scenario, throughput_unit, value AS best FROM ranked
@@ -122,10 +142,11 @@ class Ranked:
 
     @property
     def gap(self) -> float | None:
-        """How much more the best gives than the runner-up: 0.105 = 10.5% more."""
+        """How much more the best gives than the runner-up: 0.105 = 10.5% more (for a cost, how much
+        less the best costs: 0.2 = 20% less)."""
         if self.best is None or self.runner_up is None or not self.runner_up.value:
             return None
-        return self.best.value / self.runner_up.value - 1
+        return abs(self.best.value / self.runner_up.value - 1)
 
 
 @dataclass(frozen=True)
@@ -140,6 +161,7 @@ class Answer:
     rack_measured: Ranked
     rack_estimated: Ranked
     per_kw: Ranked
+    per_dollar: Ranked = Ranked()
     outside_grade: Figure | None = None
 
     @property
@@ -167,6 +189,9 @@ class Answer:
         if self.per_kw.best is not None:
             parts += [f"; per kW, {self.per_kw.best.accelerator} with {number(self.per_kw.best.value)} {self.rate} "
                       f"({self.per_kw.best.basis}, ", self.per_kw.best, ")"]
+        if self.per_dollar.best is not None:
+            parts += [f"; the cheapest tokens, {self.per_dollar.best.accelerator} at {dollars(self.per_dollar.best.value)} "
+                      f"per million ({self.per_dollar.best.basis}, ", self.per_dollar.best, ")"]
         if self.outside_grade is not None:
             parts += [f"; not ranked: {self.outside_grade.accelerator} at {number(self.outside_grade.value)} "
                       f"per accelerator ({self.outside_grade.basis}, ", self.outside_grade, ")"]
@@ -180,13 +205,8 @@ def _beats(ranked: Ranked, rate: str) -> list:
             f"({number(ranked.runner_up.value)}, ", ranked.runner_up, ")"]
 
 
-def number(value: float | None) -> str:
-    """A figure for people: thousands separated, three significant digits below 100."""
-    if value is None:
-        return ""
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}" if abs(value) >= 0.01 else f"{value:.2g}"
+# a figure for people, and a cost: one rule for the terminal, the report and the decision records
+number = human_number
 
 
 def percent(share: float | None) -> str:

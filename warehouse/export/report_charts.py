@@ -303,7 +303,7 @@ def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = db.query_frame(con, """
         SELECT coalesce(accelerator, cpu || ' (CPU only)') AS accelerator, benchmark,
                round_from || ' → ' || round_to AS rounds, round_from,
-               round_to AS round, gain, submitter, hardware AS system, scenario, accelerator_count,
+               round_to AS round, gain, submitter, coalesce(accelerator, cpu) AS system, scenario, accelerator_count,
                result_id_from, result_id_to, 'verified (both rounds)' AS verification
         FROM software_gain_summary WHERE basis = 'same_scale'
         QUALIFY row_number() OVER (PARTITION BY coalesce(accelerator, cpu), benchmark, round_from, round_to

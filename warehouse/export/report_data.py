@@ -36,7 +36,9 @@ SELECT result_id, benchmark, scenario, throughput AS result, throughput_unit AS 
        throughput_per_accelerator AS per_accelerator, throughput_per_rack AS per_rack, rack_basis, measured_rack,
        measured_watts, system_estimate_watts, throughput_per_kw_measured AS per_kw_measured,
        throughput_per_kw_system_estimate AS per_kw_system_estimate, tokens_per_second_per_user AS per_user,
-       array_to_string(findings, ', ') AS findings, procurement_grade
+       concat_ws(', ', nullif(array_to_string(findings, ', '), ''),
+                 CASE WHEN mixed_cluster THEN 'mixed accelerators: never ranked per accelerator' END) AS findings,
+       procurement_grade, dollars_per_million_tokens
 FROM token_economics
 WHERE result_id IS NOT NULL
 ORDER BY round, benchmark, scenario, throughput_per_accelerator DESC NULLS LAST, result_id, throughput_unit
@@ -54,9 +56,15 @@ ORDER BY run_id
 # A result's fields as the page's scripts read them (report.js: RESULT_FIELDS), in this order.
 RESULT_FIELDS = ["entry", "benchmark", "scenario", "result", "unit", "per_accelerator", "per_rack", "rack_basis",
                  "measured_rack", "measured_watts", "system_estimate_watts", "per_kw_measured",
-                 "per_kw_system_estimate", "per_user", "findings", "procurement_grade"]
+                 "per_kw_system_estimate", "per_user", "findings", "procurement_grade", "dollars_per_million_tokens"]
 ENTRY_FIELDS = ["id", "round", "submitter", "system", "accelerator", "accelerator_count", "division",
-                "availability", "verification", "stack", "url"]
+                "availability", "verification", "stack", "url", "price"]
+# the user's price of the entry's accelerator, as the page prints it beside a cost (null: no price)
+PRICES_SQL = """
+SELECT accelerator, '$' || printf('%.2f', dollars_per_accelerator_hour) || ' per accelerator-hour'
+       || coalesce(', ' || coalesce(source, note), '') || coalesce(', ' || strftime(priced_on, '%Y-%m-%d'), '') AS price
+FROM stg_prices
+"""
 
 
 @dataclass
@@ -99,7 +107,9 @@ def _default_repository(round_name: str) -> tuple[str, str]:
 def page_data(con: duckdb.DuckDBPyConnection) -> PageData:
     repositories = {name: (r.repository, r.branch) for name, r in load_registry().items()}
     entries = db.query_frame(con, ENTRIES_SQL).to_dicts()
+    prices = dict(db.query_frame(con, PRICES_SQL).iter_rows())
     for entry in entries:
+        entry["price"] = prices.get(entry["accelerator"])
         entry["id"] = entry.pop("result_id")
         entry["url"] = entry_url(entry.pop("details"), entry["round"], entry.pop("location"), repositories)
         entry["accelerator"] = entry["accelerator"] or entry.pop("accelerator_raw") or "no accelerator"
@@ -126,7 +136,7 @@ def own_replays(runs: pl.DataFrame, first_index: int) -> tuple[list[dict], list[
                         "system": run["system"] or f"{run['tool']} {run['backend'] or ''}".strip(),
                         "accelerator": run["accelerator"], "accelerator_count": run["accelerator_count"],
                         "division": "own measurement", "availability": "", "verification": "own measurement",
-                        "stack": run["tool"], "url": ""})
+                        "stack": run["tool"], "url": "", "price": None})
         for benchmark in run["benchmarks"] or []:
             fields = {"entry": first_index + number, "benchmark": benchmark, "scenario": "*",
                       "result": run["tokens_per_second"], "unit": "Tokens/s",

@@ -13,10 +13,10 @@ from warehouse.ingest.outcome import RoundOutcome
 from warehouse.ingest.source_urls import redact
 from warehouse.store import db
 
-GAIN_KEY = ["submitter", "hardware", "benchmark", "basis", "scenario", "accelerator_count",
+GAIN_KEY = ["submitter", "part", "benchmark", "basis", "scenario", "accelerator_count",
             "round_from", "round_to"]
-SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "hardware_count", "hardware_new",
-               "hardware_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
+SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "part_count", "part_new",
+               "part_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
 TOP = 3
 SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
 UNREACHABLE_HINT = (
@@ -54,15 +54,18 @@ def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
 # size against its best before at that size, both sides procurement grade, not implausible; the
 # submitter's own gain beside it) and generation speedups of like-for-like pairs (one
 # serving stack, a baseline that serves near its own ceiling), procurement grade.
+# part: the accelerator, or the processor of a CPU-only system (the marts name them apart)
 HEADLINE_GAINS = """
-SELECT h.*, o.gain AS own_gain, o.result_id_from AS own_result_id_from
+SELECT h.*, coalesce(h.accelerator, h.cpu) AS part, o.gain AS own_gain, o.result_id_from AS own_result_id_from
 FROM software_gains AS h
 LEFT JOIN software_gains AS o
   ON  o.basis = 'same_scale' AND o.result_id_to = h.result_id_to AND o.benchmark = h.benchmark
   AND o.scenario = h.scenario AND o.result_unit = h.result_unit
 WHERE h.basis = 'hardware_best' AND h.procurement_grade
 """
-HEADLINE_SPEEDUPS = "SELECT * FROM generation_speedups WHERE procurement_grade AND like_for_like"
+HEADLINE_SPEEDUPS = ("SELECT *, coalesce(accelerator_new, cpu_new) AS part_new, coalesce(accelerator_base, cpu_base) "
+                     "AS part_base, coalesce(accelerator_count, cpu_count) AS part_count FROM generation_speedups "
+                     "WHERE procurement_grade AND like_for_like")
 
 
 GAINS_TITLE = "Largest new software gains (the hardware's best at one size against its best before, verified)"
@@ -71,7 +74,7 @@ GAINS_TITLE = "Largest new software gains (the hardware's best at one size again
 def _gain_line(g: dict) -> str:
     """What the hardware gained (its best against its best), then its submitter's own gain when that
     is another pair."""
-    line = (f"{g['gain']:.2f}x {g['hardware']} x{g['scale_to']} {g['benchmark']} {g['scenario']}: "
+    line = (f"{g['gain']:.2f}x {g['part']} x{g['scale_to']} {g['benchmark']} {g['scenario']}: "
             f"{g['result_id_from']} ({g['submitter_from']}) -> {g['result_id_to']} ({g['submitter']})")
     if g.get("own_gain") is not None and g.get("own_result_id_from") != g["result_id_from"]:
         line += f"; {g['submitter']}'s own gain {g['own_gain']:.2f}x from {g['own_result_id_from']}"
@@ -184,7 +187,7 @@ class RunReport:
         found = [
             (GAINS_TITLE, [_gain_line(g) for g in self.new_gains]),
             ("Largest new generation speedups (same stack, equal size, verified)", [
-                f"{s['speedup']:.2f}x {s['hardware_new']} over {s['hardware_base']} x{s['hardware_count']} "
+                f"{s['speedup']:.2f}x {s['part_new']} over {s['part_base']} x{s['part_count']} "
                 f"{s['benchmark']} {s['scenario']}, {s['stack_new']}: {s['result_id_base']} -> {s['result_id_new']}"
                 for s in self.new_speedups]),
             ("Corrected units and anomalies (out of procurement-grade comparisons)",

@@ -59,7 +59,10 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
     con.execute("CREATE TABLE IF NOT EXISTS prices (accelerator VARCHAR PRIMARY KEY, "
                 "dollars_per_accelerator_hour DOUBLE NOT NULL CHECK (dollars_per_accelerator_hour > 0), "
-                "note VARCHAR)")
+                "note VARCHAR, source VARCHAR, priced_on DATE)")
+    # warehouses whose prices were loaded before a price had its source and date
+    con.execute("ALTER TABLE prices ADD COLUMN IF NOT EXISTS source VARCHAR")
+    con.execute("ALTER TABLE prices ADD COLUMN IF NOT EXISTS priced_on DATE")
 
 
 def first_match_macro(name: str, table: pl.DataFrame, canonical: str, exclude: str | None = None) -> str:

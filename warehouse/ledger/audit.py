@@ -3,7 +3,6 @@ result ids behind each, every column with the row lists as JSON text, or the row
 from __future__ import annotations
 
 import json
-import re
 
 import duckdb
 import polars as pl
@@ -19,29 +18,19 @@ def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
-    """What a terminal shows of each claim, within 80 columns: the number claimed, its grade, the most
-    the data supports and the verdict by its label ("directional only"; what it means: verdict_legend;
+    """What a terminal shows of each claim, within 80 columns and two lines a claim: the number claimed
+    (claimed: multiplier), its grade, the most the data supports (supported: figure_supported) and the
+    verdict by its label ("directional only"; what it means: verdict_legend;
     every figure and the result ids behind it: grade_lines, and --format csv or json)."""
-    labels = {verdict: _label_and_meaning(verdict)[0] for verdict in frame["verdict"].drop_nulls().unique()}
-    return frame.select(*SCREEN_COLUMNS).with_columns(pl.col("verdict").replace_strict(labels, default=None))
-
-
-# The seeds' verdicts say what to do after a label: "directional only - do not put it in a ...",
-# "promising, but the platform is not shipping today". A table shows the label; one line each below
-# it says the rest, so a verdict takes one line of the table, not four.
-_VERDICT_PARTS = re.compile(r"^(?P<label>.+?)(?: - |, but )(?P<meaning>.+)$")
-
-
-def _label_and_meaning(verdict: str) -> tuple[str, str | None]:
-    parts = _VERDICT_PARTS.match(verdict)
-    return (parts["label"], parts["meaning"]) if parts else (verdict, None)
+    return frame.select("id", pl.col("multiplier").alias("claimed"), "grade",
+                        pl.col("figure_supported").alias("supported"), pl.col("verdict_label").alias("verdict"))
 
 
 def verdict_legend(frame: pl.DataFrame) -> list[str]:
-    """A line per verdict the table shows by its label alone: "directional only: do not put it in a
-    procurement decision"."""
-    meanings = (_label_and_meaning(v) for v in sorted(frame["verdict"].drop_nulls().unique()))
-    return [f"{label}: {meaning}" for label, meaning in meanings if meaning]
+    """A line per verdict label the table shows, with its meaning: "directional only: do not put it
+    in a procurement decision" (claim_audit's verdict_label and verdict_meaning)."""
+    pairs = frame.select("verdict_label", "verdict_meaning").drop_nulls().unique().sort("verdict_label")
+    return [f"{label}: {meaning}" for label, meaning in pairs.iter_rows()]
 
 
 def grade_lines(frame: pl.DataFrame) -> list[str]:

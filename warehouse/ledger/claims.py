@@ -12,8 +12,10 @@ import polars as pl
 from schemas.claims import Claim, Decision
 from schemas.failures import validated
 from warehouse.errors import ExpectedFailure
-from warehouse.inputs import check_depth, normalised_id, read_bounded, require_final_line_break, text_of
+from warehouse.inputs import (check_depth, marts_names, old_name_notes, normalised_id, read_bounded, require_final_line_break,
+                              text_of)
 from warehouse.identity.reference import Reference, default_reference
+from warehouse.nearest import did_you_mean
 from warehouse.views.identities import canonical_accelerators
 from warehouse.identity.rounds import ROUND_PATTERN
 from warehouse.store import db
@@ -101,11 +103,13 @@ CLAIM_FIELDS = {
     "published_on": (_date, True), "statement": (_text, True), "round": (_text, True),
     "model": (_text, True), "scenario": (_text, False), "kind": (_text, True),
     "accelerator": (_text, False), "baseline_accelerator": (_text, False),
-    "total_accelerators": (_integer, False), "baseline_total_accelerators": (_integer, False),
+    "accelerator_count": (_integer, False), "baseline_accelerator_count": (_integer, False),
     "round_from": (_text, False), "submitter": (_text, False), "basis": (_text, False),
     "multiplier": (_number, False), "direction": (_text, False), "stage": (_text, True),
     "cited_result_ids": (_text_list, False),
 }
+# A claim's fields in the marts' names -> the columns of the claims table (which int_claim_audit reads).
+CLAIM_COLUMNS = {"accelerator_count": "total_accelerators", "baseline_accelerator_count": "baseline_total_accelerators"}
 DECISION_FIELDS = {
     "id": (_id, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
     "measured_by": (_text_or_list, True), "claims_used": (_id_list, True),
@@ -137,10 +141,19 @@ def read_entries(path: Path, table: str, allow_empty: bool = False) -> list[dict
     return entries
 
 
-def coerce(entries: list[dict], fields: dict, path: Path, table: str) -> list[dict]:
+def coerce(entries: list[dict], fields: dict, path: Path, table: str, notes: list[str] | None = None) -> list[dict]:
+    """Each entry's fields converted; an old field name read as the marts' name (added to `notes`)."""
     rows, problems = [], []
     for number, entry in enumerate(entries, start=1):
         name = _entry_name(table, number, entry)
+        if isinstance(entry, dict):
+            try:
+                entry, renamed = marts_names(entry, f"{table}s", name)
+            except ValueError as exc:
+                problems.append(str(exc))
+                renamed = []
+            if notes is not None:
+                notes += renamed
         row = {}
         for field in sorted(set(entry) - set(fields)):
             problems.append(f"{name}: unknown field {field!r}")
@@ -170,17 +183,20 @@ def validate(frame: pl.DataFrame, model, path: Path, table: str) -> pl.DataFrame
     if not failures:
         return checked
     problems = []
+    named = {column: field for field, column in CLAIM_COLUMNS.items()}  # a field as the file names it
     for failure in failures:
         ident = frame["id"][failure.index] if failure.index is not None else None
         who = f"{table} {ident!r}" if ident else f"{table} #{(failure.index or 0) + 1}"
-        problems.append(f"{who}: field {failure.column or '(entry)'!r} failed {failure.check} (got {failure.got!r})")
+        problems.append(f"{who}: field {named.get(failure.column, failure.column) or '(entry)'!r} failed {failure.check} (got {failure.got!r})")
     raise LedgerError(f"{path}: " + "; ".join(dict.fromkeys(problems)))
 
 
-def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = False) -> pl.DataFrame:
+def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = False,
+                 notes: list[str] | None = None) -> pl.DataFrame:
     """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
     ref = ref or default_reference()
-    rows = coerce(read_entries(path, "claim", allow_empty), CLAIM_FIELDS, path, "claim")
+    rows = coerce(read_entries(path, "claim", allow_empty), CLAIM_FIELDS, path, "claim", notes)
+    rows = [{CLAIM_COLUMNS.get(field, field): value for field, value in row.items()} for row in rows]
     canonical = canonical_accelerators(
         [row[f] for row in rows for f in ("accelerator", "baseline_accelerator") if row[f] is not None], ref)
     benchmarks = dict(ref.benchmarks.filter(pl.col("kind") == "benchmark")
@@ -193,7 +209,8 @@ def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = F
             if row[field] is not None:
                 if canonical[row[field]] is None:
                     problems.append(f"claim {row['id']!r}: field {field!r}: {row[field]!r} matches no "
-                                    "accelerator in warehouse/identity/reference/accelerators.csv")
+                                    "accelerator in warehouse/identity/reference/accelerators.csv"
+                                    + did_you_mean(row[field], ref.accelerators["accelerator"].unique().to_list()))
                 row[field] = canonical[row[field]]
     if problems:
         raise LedgerError(f"{path}: " + "; ".join(problems))
@@ -207,12 +224,16 @@ def _polars_type(dtype):
 
 
 def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = False,
-                allow_empty: bool = False) -> int:
-    """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`."""
-    frame = claims_frame(path, allow_empty=allow_empty).with_columns(
+                allow_empty: bool = False, warn=None) -> int:
+    """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`.
+    `warn(message)` hears of each old field name read as the marts' name."""
+    notes: list[str] = []
+    frame = claims_frame(path, allow_empty=allow_empty, notes=notes).with_columns(
         pl.lit(str(Path(path).resolve())).alias("claim_file"))
     if not replace:
         _refuse_ids_owned_elsewhere(con, frame, path, "claim")
+    for line in old_name_notes(notes, "claims", str(path), "claims") if warn is not None else []:
+        warn(line)
     with db.registered(con, _claims=frame), db.transaction(con):
         normalise_stored_ids(con)
         con.execute("DELETE FROM claims WHERE claim_file = ? OR id IN (SELECT id FROM _claims)",

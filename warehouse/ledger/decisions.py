@@ -2,6 +2,7 @@
 expanded to its audit verdict, and whether its review is due."""
 from __future__ import annotations
 
+from warehouse.figures import human_number
 from warehouse.store import db
 
 
@@ -57,8 +58,21 @@ def record_lines(record: dict) -> list[str]:
             lines.append(f"{key}:")
             lines += [f"  - {_measured_line(key, item)}" for item in value]
         else:
-            lines.append(f"{key}: {value}")
+            lines.append(f"{key}: {_value(value)}")
     return lines
+
+
+def _value(value) -> str:
+    """A field as a person reads it: no value is "(none)", never Python's None; true/false; a figure."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return human_number(value)
+    if isinstance(value, list):
+        return ", ".join(map(_value, value)) or "(none)"
+    return str(value)
 
 
 def _measured_line(key: str, item: dict) -> str:
@@ -73,7 +87,7 @@ def _measured_line(key: str, item: dict) -> str:
 
 
 def _figure(value) -> str:
-    return "?" if value is None else f"{value:,.3g}" if abs(value) < 100 else f"{value:,.0f}"
+    return "?" if value is None else human_number(value)
 
 
 def record_fields(record: dict) -> list[dict]:

@@ -28,7 +28,7 @@ from typing import Any
 
 from schemas.measurements import FORMATS, LATENCY_COLUMNS
 from warehouse.errors import ExpectedFailure
-from warehouse.inputs import INT64, complete_text, csv_header, load_json, text_of
+from warehouse.inputs import INT64, complete_text, csv_header, load_json, marts_names, old_name_notes, text_of
 
 
 class MeasurementFileError(ExpectedFailure, ValueError):
@@ -54,15 +54,20 @@ class RawRun:
 class ReadFile:
     tool: str
     runs: list[RawRun]
+    notes: list[str] = field(default_factory=list)  # the file's old column names, read as the marts' names
 
 
 # The run fields a CSV may carry (and the fields every reader fills), in the order documented.
-CSV_COLUMNS = ["label", "model_id", "accelerator", "accelerators", "system", "measured_at", "backend",
+# Columns in the marts' names (accelerator_count, tokens_per_second); the old names (accelerators,
+# output_tokens_per_second) are still read, with a note (sql/marts/_naming.toml, [inputs.measurements_csv]).
+CSV_COLUMNS = ["label", "model_id", "accelerator", "accelerator_count", "system", "measured_at", "backend",
                "max_concurrency", "request_rate", "completed", "failed", "duration_s", "input_tokens",
                "output_tokens", "mean_input_tokens", "mean_output_tokens", "request_throughput",
-               "output_tokens_per_second", "total_tokens_per_second", *LATENCY_COLUMNS,
+               "tokens_per_second", "total_tokens_per_second", *LATENCY_COLUMNS,
                "tokens_per_second_per_user"]
-CSV_REQUIRED = ["model_id", "output_tokens_per_second"]
+CSV_REQUIRED = ["model_id", "tokens_per_second"]
+# a column -> the run field it fills, where the two names differ
+CSV_FIELDS = {"accelerator_count": "accelerators", "tokens_per_second": "output_tokens_per_second"}
 CSV_COLUMNS_DOC = "docs/ingest-reference.md, 'Own measurements'"  # where CSV_COLUMNS are documented (a test checks)
 INTEGERS = {"accelerators", "max_concurrency", "completed", "failed", "input_tokens", "output_tokens"}
 TEXTS = {"label", "model_id", "accelerator", "system", "backend", "measured_at", "tool_version"}
@@ -259,7 +264,11 @@ def read_csv(name: str, content: bytes) -> ReadFile:
     text = complete_text(content, name, MeasurementFileError)
     header = csv_header(text, name, MeasurementFileError)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    if missing := [c for c in CSV_REQUIRED if c not in header]:
+    try:
+        named, used = marts_names({column.strip(): None for column in header}, "measurements_csv", name)
+    except ValueError as exc:
+        raise MeasurementFileError(str(exc)) from None
+    if missing := [c for c in CSV_REQUIRED if c not in named]:
         raise MeasurementFileError(f"{name}: missing column(s) {', '.join(missing)} (the CSV's columns: "
                                    f"{CSV_COLUMNS_DOC})")
     runs = []
@@ -267,7 +276,8 @@ def read_csv(name: str, content: bytes) -> ReadFile:
         if None in cells:  # DictReader's key for cells beyond the header
             raise MeasurementFileError(f"{name}: line {reader.line_num} has more cells than the header "
                                        "has columns")
-        row = {k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in cells.items()}
+        row, _ = marts_names({k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in cells.items()},
+                             "measurements_csv", name)
         run = RawRun(run_no, {}, row)
         for column in CSV_COLUMNS:
             value = row.get(column) or None
@@ -276,14 +286,14 @@ def read_csv(name: str, content: bytes) -> ReadFile:
             elif column == "request_rate":
                 run.fields[column] = _request_rate(run, value)
             else:
-                _put(run, column, value, column)
+                _put(run, CSV_FIELDS.get(column, column), value, column)
         _means_per_request(run)
         _per_user_from_tpot(run)
         run.fields["extra"] = _extra({k: v for k, v in row.items() if k not in CSV_COLUMNS and v})
         runs.append(run)
     if not runs:
         raise NoRuns(f"{name}: a header and no run")
-    return ReadFile("csv", runs)
+    return ReadFile("csv", runs, old_name_notes(used * len(runs), "measurements_csv", name, "runs"))
 
 
 # --- shared -----------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ class Prepared:
     requests: pl.DataFrame    # OwnRequest rows of those runs
     quarantine: pl.DataFrame  # file_sha256, run_no, raw_run, reasons
     runs_read: int
+    notes: list[str] = field(default_factory=list)  # old column names read as the marts' names
 
 
 @dataclass
@@ -60,6 +61,7 @@ class MeasurementLoad:
     runs_quarantined: int
     run_ids: list[str] = field(default_factory=list)
     quarantined: list[str] = field(default_factory=list)  # "run N: reason; reason"
+    notes: list[str] = field(default_factory=list)  # old column names read as the marts' names
 
 
 # Option -> (run field it fills, how the reason names it).
@@ -105,7 +107,7 @@ def prepare(name: str, content: bytes, fmt: str | None = None, options: RunOptio
         [{"file_sha256": sha, "run_no": run.run_no, "raw_run": _as_json(run.raw),
           "reasons": list(dict.fromkeys(reasons[run.run_no]))} for run in read.runs if run.run_no in bad],
         schema=QUARANTINE_SCHEMA)
-    return Prepared(fmt, read.tool, sha, good, requests, quarantine, len(read.runs))
+    return Prepared(fmt, read.tool, sha, good, requests, quarantine, len(read.runs), read.notes)
 
 
 def _requests_frame(runs: list[RawRun], sha: str) -> pl.DataFrame:
@@ -134,7 +136,8 @@ def load_measurements(con: duckdb.DuckDBPyConnection, path: Path, fmt: str | Non
         return _empty_file(con, path)
     outcome = MeasurementLoad(str(path), "loaded", prepared.fmt, prepared.tool, prepared.runs_read,
                               prepared.runs.height, prepared.quarantine.height,
-                              prepared.runs["run_id"].to_list(), _quarantine_lines(prepared.quarantine))
+                              prepared.runs["run_id"].to_list(), _quarantine_lines(prepared.quarantine),
+                              prepared.notes)
     if prepared.runs.height == 0:
         raise MeasurementError(f"{path}: no run can be loaded ({'; '.join(outcome.quarantined)}); "
                                "nothing was loaded")

@@ -34,13 +34,26 @@ def prices_frame(path: Path, allow_empty: bool = False) -> pl.DataFrame:
     frame = raw.select(
         pl.col("accelerator").str.strip_chars(),
         pl.col("dollars_per_accelerator_hour").str.strip_chars().cast(pl.Float64, strict=False),
-        (pl.col("note") if "note" in raw.columns else pl.lit(None, dtype=pl.String)).alias("note"),
+        *(_optional(raw, column) for column in ("note", "source")),
+        _optional(raw, "priced_on").str.to_date("%Y-%m-%d", strict=False),
     )
+    if "priced_on" in raw.columns:
+        written = raw["priced_on"].str.strip_chars().replace("", None)
+        bad = [i for i, (cell, day) in enumerate(zip(written, frame["priced_on"])) if cell is not None and day is None]
+        if bad:
+            raise PriceError(f"{path}: row {bad[0] + 2}: priced_on {written[bad[0]]!r} is not a date (YYYY-MM-DD)")
     checked, failures = validated(Price, frame)
     if failures:
         raise PriceError(f"{path}: " + "; ".join(
             f"row {f.index + 2 if f.index is not None else '?'}: {f.message(_as_written(raw, f))}" for f in failures))
     return checked
+
+
+def _optional(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """An optional text column, trimmed (empty: null); null throughout when the file has none."""
+    if column not in raw.columns:
+        return pl.lit(None, dtype=pl.String).alias(column)
+    return pl.col(column).str.strip_chars().replace("", None)
 
 
 def _as_written(raw: pl.DataFrame, failure: Failure):
@@ -60,9 +73,13 @@ def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None, allow_emp
     """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
     frame = prices_frame(path, allow_empty)
     unknown = unknown_accelerators(frame)
-    if unknown and warn is not None:
-        warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named "
-             f"{', '.join(repr(n) for n in unknown)}; their prices match no result")
+    if warn is not None:
+        from warehouse.identity.reference import default_reference
+        from warehouse.nearest import did_you_mean
+        known = default_reference().accelerators["accelerator"].to_list()
+        for name in unknown:
+            warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named {name!r}: "
+                 f"its price matches no result{did_you_mean(name, known)}")
     from warehouse.identity.resolve import load_reference_tables
     load_reference_tables(con)
     with db.registered(con, _prices=frame), db.transaction(con):

@@ -19,11 +19,16 @@
     return out;
   }
 
+  // A figure for people, by the rule of warehouse/figures.py (human_number): thousands separated,
+  // whole from 1,000, a tenth from 100, three significant digits below.
   function fmt(value) {
     if (value === null || value === undefined || value === "") return "";
-    const v = Number(value);
-    if (Math.abs(v) >= 100) return Math.round(v).toLocaleString("en-US");
-    return v.toPrecision(3).replace(/\.?0+$/, "");
+    const v = Number(value), size = Math.abs(v);
+    if (size >= 1000) return Math.round(v).toLocaleString("en-US");
+    if (size >= 100) return v.toLocaleString("en-US", {minimumFractionDigits: 1, maximumFractionDigits: 1});
+    if (size === 0) return "0";
+    if (size < 0.001) return v.toExponential(3);
+    return String(Number(v.toPrecision(3)));
   }
 
   function rate(unit) {
@@ -268,6 +273,14 @@
     return [null, null, "no common power basis"];
   }
 
+  // a cost with the price it comes from: "$0.0855 ($4.00 per accelerator-hour, source, date)"
+  function costText(r) {
+    if (r.dollars_per_million_tokens == null) return "";
+    const v = Number(r.dollars_per_million_tokens);
+    const money = "$" + (Math.abs(v) >= 1 ? v.toFixed(2) : String(Number(v.toPrecision(3))));  // figures.py dollars
+    return r.e.price ? money + " (" + r.e.price + ")" : money;
+  }
+
   function measures(left, right) {
     const sameUnit = left.unit === right.unit;
     const unit = rate(left.unit);
@@ -282,6 +295,8 @@
       ["power, watts (" + powerBasis + ")", wattsA, wattsB, true, false],
       ["efficiency, " + unit + " per kW (" + kwBasis + ")", kwA, kwB, sameUnit, true],
       ["tokens/s per user", left.per_user, right.per_user, true, true],
+      ["dollars per million tokens (your prices)", left.dollars_per_million_tokens, right.dollars_per_million_tokens,
+       true, false, costText(left), costText(right)],
     ].filter(m => m[1] != null || m[2] != null);
   }
 
