@@ -9,7 +9,8 @@ from schemas import ROUND
 from schemas.results import SCENARIOS
 
 # What a throughput or latency result counts, as the round's submission checker reads it from LoadGen.
-COUNTS = ["tokens", "samples", "latency"]
+# samples_per_query: MultiStream before v2.0 (the streams a system sustained within the latency bound).
+COUNTS = ["tokens", "samples", "latency", "samples_per_query"]
 # Who a part is sold to, and how it is built into a system: a generation speedup compares a part only
 # with its predecessors of the same line, segment and form factor.
 SEGMENTS = ["datacenter", "workstation", "edge", "client"]

@@ -22,7 +22,7 @@ VOCABULARY = {
 # What a result counts (ref_result_fields.counts) as the unit a note prints it in.
 PER_COUNT_MACRO = ("CREATE OR REPLACE MACRO per_count(counts) AS "
                    "CASE counts WHEN 'tokens' THEN 'tokens/s' WHEN 'samples' THEN 'samples/s' "
-                   "WHEN 'latency' THEN 'ms' END")
+                   "WHEN 'latency' THEN 'ms' WHEN 'samples_per_query' THEN 'samples per query' END")
 
 
 def vocabulary_frame() -> pl.DataFrame:
