@@ -56,6 +56,7 @@ class TreeOutcome:
     problems: list[str]
     seconds: float = 0.0
     rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
+    rebuilt: list = field(default_factory=list)       # rounds with no table, rebuilt from their tree (tree_rebuild_load)
 
     @property
     def files(self) -> int:

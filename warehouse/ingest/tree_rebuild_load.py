@@ -9,7 +9,9 @@ it): a round with a table is the table's, and its rebuild is only compared with 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
 import polars as pl
 
@@ -80,3 +82,51 @@ def load_rebuilt(con, rebuilt: Rebuilt) -> db.SourceRecord:
         rows_loaded=good.height, rows_quarantined=quarantine.height, unknown_columns=[])
     db.replace_source(con, source, good.select(RESULT_COLUMNS), quarantine)
     return source
+
+
+# ---------------------------------------------------------------------------------------------
+# the rounds with no table, rebuilt and loaded (flows/trees.py runs this before the tree ingest)
+
+
+@dataclass
+class RoundRebuilt:
+    """One round rebuilt from its tree and loaded, or why not (`missing`: no tree of it at the source)."""
+    round: str
+    root: str
+    rows: int = 0
+    quarantined: int = 0
+    files: int = 0
+    missing: str | None = None
+
+    def line(self) -> str:
+        if self.missing:
+            return f"{self.round}: {self.missing}"
+        return (f"{self.round}: {self.rows} result rows rebuilt from {self.files} files of its submission tree "
+                f"({self.root}); {self.quarantined} quarantined (source_id {source_id(self.round)})")
+
+
+def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
+                   git: str | None = None) -> list[RoundRebuilt]:
+    """Every round asked for that MLCommons published no table of: its tree found at the source (a
+    directory laid out as the trees are), or cloned sparsely from `git` (tree_clone.py), rebuilt
+    and loaded in place of its earlier rebuild."""
+    from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
+    from warehouse.ingest.tree_rebuild import rebuild_tree
+    from warehouse.ingest.source_urls import local_path
+    done = []
+    for round in [r for r in rounds if not r.has_table]:
+        if git:
+            from warehouse.ingest.tree_clone import clone_round
+            root = clone_round(git, round)
+        else:
+            root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
+        if root is None or not holds_a_tree(str(root)):
+            done.append(RoundRebuilt(round.name, str(root or source), missing=(
+                f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
+                "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
+            continue
+        rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address)
+        with db.connect(db_file) as con:
+            loaded = load_rebuilt(con, rebuilt)
+        done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
+    return done
