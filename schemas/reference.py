@@ -235,6 +235,27 @@ class ResultField(pa.DataFrameModel):
         return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
 
 
+class BenchmarkEra(pa.DataFrameModel):
+    """benchmark_eras.csv: what a benchmark was called and what its result measured, round by round. A
+    row opens an era from `round_from` for the benchmark (or '*': every benchmark) in the scenario (or
+    '*': every scenario). Two results of one benchmark and scenario compare across rounds only when no
+    row with comparable_with_previous = false begins after the earlier and by the later: a change of
+    model, data set, accuracy target, latency bound or metric. A gain is never computed across one."""
+
+    benchmark: str = pa.Field(str_length={"min_value": 1}, description="canonical benchmark (benchmarks.csv), or *")
+    scenario: str = pa.Field(description="a scenario, or * for every scenario", isin=SCENARIOS + ["*"])
+    round_from: str = pa.Field(str_matches=ROUND, description="the first round of the era")
+    published_as: str = pa.Field(str_length={"min_value": 1}, description="the names the benchmark was published under")
+    measures: str = pa.Field(str_length={"min_value": 1}, description="model, data set, target, bound or metric of the era")
+    comparable_with_previous: bool = pa.Field(description="results of this era compare with the era before it")
+    why: str = pa.Field(str_length={"min_value": 1}, description="what changed (or 'first round')")
+    source: str = pa.Field(str_startswith="https://", description="where the era's definition is read")
+
+    @pa.dataframe_check(error="(benchmark, scenario, round_from) repeated")
+    def one_era_per_round(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
+
+
 def _all_compile(con: duckdb.DuckDBPyConnection, patterns: list[str]) -> bool:
     """One query for the usual case; only a file with a bad pattern is checked one pattern at a time."""
     try:

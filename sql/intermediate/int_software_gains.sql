@@ -10,6 +10,9 @@
 --   scale_changed: the two sides are systems of different sizes, so the gain mixes software with
 --   scale (a rack's NVLink domain against a tray): never procurement grade.
 -- Each side is the best verified result of its key in its round (int_best_results).
+-- Both sides are of one era of the benchmark and scenario (int_figure_eras, benchmark_eras.csv): no
+--   change of model, data set, accuracy target or metric lies between them (3d-unet's data set in v2.0,
+--   MultiStream's metric in v2.0): a pair across one is never made.
 -- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
 --   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
 --   when every round between is loaded.
@@ -60,7 +63,8 @@ paired AS (
         lag(verification) OVER w AS verification_from,
         lag(has_finding) OVER w AS has_finding_from
     FROM sides AS s
-    WINDOW w AS (PARTITION BY basis, submitter, hardware, scale_key, benchmark, scenario, units
+    LEFT JOIN int_figure_eras AS fe USING (round, benchmark, scenario)
+    WINDOW w AS (PARTITION BY basis, submitter, hardware, scale_key, benchmark, scenario, units, fe.era
                  ORDER BY round_order)
 ),
 spans AS (

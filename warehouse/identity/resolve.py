@@ -47,6 +47,7 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                          ("ref_model_ids", ref.model_ids), ("ref_scenario_constraints", ref.scenario_constraints),
                          ("ref_software_stacks", ref.software_stacks),
                          ("ref_plausibility_ceilings", ref.plausibility_ceilings),
+                         ("ref_benchmark_eras", ref.benchmark_eras),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
