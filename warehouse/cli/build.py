@@ -222,7 +222,10 @@ def trees(
     from warehouse.ingest.tree_ingest import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
+    if git:
+        chosen, source = _cloned_rounds(chosen, bool(parse_round_list(rounds)))
+    else:
+        source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, git=git, **sizes)
     if not _trees_reachable(chosen, source):
@@ -240,6 +243,20 @@ def trees(
         error(nothing_found(outcome, source))
         return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _cloned_rounds(chosen, named: bool):
+    """--git: the rounds with no published table (every one of them when none is named; a named round
+    with a table is refused: its table is read from --source), and the directory their clones are
+    kept in, beside the warehouse, as the source of their run summaries."""
+    from pathlib import Path
+
+    from warehouse.store import db
+    with_table = [r.name for r in chosen if r.has_table]
+    if named and with_table:
+        raise UsageError(f"--git clones the trees of rounds MLCommons published no table of; "
+                         f"{', '.join(with_table)} has one: run `mlperf-wh trees` without --git for it")
+    return [r for r in chosen if not r.has_table], str(Path(db.db_path(current().db)).resolve().parent / "trees")
 
 
 def _trees_reachable(rounds, source: str) -> bool:

@@ -109,7 +109,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                    git: str | None = None) -> list[RoundRebuilt]:
     """Every round asked for that MLCommons published no table of: its tree found at the source (a
     directory laid out as the trees are), or cloned sparsely from `git` (tree_clone.py), rebuilt
-    and loaded in place of its earlier rebuild."""
+    and loaded in place of its earlier rebuild. A clone is kept beside the warehouse file, in trees/."""
     from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
     from warehouse.ingest.tree_rebuild import rebuild_tree
     from warehouse.ingest.source_urls import local_path
@@ -117,7 +117,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     for round in [r for r in rounds if not r.has_table]:
         if git:
             from warehouse.ingest.tree_clone import clone_round
-            root = clone_round(git, round)
+            root = clone_round(git, round, Path(db_file).resolve().parent / "trees")
         else:
             root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
         if root is None or not holds_a_tree(str(root)):
