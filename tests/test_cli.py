@@ -105,7 +105,7 @@ def test_source_is_offered_only_by_commands_that_fetch(run, shared_warehouse):
     assert code == 2 and one_error_line(err).startswith("error: No such option: --source")
     for command in (["backfill"], ["ingest"], ["trees"], ["watch"], ["serve"], ["schedule"]):
         assert "--source" in run(*command, "--help")[1]
-    for command in (["sql"], ["status"], ["views"], ["drift"], ["history"], ["export"], ["claims", "audit"]):
+    for command in (["sql"], ["status"], ["views"], ["drift"], ["loads"], ["history"], ["export"], ["claims", "audit"]):
         assert "--source" not in run(*command, "--help")[1]
 
 
@@ -128,8 +128,11 @@ def test_every_row_command_prints_csv_and_json(run, ledger_warehouse, fmt):
     drift = parsed(run("drift", "--format", fmt, "--db", db)[1], fmt)
     assert len(drift) == count(db, "SELECT count(*) FROM drift")
 
-    history = parsed(run("history", "--format", fmt, "--db", db)[1], fmt)
-    assert len(history) == count(db, "SELECT count(*) FROM load_events")
+    loads = parsed(run("loads", "--format", fmt, "--db", db)[1], fmt)
+    assert len(loads) == count(db, "SELECT count(*) FROM load_events")
+    # `history`, the old name of `loads`, prints the same rows for one more release, and says so on stderr
+    code, out, err = run("history", "--format", fmt, "--db", db)
+    assert code == 0 and parsed(out, fmt) == loads and "`mlperf-wh history` is now `mlperf-wh loads`" in err
 
     audit = parsed(run("claims", "audit", "--format", fmt, "--db", db)[1], fmt)
     assert sorted(a["id"] for a in audit) == sorted(
