@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.or
 ORIGIN = "tree"
 FORMAT = "submission_tree"
 DEFAULT_WORKERS = 2
-DEFAULT_CHUNK = 256
+CHUNKS_PER_WORKER = 8   # several chunks per worker even out a large submitter
 
 # The checker's scenario folders, any case (SCENARIO_MAPPING of its constants), and LoadGen's words.
 SCENARIO_FOLDERS = {"singlestream": "SingleStream", "multistream": "MultiStream", "server": "Server",
@@ -100,18 +101,30 @@ def _files(path: str) -> list[str]:
         return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
 
 
-def list_tree(root: Path) -> Listing:
-    """Every <division>/<submitter>/systems/*.json and every scenario folder's
+def submitter_folders(root: Path) -> list[str]:
+    """Every <division>/<submitter> folder of the tree: the unit of work (a submitter's summaries and
+    the system descriptions they name are in one folder)."""
+    base = str(root)
+    return [f"{division}/{submitter}" for division in _dirs(base) for submitter in _dirs(f"{base}/{division}")]
+
+
+def list_folder(root: Path, here: str, listing: Listing | None = None) -> Listing:
+    """A submitter folder's systems/*.json and every scenario folder's
     performance/run_1/mlperf_log_summary.txt; a scenario folder without one is a stray."""
-    listing, base = Listing(), str(root)
-    for division in _dirs(base):
-        for submitter in _dirs(f"{base}/{division}"):
-            here = f"{division}/{submitter}"
-            if os.path.isdir(f"{base}/{here}/systems"):
-                listing.systems += [f"{here}/systems/{name}" for name in _files(f"{base}/{here}/systems")
-                                    if name.endswith(".json")]
-            if os.path.isdir(f"{base}/{here}/results"):
-                _list_results(base, f"{here}/results", listing)
+    listing, base = listing or Listing(), str(root)
+    if os.path.isdir(f"{base}/{here}/systems"):
+        listing.systems += [f"{here}/systems/{name}" for name in _files(f"{base}/{here}/systems")
+                            if name.endswith(".json")]
+    if os.path.isdir(f"{base}/{here}/results"):
+        _list_results(base, f"{here}/results", listing)
+    return listing
+
+
+def list_tree(root: Path) -> Listing:
+    """list_folder of every submitter folder."""
+    listing = Listing()
+    for here in submitter_folders(root):
+        list_folder(root, here, listing)
     return listing
 
 
@@ -142,11 +155,6 @@ class Parsed:
     text: str | None = None         # the file as text, kept only when it is quarantined
 
 
-def parse_chunk(root: str, paths: list[str]) -> list[Parsed]:
-    """Read and parse each file (a system description or a run summary); nothing is written."""
-    return [_parse_one(Path(root), path) for path in paths]
-
-
 def _parse_one(root: Path, path: str) -> Parsed:
     try:
         content = read_tree_file(root / path)
@@ -161,21 +169,6 @@ def _parse_one(root: Path, path: str) -> Parsed:
     except (ValueError, RecursionError, TypeError, OverflowError) as exc:
         return Parsed(path, digest, reasons=[f"cannot be read: {str(exc)[:300]}"],
                       text=content.decode("utf-8", errors="replace"))
-
-
-def parse_tree(root: Path, paths: list[str], workers: int = DEFAULT_WORKERS, chunk: int = DEFAULT_CHUNK,
-               dask_address: str | None = None) -> list[Parsed]:
-    """Every file parsed, in order: on a thread pool of `workers`, or on a Dask cluster."""
-    chunks = [paths[i:i + chunk] for i in range(0, len(paths), max(1, chunk))]
-    if dask_address:
-        from warehouse.ingest.tree_cluster import connect
-        with connect(dask_address) as client:
-            futures = client.map(parse_chunk, [str(root)] * len(chunks), chunks, pure=False)
-            return [p for done in client.gather(futures) for p in done]
-    if workers <= 1:
-        return [p for c in chunks for p in parse_chunk(str(root), c)]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [p for done in pool.map(parse_chunk, [str(root)] * len(chunks), chunks) for p in done]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +190,8 @@ class Rules:
         from warehouse.identity.rounds import round_sort_key
         order = round_sort_key(round_name)
         self.aliases = benchmark_aliases
-        self.rows = [r for r in result_fields.iter_rows(named=True) if round_sort_key(r["round_from"]) <= order]
+        self.rows = [{**r, "order": round_sort_key(r["round_from"])} for r in result_fields.iter_rows(named=True)
+                     if round_sort_key(r["round_from"]) <= order]
         self.legacy_multistream = order < (2, 0)   # the checker's uses_legacy_multistream(): v0.5 to v1.1
 
     def benchmark(self, folder_name: str) -> str | None:
@@ -210,8 +204,7 @@ class Rules:
                 continue
             if r["scenario"] != scenario and not (scenario == "Interactive" and r["scenario"] == "Server"):
                 continue
-            from warehouse.identity.rounds import round_sort_key
-            key = (r["benchmark"] != "*", r["scenario"] == scenario, round_sort_key(r["round_from"]))
+            key = (r["benchmark"] != "*", r["scenario"] == scenario, r["order"])
             if best_key is None or key > best_key:
                 best, best_key = r, key
         return Rule(best["loadgen_field"], best["counts"]) if best else None
@@ -237,8 +230,22 @@ class Rebuilt:
     bytes: int = 0
 
 
-def rebuild(round_name: str, root: Path, listing: Listing, parsed: list[Parsed], rules: Rules) -> Rebuilt:
-    """Rows and quarantine records from the parsed files (parse_tree over listing.files)."""
+@dataclass
+class Part:
+    """What one chunk of submitter folders gives: rows (unnumbered), quarantine records, and the
+    (path, sha256) of every file read. Small: it is what a Dask worker sends back."""
+    rows: list[dict]
+    quarantined: list[dict]
+    digests: list[tuple[str, str | None]]
+
+
+def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -> Part:
+    """List, parse and build the rows of these submitter folders (on a thread or a Dask worker)."""
+    base = Path(root)
+    listing = Listing()
+    for here in folders:
+        list_folder(base, here, listing)
+    parsed = [_parse_one(base, path) for path in listing.files]
     by_path = {p.path: p for p in parsed}
     quarantined = [{"path": folder, "reasons": [f"a run folder with no {'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}; "
                                                 f"it holds: {held}"], "text": None}
@@ -246,19 +253,15 @@ def rebuild(round_name: str, root: Path, listing: Listing, parsed: list[Parsed],
     quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text} for p in parsed if p.record is None]
     rows = []
     for path in listing.summaries:
-        found = by_path.get(path)
-        if found is None or found.record is None:
+        found = by_path[path]
+        if found.record is None:
             continue
         row, reasons = _row(round_name, path, found, by_path, rules)
         if reasons:
-            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(root, path)})
+            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(base, path)})
         else:
             rows.append(row)
-    for number, row in enumerate(rows):
-        row["record_no"] = number
-    digest = hashlib.sha256("\n".join(f"{p.path} {p.sha256}" for p in sorted(parsed, key=lambda p: p.path))
-                            .encode()).hexdigest()
-    return Rebuilt(round_name, str(root), rows, quarantined, len(parsed), digest)
+    return Part(rows, quarantined, [(p.path, p.sha256) for p in parsed])
 
 
 def _summary_text(root: Path, path: str) -> str | None:
@@ -367,9 +370,49 @@ def _inferred(record: dict, scenario: str, ran: str, benchmark: str | None, rule
 
 
 def rebuild_tree(round_name: str, root: Path, workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
-                 reference=None) -> Rebuilt:
-    """List, parse and rebuild one round's tree."""
-    listing = list_tree(root)
-    parsed = parse_tree(root, listing.files, workers=workers, dask_address=dask_address)
-    rebuilt = rebuild(round_name, root, listing, parsed, rules_for(round_name, reference))
-    return rebuilt
+                 reference=None, client=None) -> Rebuilt:
+    """List, parse and rebuild one round's tree (rebuild_trees)."""
+    return rebuild_trees([(round_name, root)], workers, dask_address, reference, client)[0]
+
+
+def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
+                  reference=None, client=None) -> list[Rebuilt]:
+    """Rebuild several rounds' trees at once, their submitter folders in chunks (every round's chunks
+    handed out together, so no worker waits for a round's last chunk): on a thread pool of `workers`,
+    or on the Dask cluster at `dask_address` (or of `client`), each chunk listed, parsed and built
+    where it runs and only its rows sent back."""
+    from warehouse.identity.reference import load_reference
+    reference = reference or load_reference()
+    jobs = []   # (tree index, root, round, folders, rules)
+    for index, (round_name, root) in enumerate(trees):
+        rules, folders = rules_for(round_name, reference), submitter_folders(root)
+        per_chunk = max(1, math.ceil(len(folders) / (max(workers, 1) * CHUNKS_PER_WORKER)))
+        jobs += [(index, str(root), round_name, folders[i:i + per_chunk], rules)
+                 for i in range(0, len(folders), per_chunk)]
+    arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], []]
+    if client is not None or dask_address:
+        parts = _on_dask(client, dask_address, arguments)
+    elif workers <= 1:
+        parts = list(map(rebuild_part, *arguments))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(rebuild_part, *arguments))
+    return [_assembled(round_name, root, [p for job, p in zip(jobs, parts) if job[0] == index])
+            for index, (round_name, root) in enumerate(trees)]
+
+
+def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
+    rows = [row for part in parts for row in part.rows]
+    for number, row in enumerate(rows):
+        row["record_no"] = number
+    digests = sorted(d for part in parts for d in part.digests)
+    digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
+    return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest)
+
+
+def _on_dask(client, dask_address: str | None, arguments) -> list[Part]:
+    if client is not None:
+        return client.gather(client.map(rebuild_part, *arguments, pure=False))
+    from warehouse.ingest.tree_cluster import connect
+    with connect(dask_address) as connected:
+        return connected.gather(connected.map(rebuild_part, *arguments, pure=False))
