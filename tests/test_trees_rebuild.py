@@ -117,3 +117,19 @@ def test_a_layout_never_seen_loads_with_quarantine_and_drift_rows(tmp_path):
         quarantined = con.execute("SELECT count(*) FROM quarantine WHERE source_id = 'rebuilt/v9.9'").fetchone()[0]
     assert {("division", "experimental"), ("availability", "coming soon"), ("suite", "orbit")} <= drift
     assert quarantined == 3
+
+
+def test_trees_on_the_shared_trees_loads_a_round_without_a_table_and_its_summaries(tmp_path, cli):
+    db_file = tmp_path / "w.duckdb"
+    code, out, err = cli("trees", "--rounds", "v0.5", "--source", SHARED / "trees", "--db", db_file)
+    assert code == 0, (out, err)
+    # 647 files: 581 rows; 9 quarantined (6 runs of a system with no description, 2 of a quarantined
+    # one, and that description itself: it spells 'submitter' 'sumitter' and names no accelerator)
+    assert "v0.5: 581 result rows rebuilt from 647 files" in out and "9 quarantined" in out
+    with connect_file(str(db_file), read_only=True) as con:
+        t4 = con.execute("SELECT value, unit_verdict, summary_samples_per_second, verification FROM stg_results "
+                         "WHERE run_path = 'closed/NVIDIA/results/T4x8/resnet/Server/performance/run_1'").fetchall()
+        quarantined = con.execute("SELECT count(*) FROM quarantine WHERE source_id = 'rebuilt/v0.5'").fetchone()[0]
+    # the tree ingest then loaded the same run's summary: "Completed samples per second : 41542.28"
+    # (Server's summary figure the unit check reads) is within 0.5 % of the scheduled 41546.64: confirmed
+    assert t4 == [(41546.64, "confirmed", 41542.28, "verified")] and quarantined == 9

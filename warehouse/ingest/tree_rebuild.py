@@ -92,13 +92,15 @@ class Listing:
 
 
 def _dirs(path: str) -> list[str]:
+    """Folders, a linked one included (a tree laid out with links into another, as docs/ingest-reference.md
+    shows); what a file may be opened as is read_tree_file's to refuse."""
     with os.scandir(path) as entries:
-        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+        return sorted(e.name for e in entries if e.is_dir())
 
 
 def _files(path: str) -> list[str]:
     with os.scandir(path) as entries:
-        return sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+        return sorted(e.name for e in entries if e.is_file())
 
 
 def submitter_folders(root: Path) -> list[str]:
