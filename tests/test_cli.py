@@ -248,7 +248,7 @@ def test_tables_fit_the_terminal(run, ledger_warehouse, monkeypatch, columns):
         assert not too_wide, (args, too_wide[:3])
     # headers are never wrapped: each table's header line holds every column name whole
     code, out, _ = run("views", "--db", ledger_warehouse)
-    assert [r["view"] for r in table_rows(out)][:2] == ["accelerator_comparison", "anomalies"]
+    assert [r["view"] for r in table_rows(out)][:2] == ["accelerator_comparison", "accelerator_history"]
     assert out.splitlines()[1].split("┆")[0].strip("│ ") == "view"
 
 
@@ -279,7 +279,7 @@ def every_command() -> list[list[str]]:
 
 def test_every_help_shows_an_example(run):
     commands = every_command()
-    assert len(commands) == 27  # 22 commands, the claims/decisions/prices/measurements groups, the top level
+    assert len(commands) == 28  # 23 commands (history: loads' old name), the claims/decisions/prices/measurements groups, the top level
     for path in commands:
         code, out, err = run(*path, "--help")
         assert code == 0 and err == "", path
