@@ -21,6 +21,7 @@ import ingest_bench  # noqa: E402
 import notify_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import query_bench  # noqa: E402
+import rebuild_bench  # noqa: E402
 import report_bench  # noqa: E402
 import trees_bench  # noqa: E402
 import views_bench  # noqa: E402
@@ -29,6 +30,7 @@ SECTIONS = [
     ("ingest", ingest_bench.main),
     ("views", views_bench.main),
     ("trees", trees_bench.main),
+    ("rebuild", rebuild_bench.main),
     ("orchestration", orchestration_bench.main),
     ("core", core_path_bench.main),
     ("query", query_bench.main),

@@ -13,7 +13,7 @@ from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, materialize
 from flows.steps import RetryWhen, call, run_logger
 from warehouse.export.run_report import RunReport, build
 from warehouse.identity.round_table import record_loaded
-from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source
+from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source, with_tables
 from warehouse.ingest.fetch import FetchSettings, NotFound, Previous, cannot_connect, fetch, is_transient
 from warehouse.ingest.guards import GuardRefused
 from warehouse.errors import WarehouseUnavailable
@@ -218,7 +218,8 @@ def scheduled_backfill(source: str | None = None, db_file: str | None = None, ro
     """The deployable entry point: plain parameters, registry and defaults resolved at run time.
     With `trees`, every round that (re)loaded gets its submission-tree ingest (flows/trees.py).
     Fails (after every round has run) when a round failed."""
-    chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    named = parse_round_list(rounds)
+    chosen = with_tables(resolve_rounds(named, load_registry()), bool(named))
     report = run_rounds(these_rounds(chosen), resolve_source(source), db.db_path(db_file), "backfill")
     loaded = [r for r, o in zip(chosen, report.outcomes) if o.status == "loaded"]
     if trees and loaded:

@@ -22,6 +22,7 @@ from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
 from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
+from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db
@@ -39,6 +40,7 @@ class TreeRun:
     chunk_size: int = DEFAULT_CHUNK
     dask_address: str | None = None
     force: bool = False
+    git: str | None = None           # clone the trees of rounds with no table from <git>/inference_results_vX.Y
 
     def __post_init__(self):
         if self.concurrency < 1 or self.chunk_size < 1:
@@ -49,6 +51,14 @@ class TreeRun:
 def dask_address(explicit: str | None = None) -> str | None:
     """--dask, else MLPERF_DASK_ADDRESS, else None (a thread pool)."""
     return explicit or current_settings().dask_address
+
+
+@task(name="rebuild-rounds-from-trees", cache_policy=NO_CACHE)
+def rebuild_rounds_from_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun):
+    """The rounds with no published table: their rows rebuilt from their trees and loaded first, so
+    the tree ingest below finds their run folders as it finds any loaded row's."""
+    return rebuild_rounds(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
+                          git=run.git)
 
 
 @task(name="fetch-and-parse-tree-files", cache_policy=NO_CACHE)
@@ -89,6 +99,7 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
     started = time.perf_counter()
     logger = run_logger()
     settings = FetchSettings.from_env()
+    rebuilt = call(rebuild_rounds_from_trees, rounds, source, db_file, run)
     with db.connect(db_file) as con:
         files, unnamed = plan(con, rounds, source)
     if unnamed:
@@ -98,7 +109,10 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
     with db.connect(db_file) as con:
         result = load(con, check(outcomes))
     call(materialize_views, db_file)
+    result.rebuilt = rebuilt
     result.seconds = time.perf_counter() - started
+    for line in (r.line() for r in rebuilt):
+        logger.info(line)
     for problem in result.problems:
         logger.warning(problem)
     logger.info("tree files: %s in %.1f s", result.counts, result.seconds)

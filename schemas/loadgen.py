@@ -43,6 +43,7 @@ SUMMARY_KEYS: dict[str, tuple[str, str]] = {
     "max time to output token (ns)": ("tpot_max_ns", "int"),
     "mean time to output token (ns)": ("tpot_mean_ns", "int"),
     "samples_per_query": ("samples_per_query", "int"),
+    "samples per query": ("result_samples_per_query", "int"),  # MultiStream's result before v2.0
     "target_qps": ("target_qps", "float"),
     "target_latency (ns)": ("target_latency_ns", "int"),
     "ttft_latency (ns)": ("ttft_constraint_ns", "int"),

@@ -9,7 +9,8 @@ from schemas import ROUND
 from schemas.results import SCENARIOS
 
 # What a throughput or latency result counts, as the round's submission checker reads it from LoadGen.
-COUNTS = ["tokens", "samples", "latency"]
+# samples_per_query: MultiStream before v2.0 (the streams a system sustained within the latency bound).
+COUNTS = ["tokens", "samples", "latency", "samples_per_query"]
 # Who a part is sold to, and how it is built into a system: a generation speedup compares a part only
 # with its predecessors of the same line, segment and form factor.
 SEGMENTS = ["datacenter", "workstation", "edge", "client"]
@@ -236,6 +237,27 @@ class ResultField(pa.DataFrameModel):
 
     @pa.dataframe_check(error="(benchmark, scenario, round_from) repeated")
     def one_rule_per_round(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
+
+
+class BenchmarkEra(pa.DataFrameModel):
+    """benchmark_eras.csv: what a benchmark was called and what its result measured, round by round. A
+    row opens an era from `round_from` for the benchmark (or '*': every benchmark) in the scenario (or
+    '*': every scenario). Two results of one benchmark and scenario compare across rounds only when no
+    row with comparable_with_previous = false begins after the earlier and by the later: a change of
+    model, data set, accuracy target, latency bound or metric. A gain is never computed across one."""
+
+    benchmark: str = pa.Field(str_length={"min_value": 1}, description="canonical benchmark (benchmarks.csv), or *")
+    scenario: str = pa.Field(description="a scenario, or * for every scenario", isin=SCENARIOS + ["*"])
+    round_from: str = pa.Field(str_matches=ROUND, description="the first round of the era")
+    published_as: str = pa.Field(str_length={"min_value": 1}, description="the names the benchmark was published under")
+    measures: str = pa.Field(str_length={"min_value": 1}, description="model, data set, target, bound or metric of the era")
+    comparable_with_previous: bool = pa.Field(description="results of this era compare with the era before it")
+    why: str = pa.Field(str_length={"min_value": 1}, description="what changed (or 'first round')")
+    source: str = pa.Field(str_startswith="https://", description="where the era's definition is read")
+
+    @pa.dataframe_check(error="(benchmark, scenario, round_from) repeated")
+    def one_era_per_round(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
 
 

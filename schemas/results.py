@@ -20,7 +20,9 @@ LATENCY_SCENARIOS = ["SingleStream", "MultiStream"]
 THROUGHPUT_UNITS = ["Samples/s", "Queries/s", "Tokens/s"]
 LATENCY_UNITS = ["Latency (ms)", "Latency (s)"]
 POWER_UNITS = ["Watts", "millijoules", "millijoules/Stream"]
-KNOWN_UNITS = THROUGHPUT_UNITS + LATENCY_UNITS + POWER_UNITS
+# MultiStream's result before v2.0, in rows rebuilt from a submission tree (higher is better).
+STREAM_UNITS = ["Samples/query"]
+KNOWN_UNITS = THROUGHPUT_UNITS + LATENCY_UNITS + POWER_UNITS + STREAM_UNITS
 DIVISIONS = ["closed", "open", "network"]
 AVAILABILITIES = ["available", "preview", "rdi"]
 SUITES = ["datacenter", "edge"]

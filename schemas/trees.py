@@ -12,7 +12,8 @@ from schemas import ROUND
 from schemas.endpoints import ENDPOINT_CLIENT, ENDPOINT_HARNESS, HARNESSES, LOAD_PATTERN_SCENARIO, LOADGEN
 
 LOADGEN_SCENARIOS = ["Offline", "Server", "SingleStream", "MultiStream"]
-MODES = ["PerformanceOnly", "AccuracyOnly", "SubmissionRun", "FindPeakPerformance"]
+# LoadGen before v1.0 printed "Performance" and "Submission" for what later versions call "PerformanceOnly" and "SubmissionRun".
+MODES = ["PerformanceOnly", "AccuracyOnly", "SubmissionRun", "FindPeakPerformance", "Performance", "Submission"]
 PERCENTILE_ORDER = ("p50", "p90", "p95", "p97", "p99", "p999")
 
 

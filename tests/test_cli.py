@@ -105,7 +105,7 @@ def test_source_is_offered_only_by_commands_that_fetch(run, shared_warehouse):
     assert code == 2 and one_error_line(err).startswith("error: No such option: --source")
     for command in (["backfill"], ["ingest"], ["trees"], ["watch"], ["serve"], ["schedule"]):
         assert "--source" in run(*command, "--help")[1]
-    for command in (["sql"], ["status"], ["views"], ["drift"], ["history"], ["export"], ["claims", "audit"]):
+    for command in (["sql"], ["status"], ["views"], ["drift"], ["loads"], ["history"], ["export"], ["claims", "audit"]):
         assert "--source" not in run(*command, "--help")[1]
 
 
@@ -128,8 +128,11 @@ def test_every_row_command_prints_csv_and_json(run, ledger_warehouse, fmt):
     drift = parsed(run("drift", "--format", fmt, "--db", db)[1], fmt)
     assert len(drift) == count(db, "SELECT count(*) FROM drift")
 
-    history = parsed(run("history", "--format", fmt, "--db", db)[1], fmt)
-    assert len(history) == count(db, "SELECT count(*) FROM load_events")
+    loads = parsed(run("loads", "--format", fmt, "--db", db)[1], fmt)
+    assert len(loads) == count(db, "SELECT count(*) FROM load_events")
+    # `history`, the old name of `loads`, prints the same rows for one more release, and says so on stderr
+    code, out, err = run("history", "--format", fmt, "--db", db)
+    assert code == 0 and parsed(out, fmt) == loads and "`mlperf-wh history` is now `mlperf-wh loads`" in err
 
     audit = parsed(run("claims", "audit", "--format", fmt, "--db", db)[1], fmt)
     assert sorted(a["id"] for a in audit) == sorted(
@@ -245,7 +248,7 @@ def test_tables_fit_the_terminal(run, ledger_warehouse, monkeypatch, columns):
         assert not too_wide, (args, too_wide[:3])
     # headers are never wrapped: each table's header line holds every column name whole
     code, out, _ = run("views", "--db", ledger_warehouse)
-    assert [r["view"] for r in table_rows(out)][:2] == ["accelerator_comparison", "anomalies"]
+    assert [r["view"] for r in table_rows(out)][:2] == ["accelerator_comparison", "accelerator_history"]
     assert out.splitlines()[1].split("┆")[0].strip("│ ") == "view"
 
 
@@ -276,7 +279,7 @@ def every_command() -> list[list[str]]:
 
 def test_every_help_shows_an_example(run):
     commands = every_command()
-    assert len(commands) == 29  # 24 commands, the claims/decisions/prices/measurements groups, the top level
+    assert len(commands) == 30  # 25 commands (history: loads' old name; notify), the claims/decisions/prices/measurements groups, the top level
     for path in commands:
         code, out, err = run(*path, "--help")
         assert code == 0 and err == "", path

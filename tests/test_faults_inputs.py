@@ -282,7 +282,7 @@ def test_a_source_url_that_does_not_parse_is_a_usage_error(cli, warehouse):
 
 
 def test_history_of_a_round_that_cannot_exist_is_a_usage_error(run, warehouse):
-    refused(run, warehouse, "history", "--round", "../x", said="invalid round name '../x'", code=2)
+    refused(run, warehouse, "loads", "--round", "../x", said="invalid round name '../x'", code=2)
 
 
 # --- one bad file in a submission tree is quarantined; the round loads --------------------------------

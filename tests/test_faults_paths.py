@@ -81,6 +81,7 @@ EVERY_COMMAND = {
     "views-refresh": ("views", "refresh"),
     "sql": ("sql", "SELECT 1"),
     "status": ("status",),
+    "loads": ("loads",),
     "history": ("history",),
     "measurements": ("measurements",),
     "export": ("export", "OUT", "--views", "dim_rounds"),

@@ -57,7 +57,7 @@ def test_a_backfill_that_finds_nothing_new_starts_no_flow_and_says_so_in_the_his
     assert out.startswith("backfill: nothing new; the warehouse is unchanged (3 unchanged, 2 not published)")
     assert unchanged_events(loaded_copy) == [("backfill", r, "unchanged", True, None) for r in ("v4.1", "v5.1", "v6.0")]
     # `history` reads the published copy, refreshed first as the warehouse changed since it was made
-    verdict, out = run_cli("--db", loaded_copy, "history", "--format", "json")
+    verdict, out = run_cli("--db", loaded_copy, "loads", "--format", "json")
     assert verdict["code"] == 0
     assert [(e["round"], e["status"]) for e in json.loads(out)] == [  # the shared warehouse's loads, then this run
         (r, status) for status in ("loaded", "unchanged") for r in ("v4.1", "v5.1", "v6.0")]

@@ -37,8 +37,8 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREEN = {"width": 1400, "height": 900}
 SCREENSHOTS = ROOT / "build" / "report-screenshots"
-CHARTS = ["interactivity", "leaderboard", "token_economics", "software_gains", "generation_speedups",
-          "scaling_efficiency"]
+CHARTS = ["interactivity", "leaderboard", "token_economics", "software_gains", "accelerator_history",
+          "generation_speedups", "scaling_efficiency"]
 # The marks of a drawn chart from its Vega scenegraph: datum, position on the page's chart and fill.
 MARKS_JS = """([name, type]) => {
   const found = [];

@@ -136,16 +136,16 @@ def test_a_confirmed_row_says_by_what(shared_con, trees_con):
 
 @pytest.mark.unit
 def test_a_round_no_rule_reaches_is_unchecked_and_keeps_its_label():
-    # A v4.0 row (before the first rule, v4.1) with no run summary: unchecked, its label kept, and
+    # A v0.4 row (before the first rule, v0.5) with no run summary: unchecked, its label kept, and
     # tokens derived from samples as the label says (nothing says otherwise).
-    frame = pl.DataFrame({"round": ["v4.0", "v4.1"], "accelerator_raw": ["NVIDIA H100-SXM-80GB"] * 2,
+    frame = pl.DataFrame({"round": ["v0.4", "v4.1"], "accelerator_raw": ["NVIDIA H100-SXM-80GB"] * 2,
                           "model": ["llama2-70b-99"] * 2, "used_model": ["llama2-70b-99"] * 2,
                           "scenario": ["Offline"] * 2, "metric": ["performance"] * 2,
                           "value": [10.0, 10.0], "units": ["Samples/s"] * 2, "tokens_per_sample": [300.0] * 2})
     out = resolve_identities(frame, load_reference()).sort("round")
     old, new = out.row(0, named=True), out.row(1, named=True)
     assert (old["unit_verdict"], old["units"], old["tokens_per_second"]) == ("unchecked", "Samples/s", 3000.0)
-    assert old["unit_note"] == "no submission-checker rule reaches v4.0 llama2-70b-99 Offline and no run summary is loaded"
+    assert old["unit_note"] == "no submission-checker rule reaches v0.4 llama2-70b-99 Offline and no run summary is loaded"
     assert (new["unit_verdict"], new["units"], new["tokens_per_second"]) == ("corrected", "Tokens/s", 10.0)
 
 

@@ -108,7 +108,7 @@ def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_an
                               "AND scenario = ? AND metric = 'performance'",
                      [corrected["ID"], corrected["Model"], corrected["Scenario"]]) == [
             (float(corrected["Performance_Result"]),)]
-        code, out, _ = cli("history", "--db", db_file, "--round", "v5.1", "--format", "json")
+        code, out, _ = cli("loads", "--db", db_file, "--round", "v5.1", "--format", "json")
         assert code == 0 and json.loads(out)[-1]["change_summary"] == "reloaded: 0 new, 1 changed, 0 removed results"
 
         appear(upstream, "v6.2", as_published_in="v6.0")  # a round the registry does not list

@@ -140,7 +140,7 @@ FIELDS: dict[str, Field] = {
     "prefect_temporary_server": Field(False, yes_unless_zero, (
         "with no Prefect API configured (PREFECT_API_URL), run backfill, ingest, watch and trees as "
         "Prefect flow runs on Prefect's temporary server (seconds more per run; kept in Prefect's local "
-        "database); unset: such runs are plain, recorded in `mlperf-wh history`; any value but 0 means yes")),
+        "database); unset: such runs are plain, recorded in `mlperf-wh loads`; any value but 0 means yes")),
     "prefect_startup_timeout": Field(120.0, number(gt=0, le=DAY), (
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)")),
     "sql_timeout": Field(60.0, number(gt=0, le=DAY), "seconds one `mlperf-wh sql` query may run before it is stopped"),

@@ -20,6 +20,9 @@
 -- system_changed: the two sides are different systems (platform: Dell's XE9685L one round, its XE9780
 --   the next); host_changed: the host processor differs. software_alone: one submitter's same system,
 --   host and size on both sides: the only pairs whose gain is software's alone (README question 2).
+-- Both sides are of one era of the benchmark and scenario (int_figure_eras, benchmark_eras.csv): no
+--   change of model, data set, accuracy target or metric lies between them (3d-unet's data set in v2.0,
+--   MultiStream's metric in v2.0): a pair across one is never made.
 -- rounds_spanned: the rounds the warehouse knows of (stg_rounds) strictly between round_from and
 --   round_to that it has not loaded; a gain across them may fold in a round nobody compared; empty
 --   when every round between is loaded.
@@ -83,7 +86,8 @@ paired AS (
         lag(verification) OVER w AS verification_from,
         lag(has_finding) OVER w AS has_finding_from
     FROM sides AS s
-    WINDOW w AS (PARTITION BY basis, submitter_key, hardware, scale_key, benchmark, scenario, units
+    LEFT JOIN int_figure_eras AS fe USING (round, benchmark, scenario)
+    WINDOW w AS (PARTITION BY basis, submitter_key, hardware, scale_key, benchmark, scenario, units, fe.era
                  ORDER BY round_order)
 ),
 spans AS (

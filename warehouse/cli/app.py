@@ -20,7 +20,7 @@ from warehouse.settings import SettingsError
 click_errors = sys.modules[typer.BadParameter.__module__]
 
 HELP = ("MLPerf Inference results as a validated, lineage-tracked DuckDB warehouse: build it "
-        "(backfill, ingest, trees), ask it (sql, views, status, drift, history), hand it on "
+        "(backfill, ingest, trees), ask it (sql, views, status, drift, loads), hand it on "
         "(export, report, docs), keep claims and decisions against it, and run it on a schedule.")
 
 app = typer.Typer(name="mlperf-wh", help=HELP, cls=Group, no_args_is_help=True, add_completion=False,

@@ -56,8 +56,9 @@ def register(app: typer.Typer) -> None:
 def backfill(rounds: Rounds = "", force: Force = False, strict: Strict = False, allow: Allow = None,
              source: Source = None, fmt: RunFormat = Format.table) -> int:
     """Fetch, validate and load every round (or those --rounds names), then rebuild the views."""
-    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
-    chosen = resolve_rounds(parse_round_list(rounds), load_registry())
+    from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds, with_tables
+    named = parse_round_list(rounds)
+    chosen = with_tables(resolve_rounds(named, load_registry()), bool(named))
     return _run_backfill(chosen, source, force, strict, _guards(allow), "backfill", fmt)
 
 
@@ -72,12 +73,12 @@ def ingest(
     fmt: RunFormat = Format.table,
 ) -> int:
     """Ingest one round from the source, or one local file."""
-    from warehouse.identity.rounds import load_registry, resolve_rounds, validate_round_name
+    from warehouse.identity.rounds import load_registry, resolve_rounds, validate_round_name, with_tables
     round_name = validate_round_name(round)
     if file is None:
         if origin is Origin.unofficial:
             raise UsageError("--origin unofficial needs --file: the round repositories are official")
-        return _run_backfill(resolve_rounds([round_name], load_registry()), source, force, strict,
+        return _run_backfill(with_tables(resolve_rounds([round_name], load_registry()), True), source, force, strict,
                              _guards(allow), "ingest", fmt)
     existing_file(file)
     from flows.ingest import ingest_file
@@ -239,9 +240,14 @@ def trees(
         "fetch and parse on the workers of this Dask scheduler, e.g. tcp://10.0.0.5:8786, two chunks "
         "per worker thread (env MLPERF_DASK_ADDRESS; default: a thread pool here)"))] = None,
     source: Source = None,
+    git: Annotated[Optional[str], typer.Option("--git", metavar="URL", help=(
+        "for a round MLCommons published no table of, clone its tree from URL/inference_results_vX.Y: a "
+        "partial, sparse clone of the system descriptions and run summaries alone, e.g. "
+        "--git https://github.com/mlcommons"))] = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:
-    """Fetch each loaded result's run summary (LoadGen's, or the endpoint harness's files) and its
+    """Rebuild the rows of the rounds MLCommons published no table of from their submission trees;
+    then fetch each loaded result's run summary (LoadGen's, or the endpoint harness's files) and its
     system description, and load them."""
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
@@ -249,14 +255,19 @@ def trees(
     from warehouse.ingest.tree_ingest import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
+    if git:
+        chosen, source = _cloned_rounds(chosen, bool(parse_round_list(rounds)))
+    else:
+        source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
-    run = TreeRun(dask_address=dask_address(dask), force=force, **sizes)
+    run = TreeRun(dask_address=dask_address(dask), force=force, git=git, **sizes)
     if not _trees_reachable(chosen, source):
         return EXIT_FAILED
     start_temporary_server_if_needed()
     with step("fetching and loading the submission trees"):
         outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
+    for rebuilt in outcome.rebuilt:
+        say(rebuilt.line())
     print_rows(outcome.by_status(), fmt)
     say(f"{outcome.files} files in {outcome.seconds:.1f} s ({outcome.files / max(outcome.seconds, 1e-9):.0f} files/s)")
     for problem in outcome.problems:  # a failed fetch fails the run; a quarantined file does not
@@ -265,6 +276,20 @@ def trees(
         error(nothing_found(outcome, source))
         return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _cloned_rounds(chosen, named: bool):
+    """--git: the rounds with no published table (every one of them when none is named; a named round
+    with a table is refused: its table is read from --source), and the directory their clones are
+    kept in, beside the warehouse, as the source of their run summaries."""
+    from pathlib import Path
+
+    from warehouse.store import db
+    with_table = [r.name for r in chosen if r.has_table]
+    if named and with_table:
+        raise UsageError(f"--git clones the trees of rounds MLCommons published no table of; "
+                         f"{', '.join(with_table)} has one: run `mlperf-wh trees` without --git for it")
+    return [r for r in chosen if not r.has_table], str(Path(db.db_path(current().db)).resolve().parent / "trees")
 
 
 def _trees_reachable(rounds, source: str) -> bool:

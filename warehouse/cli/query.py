@@ -1,4 +1,5 @@
-"""Commands that ask the warehouse: `sql` (the read-only sandbox), `status`, `drift`, `history`."""
+"""Commands that ask the warehouse: `sql` (the read-only sandbox), `status`, `drift`, `loads` (the load log;
+`history`, its old name, until the next release)."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from warehouse.cli.console import Format, print_json, print_rows, print_wrapped
+from warehouse.cli.console import Format, note, print_json, print_rows, print_wrapped
 from warehouse.cli.global_options import command, current, reading_file
 from warehouse.cli.quick import TABLE_LIMIT, print_query
 from warehouse.errors import EXIT_OK, UsageError
@@ -28,7 +29,8 @@ def register(app: typer.Typer) -> None:
     command(app, "status", "mlperf-wh status", "mlperf-wh status --section drift --format csv",
             "mlperf-wh status --format json")(status)
     command(app, "drift", "mlperf-wh drift", "mlperf-wh drift --format json")(drift)
-    command(app, "history", "mlperf-wh history --round v6.1", "mlperf-wh history --format csv")(history)
+    command(app, "loads", "mlperf-wh loads --round v6.1", "mlperf-wh loads --format csv")(loads)
+    command(app, "history", "mlperf-wh loads --round v6.1", hidden=True)(history)
     command(app, "config", "mlperf-wh config", "MLPERF_SOURCE=../shared/mlcommons/mirror mlperf-wh config --format json")(config)
 
 
@@ -121,11 +123,24 @@ def drift(fmt: Fmt = Format.table) -> int:
     return EXIT_OK
 
 
+RENAMED = ("`mlperf-wh history` is now `mlperf-wh loads` (the load log); the history of figures across rounds "
+           "is the accelerator_history mart. `history` goes in the next release.")
+
+
 def history(
     round: Annotated[Optional[str], typer.Option("--round", help="only this round, e.g. v6.1")] = None,
     fmt: Fmt = Format.table,
 ) -> int:
-    """Every load and failed attempt: run, round, checksum, counts, changes (the load_events table)."""
+    """The old name of `loads` (kept for one release)."""
+    note(RENAMED)
+    return loads(round, fmt)
+
+
+def loads(
+    round: Annotated[Optional[str], typer.Option("--round", help="only this round, e.g. v6.1")] = None,
+    fmt: Fmt = Format.table,
+) -> int:
+    """The load log: every load and failed attempt: run, round, checksum, counts, changes (load_events)."""
     from warehouse.identity.rounds import validate_round_name
     from warehouse.ingest.history import events, for_screen
     from warehouse.store import db

@@ -410,10 +410,50 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     return chart
 
 
+HISTORY_SERIES = 6   # the longest-lived series drawn (small multiples stay readable)
+
+
+def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
+    frame = db.query_frame(con, f"""
+        WITH series AS (
+            SELECT accelerator, accelerator_count, benchmark, scenario, result_unit, era, count(*) AS rounds,
+                   date_diff('day', min(r.published_on), max(r.published_on)) AS span
+            FROM accelerator_history JOIN stg_rounds AS r USING (round)
+            GROUP BY accelerator, accelerator_count, benchmark, scenario, result_unit, era HAVING count(*) >= 2
+            QUALIFY row_number() OVER (PARTITION BY accelerator ORDER BY span DESC, rounds DESC, accelerator_count,
+                                                                         benchmark, scenario) = 1
+            ORDER BY span DESC, rounds DESC, accelerator LIMIT {HISTORY_SERIES}
+        )
+        SELECT h.accelerator || ' ×' || h.accelerator_count AS panel, h.accelerator, h.accelerator_count,
+               h.benchmark || ' · ' || h.scenario AS benchmark_scenario, h.benchmark, h.scenario, h.round,
+               round_order(h.round) AS round_order, h.result, h.result_unit, h.round_first, h.gain_since_first,
+               h.submitter, h.source_kind, h.run_path, 'verified' AS verification
+        FROM accelerator_history AS h
+        JOIN series AS s USING (accelerator, accelerator_count, benchmark, scenario, result_unit, era)
+        ORDER BY panel, benchmark_scenario, round_order""")
+    shows = (f"verified results; the {HISTORY_SERIES} longest-lived accelerators, each by its longest series (most "
+             "years, then most rounds) of one size, benchmark and scenario: each round's best result over its first "
+             "round's, whoever submitted it; rounds with no published table rebuilt from their submission trees")
+    chart = Chart("accelerator_history", "What each accelerator gained since its first round", shows,
+                  _rounds(frame, "round"), None)
+    if frame.height:
+        lines = alt.Chart().mark_line(point=True).encode(
+            x=alt.X("round:O", title=None, sort=alt.SortField("round_order"), axis=alt.Axis(labelFontSize=LABEL_FONT)),
+            y=alt.Y("gain_since_first:Q", title="× its first round", scale=alt.Scale(type="log")),
+            color=alt.Color("benchmark_scenario:N", title="benchmark · scenario"),
+            tooltip=[*_identity("accelerator", "accelerator_count", "benchmark", "scenario", "round", "submitter",
+                                "source_kind", "run_path", "round_first"),
+                     alt.Tooltip("result:Q", format=",.2f"), "result_unit:N",
+                     alt.Tooltip("gain_since_first:Q", format=".2f", title="gain since its first round (×)")])
+        chart.chart = lines.properties(width=220, height=160, data=frame).facet(
+            facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12)), columns=3)
+    return chart
+
+
 def charts(con, round_name: str | None, palette: AcceleratorPalette) -> tuple[Chart, list[Chart]]:
     """The interactivity chart (its own section) and the appendix's charts, in page order."""
     return interactivity_chart(con, round_name, palette), [
         leaderboard_chart(con, round_name, palette), token_economics_chart(con, round_name, palette),
-        software_gains_chart(con, palette), generation_speedups_chart(con, palette),
+        software_gains_chart(con, palette), accelerator_history_chart(con, palette), generation_speedups_chart(con, palette),
         scaling_efficiency_chart(con, palette)]
 

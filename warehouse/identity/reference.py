@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from schemas import polars_types
-from schemas.reference import (AcceleratorAlias, BenchmarkAlias, ModelId, PlausibilityCeiling, ProcessorAlias,
+from schemas.reference import (AcceleratorAlias, BenchmarkAlias, BenchmarkEra, ModelId, PlausibilityCeiling, ProcessorAlias,
                                RackCapacity, ResultField, ScenarioConstraint, SoftwareStack, SystemPower)
 from warehouse.identity.reference_files import REFERENCE_FILES, reference_dir, reference_file
 from warehouse.identity.rounds import REFERENCE_DIR
@@ -30,6 +30,7 @@ class Reference:
     scenario_constraints: pl.DataFrame
     software_stacks: pl.DataFrame
     plausibility_ceilings: pl.DataFrame
+    benchmark_eras: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -55,7 +56,8 @@ def _check_names(reference: Reference, directory: Path) -> None:
     known = set(reference.benchmarks["benchmark"].drop_nulls().to_list())
     named = {"result_fields.csv": set(reference.result_fields["benchmark"].to_list()) - {"*"},
              "scenario_constraints.csv": set(reference.scenario_constraints["benchmark"].to_list()),
-             "model_ids.csv": {b for listed in reference.model_ids["benchmarks"].to_list() for b in listed.split()}}
+             "model_ids.csv": {b for listed in reference.model_ids["benchmarks"].to_list() for b in listed.split()},
+             "benchmark_eras.csv": set(reference.benchmark_eras["benchmark"].to_list()) - {"*"}}
     for file, benchmarks in named.items():
         if unknown := sorted(benchmarks - known):
             raise ValueError(f"{_in(directory, file)}: benchmark {', '.join(unknown)} "
@@ -67,11 +69,16 @@ def _check_names(reference: Reference, directory: Path) -> None:
                          "is not an accelerator of accelerators.csv")
 
 
+BOOLEAN_WORDS = {"true": True, "false": False}
+
+
 def _read(path: Path, model, validated_checksum: str | None = None) -> pl.DataFrame:
     content = path.read_bytes()
     types = polars_types(model)
     frame = pl.read_csv(content, infer_schema_length=0).with_columns(
-        pl.col(name).str.to_date("%Y-%m-%d") if dtype == pl.Date else pl.col(name).cast(dtype, strict=True)
+        pl.col(name).str.to_date("%Y-%m-%d") if dtype == pl.Date
+        else pl.col(name).str.to_lowercase().replace_strict(BOOLEAN_WORDS, return_dtype=pl.Boolean)
+        if dtype == pl.Boolean else pl.col(name).cast(dtype, strict=True)
         for name, dtype in types.items())
     return frame if checksum(content) == validated_checksum else model.validate(frame)
 
@@ -105,11 +112,13 @@ def default_reference() -> Reference:
 MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias, "rack_capacity.csv": RackCapacity,
           "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower,
           "model_ids.csv": ModelId, "scenario_constraints.csv": ScenarioConstraint,
-          "software_stacks.csv": SoftwareStack, "plausibility_ceilings.csv": PlausibilityCeiling}
+          "software_stacks.csv": SoftwareStack, "plausibility_ceilings.csv": PlausibilityCeiling,
+          "benchmark_eras.csv": BenchmarkEra}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
           "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power",
           "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints",
-          "software_stacks.csv": "software_stacks", "plausibility_ceilings.csv": "plausibility_ceilings"}
+          "software_stacks.csv": "software_stacks", "plausibility_ceilings.csv": "plausibility_ceilings",
+          "benchmark_eras.csv": "benchmark_eras"}
 
 
 @lru_cache(maxsize=4)

@@ -16,6 +16,12 @@ SECTIONS = [
      "`round_from` on (benchmark `*`: every other benchmark; an Interactive run is a Server run). A "
      "published unit label that says otherwise is corrected (`stg_results.unit_verdict`).",
      ["benchmark", "scenario", "round_from", "loadgen_field", "counts", "source"]),
+    ("benchmark_eras", "benchmark_eras.csv: what each benchmark was called and measured, round by round",
+     "A row opens an era of a benchmark (or `*`: every benchmark) in a scenario (or `*`) from `round_from`. "
+     "Results of one benchmark and scenario compare across rounds only when no row with "
+     "`comparable_with_previous` false begins between them (`int_figure_eras`): `accelerator_history` and "
+     "`software_gains` never give a gain across a change of model, data set, accuracy target or metric.",
+     ["benchmark", "scenario", "round_from", "published_as", "measures", "comparable_with_previous", "why", "source"]),
     ("accelerators", "accelerators.csv: what each accelerator is, and what it succeeds",
      "One row per alias pattern; the attributes of one canonical accelerator agree across its patterns. "
      "`generation_speedups` pairs a part with its predecessors of one line, segment and form factor.",

@@ -22,7 +22,7 @@ VOCABULARY = {
 # What a result counts (ref_result_fields.counts) as the unit a note prints it in.
 PER_COUNT_MACRO = ("CREATE OR REPLACE MACRO per_count(counts) AS "
                    "CASE counts WHEN 'tokens' THEN 'tokens/s' WHEN 'samples' THEN 'samples/s' "
-                   "WHEN 'latency' THEN 'ms' END")
+                   "WHEN 'latency' THEN 'ms' WHEN 'samples_per_query' THEN 'samples per query' END")
 
 
 # What a throughput unit counts, a query and a sample alike (a Server query is one sample): the key by
@@ -54,6 +54,7 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                          ("ref_model_ids", ref.model_ids), ("ref_scenario_constraints", ref.scenario_constraints),
                          ("ref_software_stacks", software_stacks),
                          ("ref_plausibility_ceilings", ref.plausibility_ceilings),
+                         ("ref_benchmark_eras", ref.benchmark_eras),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")

@@ -82,10 +82,11 @@ def loaded_rounds(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 
 def rounds_to_watch(con: duckdb.DuckDBPyConnection) -> tuple[list[Round], dict[str, Round]]:
-    """What the watcher looks at: every known round, then the next names after the newest known one
-    (those it finds, recorded when they load)."""
+    """What the watcher looks at: every known round with a published table (a round of v0.5 to v4.0
+    has none: `mlperf-wh trees` rebuilds it), then the next names after the newest known one (those
+    it finds, recorded when they load)."""
     sync_registry(con)
     known = known_rounds(con)
     newest = max(known, key=round_sort_key)
     found = {name: round_named(name) for name in following_round_names(newest) if name not in known}
-    return list(known.values()) + list(found.values()), found
+    return [r for r in known.values() if r.has_table] + list(found.values()), found

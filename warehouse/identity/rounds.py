@@ -50,6 +50,11 @@ class Round:
     published: dt.date | None = None   # the day MLCommons published the round's results
     records: int | None = None         # records in the published final table (summary_results.json)
 
+    @property
+    def has_table(self) -> bool:
+        """MLCommons published a final table of the round (else its rows are rebuilt from its tree)."""
+        return bool(self.files)
+
     def locations(self, source: str) -> list[tuple[str, str]]:
         """(file name, URL or local path) for every candidate file, in order of preference."""
         # A query (a private mirror's access token) stays at the end of every file's URL.
@@ -148,6 +153,17 @@ def resolve_rounds(requested: list[str] | None, registry: dict[str, Round]) -> l
             " (add them to warehouse/identity/reference/rounds.toml)"
         )
     return [registry[r] for r in requested]
+
+
+def with_tables(rounds: list[Round], named: bool) -> list[Round]:
+    """The rounds a table load reads: every round asked for with a published table. A round named
+    that has none is refused, naming the command that loads it."""
+    without = [r.name for r in rounds if not r.has_table]
+    if named and without:
+        raise InvalidRoundName(f"{', '.join(without)}: MLCommons published no table of this round; "
+                               f"`mlperf-wh trees --rounds {','.join(without)}` rebuilds its rows from its "
+                               "submission tree")
+    return [r for r in rounds if r.has_table]
 
 
 def previous_round_of(name: str, names: list[str]) -> str | None:

@@ -111,7 +111,7 @@ def record_failure(con: duckdb.DuckDBPyConnection, outcome: RoundOutcome, run: R
 
 def record_unchanged(con: duckdb.DuckDBPyConnection, outcome: RoundOutcome, run: Run, sha256: str | None) -> None:
     """A run looked at the round's file and found it as the last load left it: said in the history
-    (`mlperf-wh history`), so a quiet week of runs is visible as such."""
+    (`mlperf-wh loads`), so a quiet week of runs is visible as such."""
     record(con, {
         "loaded_at": datetime.now(timezone.utc), "flow_run_id": run.flow_run_id, "run_kind": run.kind,
         "round": outcome.round, "source_id": outcome.source_id, "url": outcome.location,

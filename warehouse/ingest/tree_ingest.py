@@ -57,6 +57,7 @@ class TreeOutcome:
     seconds: float = 0.0
     rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
     failures: list[str] = field(default_factory=list)  # the problems of files that failed (the run's exit 1)
+    rebuilt: list = field(default_factory=list)       # rounds with no table, rebuilt from their tree (tree_rebuild_load)
 
     @property
     def files(self) -> int:

@@ -158,6 +158,7 @@ def parse_summary(content: bytes, label: str) -> dict:
         raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
     record: dict = dict.fromkeys(SUMMARY_COLUMNS)
     unparsed, reasons, block = [], [], ""
+    per_sample = False  # past "Per-sample latency:" (MultiStream before v2.0 prints per-query, then per-sample)
     for number, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
         if not line or set(line) == {"="} or line.lower() in BOILERPLATE:
@@ -172,6 +173,7 @@ def parse_summary(content: bytes, label: str) -> dict:
             block = (opens.group(1) or "").strip() + "_" if opens.group(1) else ""
             unparsed.append(line)
             continue
+        per_sample = per_sample or line.lower().startswith("per-sample latency")
         key, sep, value = line.partition(":")
         mapped = _column_for(key.strip(), block) if sep else None
         if mapped is None:
@@ -183,13 +185,15 @@ def parse_summary(content: bytes, label: str) -> dict:
         except ValueError as exc:
             reasons.append(f"line {number} ({key.strip()}): {exc}")
             continue
-        if record[column] is not None and record[column] != typed:
+        if record[column] is not None and record[column] != typed and not (per_sample and column.startswith("latency_")):
             reasons.append(f"line {number} ({key.strip()}): {typed!r} contradicts the earlier "
                            f"{record[column]!r}")
             continue
         record[column] = typed
         if column == "result_latency_ns":
             record["result_latency_percentile"] = _result_percentile(key.strip())
+    if record["loadgen_scenario"]:  # "Multi Stream", "Single Stream" before v0.7
+        record["loadgen_scenario"] = record["loadgen_scenario"].replace(" ", "")
     missing = [c for c in REQUIRED_SUMMARY_FIELDS if record[c] is None]
     if missing:
         reasons.append("not a LoadGen summary: no " + ", ".join(missing) + " line")

@@ -1,0 +1,80 @@
+-- How much did each accelerator gain, round by round, since the first round it ran, on the same
+-- benchmark and scenario at the same size?
+-- One row per (accelerator, accelerator count, benchmark, scenario, round) where it ran: the best
+-- verified result of that hardware in the round, whoever submitted it (int_best_results
+-- best_verified_of_hardware: closed division, available, compares as its hardware; the eligibility
+-- of every comparison), from a published table or, for a round MLCommons published no table of,
+-- rebuilt from the submission tree (source_kind; run_path and source_id trace the figure to its file).
+-- round_previous, result_previous: the previous round where it ran; rounds_skipped: the loaded rounds
+--   between in which it did not run; rounds_not_loaded: the rounds between the warehouse knows of and
+--   has not loaded (it may have run there).
+-- era, measures (int_figure_eras): what the result measured. comparable_with_previous: the same era and
+--   unit as the previous round's; else not_comparable_because says what changed, and no gain is given.
+-- gain_from_previous: result / result_previous for throughput, result_previous / result for latency
+--   (above 1 is faster); gain_since_first: the same against round_first, the first round of the era in
+--   which it ran. procurement_grade: neither figure of gain_from_previous has an anomaly finding.
+WITH best AS (
+    SELECT round, round_order, hardware AS accelerator, total_accelerators AS accelerator_count, benchmark,
+           scenario, units, higher_is_better, value, submitter, platform, software, stack, result_id, has_finding
+    FROM int_best_results
+    WHERE best_verified_of_hardware AND hardware_kind = 'accelerator'
+),
+runs AS (
+    -- the run folder of each verified figure (of a submitter's rows with one figure, the first by path)
+    SELECT round, submitter, platform, benchmark, scenario, units, value,
+           min(run_path) AS run_path, arg_min(source_id, run_path) AS source_id, arg_min(system, run_path) AS system
+    FROM stg_results
+    WHERE metric = 'performance' AND verification = 'verified'
+    GROUP BY ALL
+),
+placed AS (
+    SELECT b.*, r.run_path, r.source_id, r.system, e.era, e.measures, e.era_began_because,
+           CASE WHEN r.source_id LIKE 'rebuilt/%' THEN 'submission tree' ELSE 'published table' END AS source_kind
+    FROM best AS b
+    LEFT JOIN runs AS r USING (round, submitter, platform, benchmark, scenario, units, value)
+    LEFT JOIN int_figure_eras AS e USING (round, benchmark, scenario)
+),
+sequenced AS (
+    SELECT *,
+           lag(round) OVER w AS round_previous, lag(round_order) OVER w AS round_order_previous,
+           lag(value) OVER w AS value_previous, lag(era) OVER w AS era_previous,
+           lag(units) OVER w AS units_previous, lag(has_finding) OVER w AS has_finding_previous,
+           first_value(round) OVER era_w AS round_first, first_value(value) OVER era_w AS value_first
+    FROM placed
+    WINDOW w AS (PARTITION BY accelerator, accelerator_count, benchmark, scenario ORDER BY round_order),
+           era_w AS (PARTITION BY accelerator, accelerator_count, benchmark, scenario, units, era ORDER BY round_order)
+),
+between_rounds AS (
+    SELECT k.accelerator, k.accelerator_count, k.benchmark, k.scenario, k.round,
+           list(r.round ORDER BY r.round_order) FILTER (WHERE r.loaded) AS rounds_skipped,
+           list(r.round ORDER BY r.round_order) FILTER (WHERE NOT r.loaded) AS rounds_not_loaded
+    FROM sequenced AS k
+    JOIN stg_rounds AS r ON r.round_order > k.round_order_previous AND r.round_order < k.round_order
+    GROUP BY ALL
+),
+judged AS (
+    SELECT s.*,
+           s.round_previous IS NOT NULL AND s.era IS NOT DISTINCT FROM s.era_previous
+               AND s.units = s.units_previous AS comparable_with_previous
+    FROM sequenced AS s
+)
+SELECT
+    j.accelerator, j.accelerator_count, j.benchmark, j.scenario, j.units AS result_unit, j.round,
+    j.value AS result, j.submitter, j.system, j.platform, j.software, j.stack, j.result_id, j.source_kind,
+    j.source_id, j.run_path, j.era, j.measures,
+    j.round_previous, j.value_previous AS result_previous,
+    coalesce(b.rounds_skipped, []) AS rounds_skipped, coalesce(b.rounds_not_loaded, []) AS rounds_not_loaded,
+    j.comparable_with_previous,
+    CASE WHEN j.round_previous IS NULL OR j.comparable_with_previous THEN NULL
+         WHEN j.units IS DISTINCT FROM j.units_previous
+             THEN format('the unit changed from {} to {}', j.units_previous, j.units)
+         ELSE j.era_began_because END AS not_comparable_because,
+    CASE WHEN j.comparable_with_previous THEN
+        CASE WHEN j.higher_is_better THEN j.value / j.value_previous ELSE j.value_previous / j.value END
+    END AS gain_from_previous,
+    j.round_first, j.value_first AS result_first,
+    CASE WHEN j.higher_is_better THEN j.value / j.value_first ELSE j.value_first / j.value END AS gain_since_first,
+    j.has_finding,
+    j.comparable_with_previous AND NOT j.has_finding AND NOT j.has_finding_previous AS procurement_grade
+FROM judged AS j
+LEFT JOIN between_rounds AS b USING (accelerator, accelerator_count, benchmark, scenario, round)

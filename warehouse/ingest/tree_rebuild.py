@@ -1,0 +1,420 @@
+"""Result rows rebuilt from a submission tree, as MLCommons' submission checker builds them: for a round
+MLCommons published no table of (v0.5 to v4.0), and to prove the rebuild against the rounds it did.
+
+A round's tree (a local directory laid out as the round repository is) is listed, its system
+descriptions and run summaries parsed (warehouse/ingest/trees.py: the parsers the tree ingest uses),
+and every VALID performance run becomes one row of `results`' shape:
+
+  value     the LoadGen field the round's checker reads for the benchmark and scenario
+            (warehouse/identity/reference/result_fields.csv: RESULT_FIELD / RESULT_FIELD_NEW of
+            tools/submission/submission_checker.py; docs/definitions.md cites the lines), in the
+            checker's unit: latencies in ms, rates per second, samples per query before v2.0
+  division, submitter, platform, benchmark, scenario   from the folders
+            (<division>/<submitter>/results/<platform>/<benchmark>/<scenario>/performance/run_1)
+  availability  the system description's status, lower case; 'on-premise' is 'available' and
+            'research, development, or internal' is 'rdi' (the checker's and the final report's words)
+  accelerators  accelerators_per_node x number_of_nodes of the system description
+  result_id null: MLCommons numbers entries only in its final tables; entry_id is the final report's
+            unique id (suite/division/submitter/platform[/model]), built here, not MLCommons'
+  location  the run folder: every row's lineage is its tree path (extra names the files and hashes)
+
+A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
+description missing: one quarantine record each, with its path and reasons; never a silent gap.
+Files are opened through `read_tree_file` alone (the one place a hardened open replaces).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+
+RUN_FOLDER = ("performance", "run_1")
+SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
+ORIGIN = "tree"
+FORMAT = "submission_tree"
+DEFAULT_WORKERS = 2
+CHUNKS_PER_WORKER = 8   # several chunks per worker even out a large submitter
+
+# The checker's scenario folders, any case (SCENARIO_MAPPING of its constants), and LoadGen's words.
+SCENARIO_FOLDERS = {"singlestream": "SingleStream", "multistream": "MultiStream", "server": "Server",
+                    "offline": "Offline", "interactive": "Interactive"}
+STATUS_WORDS = {"on-premise": "available", "research, development, or internal": "rdi",
+                "research, development, or other": "rdi", "rdo": "rdi"}
+
+# The key of mlperf_log_detail.txt the checker reads (result_fields.csv loadgen_field) -> the columns
+# of run_summaries that hold the same figure in mlperf_log_summary.txt, first present wins.
+FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "result_samples_per_second": ("samples_per_second",),
+    "result_scheduled_samples_per_sec": ("scheduled_samples_per_second",),
+    "result_completed_samples_per_sec": ("completed_samples_per_second",),
+    "result_90.00_percentile_latency_ns": ("latency_p90_ns", "result_latency_ns"),
+    "effective_samples_per_query": ("result_samples_per_query",),
+    "early_stopping_latency_ss": ("early_stopping_p90_ns",),
+    "early_stopping_latency_ms": ("early_stopping_p99_ns",),
+    "result_tokens_per_second": ("tokens_per_second",),
+    "result_completed_tokens_per_second": ("completed_tokens_per_second",),
+    "result_inferred_tokens_per_second": ("tokens_per_second_inferred",),
+    "result_inferred_completed_tokens_per_second": ("completed_tokens_per_second_inferred",),
+}
+# What the figure counts -> the unit the row is labelled with (the checker's UNIT_DICT words; a
+# MultiStream result before v2.0 is samples per query, which its dictionary mislabels as a latency).
+UNITS = {"tokens": "Tokens/s", "latency": "Latency (ms)", "samples_per_query": "Samples/query"}
+
+
+def read_tree_file(path: Path) -> bytes:
+    """The bytes of one file of a tree. The single place files are opened (a hardened open, refusing
+    links out of the tree, FIFOs and devices, replaces this body)."""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+# ---------------------------------------------------------------------------------------------
+# list
+
+
+@dataclass
+class Listing:
+    """A tree's files: run summaries and system descriptions (paths relative to the root), and the
+    run folders that hold no summary (path, what is there)."""
+    summaries: list[str] = field(default_factory=list)
+    systems: list[str] = field(default_factory=list)
+    strays: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[str]:
+        return self.systems + self.summaries
+
+
+def _dirs(path: str) -> list[str]:
+    """Folders, a linked one included (a tree laid out with links into another, as docs/ingest-reference.md
+    shows); what a file may be opened as is read_tree_file's to refuse."""
+    with os.scandir(path) as entries:
+        return sorted(e.name for e in entries if e.is_dir())
+
+
+def _files(path: str) -> list[str]:
+    with os.scandir(path) as entries:
+        return sorted(e.name for e in entries if e.is_file())
+
+
+def submitter_folders(root: Path) -> list[str]:
+    """Every <division>/<submitter> folder of the tree: the unit of work (a submitter's summaries and
+    the system descriptions they name are in one folder)."""
+    base = str(root)
+    return [f"{division}/{submitter}" for division in _dirs(base) for submitter in _dirs(f"{base}/{division}")]
+
+
+def list_folder(root: Path, here: str, listing: Listing | None = None) -> Listing:
+    """A submitter folder's systems/*.json and every scenario folder's
+    performance/run_1/mlperf_log_summary.txt; a scenario folder without one is a stray."""
+    listing, base = listing or Listing(), str(root)
+    if os.path.isdir(f"{base}/{here}/systems"):
+        listing.systems += [f"{here}/systems/{name}" for name in _files(f"{base}/{here}/systems")
+                            if name.endswith(".json")]
+    if os.path.isdir(f"{base}/{here}/results"):
+        _list_results(base, f"{here}/results", listing)
+    return listing
+
+
+def list_tree(root: Path) -> Listing:
+    """list_folder of every submitter folder."""
+    listing = Listing()
+    for here in submitter_folders(root):
+        list_folder(root, here, listing)
+    return listing
+
+
+def _list_results(base: str, results: str, listing: Listing) -> None:
+    for platform in _dirs(f"{base}/{results}"):
+        for benchmark in _dirs(f"{base}/{results}/{platform}"):
+            for scenario in _dirs(f"{base}/{results}/{platform}/{benchmark}"):
+                folder = f"{results}/{platform}/{benchmark}/{scenario}"
+                summary = f"{folder}/{'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}"
+                if os.path.isfile(f"{base}/{summary}"):
+                    listing.summaries.append(summary)
+                else:
+                    held = sorted(str(p.relative_to(f"{base}/{folder}")) for p in Path(base, folder).rglob("*")
+                                  if p.is_file())[:20]
+                    listing.strays.append((folder, ", ".join(held) or "nothing"))
+
+
+# ---------------------------------------------------------------------------------------------
+# parse (the part that runs on a thread pool or a Dask worker)
+
+
+@dataclass
+class Parsed:
+    path: str
+    sha256: str | None = None
+    record: dict | None = None
+    reasons: list[str] = field(default_factory=list)
+    text: str | None = None         # the file as text, kept only when it is quarantined
+
+
+def _parse_one(root: Path, path: str) -> Parsed:
+    try:
+        content = read_tree_file(root / path)
+    except OSError as exc:
+        return Parsed(path, reasons=[f"cannot be read: {exc.strerror or exc}"])
+    parse = parse_system if path.endswith(".json") else parse_summary
+    digest = hashlib.sha256(content).hexdigest()
+    try:
+        return Parsed(path, digest, parse(content, path))
+    except UnparsableFile as exc:
+        return Parsed(path, digest, reasons=exc.reasons, text=content.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError, TypeError, OverflowError) as exc:
+        return Parsed(path, digest, reasons=[f"cannot be read: {str(exc)[:300]}"],
+                      text=content.decode("utf-8", errors="replace"))
+
+
+# ---------------------------------------------------------------------------------------------
+# rebuild
+
+
+@dataclass(frozen=True)
+class Rule:
+    loadgen_field: str
+    counts: str
+
+
+class Rules:
+    """result_fields.csv for one round: the rule of the benchmark itself, else the default ('*');
+    of the same scenario, else (Interactive) Server's; the latest whose round_from is not after
+    the round (the order sql/base/base_result_rules.sql applies to the published rows)."""
+
+    def __init__(self, round_name: str, result_fields, benchmark_aliases: dict[str, str]):
+        from warehouse.identity.rounds import round_sort_key
+        order = round_sort_key(round_name)
+        self.aliases = benchmark_aliases
+        self.rows = [{**r, "order": round_sort_key(r["round_from"])} for r in result_fields.iter_rows(named=True)
+                     if round_sort_key(r["round_from"]) <= order]
+        self.legacy_multistream = order < (2, 0)   # the checker's uses_legacy_multistream(): v0.5 to v1.1
+
+    def benchmark(self, folder_name: str) -> str | None:
+        return self.aliases.get(folder_name.strip().lower())
+
+    def of(self, benchmark: str | None, scenario: str) -> Rule | None:
+        best, best_key = None, None
+        for r in self.rows:
+            if r["benchmark"] not in (benchmark, "*"):
+                continue
+            if r["scenario"] != scenario and not (scenario == "Interactive" and r["scenario"] == "Server"):
+                continue
+            key = (r["benchmark"] != "*", r["scenario"] == scenario, r["order"])
+            if best_key is None or key > best_key:
+                best, best_key = r, key
+        return Rule(best["loadgen_field"], best["counts"]) if best else None
+
+
+def rules_for(round_name: str, reference=None) -> Rules:
+    from warehouse.identity.reference import load_reference
+    reference = reference or load_reference()
+    aliases = {a.strip().lower(): b for a, b, kind in reference.benchmarks.select("alias", "benchmark", "kind")
+               .iter_rows() if kind == "benchmark" and b}
+    return Rules(round_name, reference.result_fields, aliases)
+
+
+@dataclass
+class Rebuilt:
+    """A round rebuilt: its rows (dicts in results' columns) and quarantine records."""
+    round: str
+    root: str
+    rows: list[dict]
+    quarantined: list[dict]         # {path, reasons, text}
+    files: int
+    sha256: str                     # of the sorted (path, sha256) list: the tree's content as read
+    bytes: int = 0
+
+
+@dataclass
+class Part:
+    """What one chunk of submitter folders gives: rows (unnumbered), quarantine records, and the
+    (path, sha256) of every file read. Small: it is what a Dask worker sends back."""
+    rows: list[dict]
+    quarantined: list[dict]
+    digests: list[tuple[str, str | None]]
+
+
+def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -> Part:
+    """List, parse and build the rows of these submitter folders (on a thread or a Dask worker)."""
+    base = Path(root)
+    listing = Listing()
+    for here in folders:
+        list_folder(base, here, listing)
+    parsed = [_parse_one(base, path) for path in listing.files]
+    by_path = {p.path: p for p in parsed}
+    quarantined = [{"path": folder, "reasons": [f"a run folder with no {'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}; "
+                                                f"it holds: {held}"], "text": None}
+                   for folder, held in listing.strays]
+    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text} for p in parsed if p.record is None]
+    rows = []
+    for path in listing.summaries:
+        found = by_path[path]
+        if found.record is None:
+            continue
+        row, reasons = _row(round_name, path, found, by_path, rules)
+        if reasons:
+            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(base, path)})
+        else:
+            rows.append(row)
+    return Part(rows, quarantined, [(p.path, p.sha256) for p in parsed])
+
+
+def _summary_text(root: Path, path: str) -> str | None:
+    try:
+        return read_tree_file(root / path).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed], rules: Rules
+         ) -> tuple[dict | None, list[str]]:
+    division, submitter, _results, platform, model, scenario_folder = path.split("/")[:6]
+    scenario = SCENARIO_FOLDERS.get(scenario_folder.replace(" ", "").replace("_", "").lower(), scenario_folder)
+    system_path = f"{division}/{submitter}/systems/{platform}.json"
+    system = by_path.get(system_path)
+    record = summary.record
+    if not record["result_valid"]:
+        return None, ["LoadGen: Result is INVALID (the checker publishes only VALID runs)"]
+    if system is None:
+        return None, [f"no system description {system_path}"]
+    if system.record is None:
+        return None, [f"its system description {system_path} is quarantined"]
+    benchmark = rules.benchmark(model)
+    value, rule, inferred, reasons = _value(record, scenario, benchmark, rules)
+    if reasons:
+        return None, reasons
+    s = system.record
+    per_node = s["accelerators_per_node"] or None
+    nodes = s["number_of_nodes"]
+    accelerator = s["accelerator_model_name"] if per_node and s["accelerator_model_name"] not in (None, "N/A", "-") else None
+    suite = (s["system_type"] or "").replace(" ", "").lower() or None
+    entry = f"{suite or ''}/{division}/{submitter}/{platform}" + (f"/{model}" if division == "open" else "")
+    units = UNITS.get(rule.counts) or ("Samples/s" if scenario == "Offline" else "Queries/s")
+    notes = ". ".join(n for n in (s["hw_notes"], s["sw_notes"]) if n) or None
+    return {
+        "round": round_name, "division": division.lower(), "availability": availability(s["status"]),
+        "suite": suite, "submitter": submitter, "system": s["system_name"], "platform": platform,
+        "result_id": None, "entry_id": entry, "model": model, "used_model": model, "scenario": scenario,
+        "metric": "performance", "value": value, "units": units,
+        "higher_is_better": rule.counts != "latency",
+        "accelerator_raw": accelerator, "accelerators_per_node": per_node if accelerator else None,
+        "nodes": nodes or None,
+        "total_accelerators": per_node * (nodes or 1) if accelerator else None,
+        "accelerator_count_disagrees": False,
+        "processor": s["host_processor_model_name"], "processors_per_node": s["host_processors_per_node"] or None,
+        "software": s["framework"], "weight_data_types": None, "accuracy": None, "tokens_per_sample": None,
+        "inferred": inferred,
+        "extra": json.dumps({"rebuilt_from": "submission tree", "summary_path": path, "summary_sha256": summary.sha256,
+                             "system_path": system_path, "system_sha256": system.sha256,
+                             "checker_field": rule.loadgen_field}, sort_keys=True),
+        "location": path.removesuffix(f"/{SUMMARY_FILE}"), "notes": notes,
+    }, []
+
+
+def availability(status: str | None) -> str | None:
+    """The status as the tables word it: lower case, 'on-premise' -> available, the long RDI words -> rdi."""
+    if status is None:
+        return None
+    word = " ".join(status.split()).lower()
+    return STATUS_WORDS.get(word, word) or None
+
+
+def _value(record: dict, scenario: str, benchmark: str | None, rules: Rules
+           ) -> tuple[float | None, Rule | None, bool, list[str]]:
+    """The checker's result for the run: the rule's field, in its unit; for a scenario folder holding
+    another scenario's run, the checker's inference (check_performance_dir: Offline from SingleStream
+    is QPS w/o loadgen overhead; from v2.0, Offline from MultiStream is samples per query x 1000 / mean
+    query latency in ms, and MultiStream from SingleStream the early-stopping 99th percentile x 8 in ms)."""
+    ran = record["loadgen_scenario"]
+    if ran != scenario and not (scenario == "Interactive" and ran == "Server"):
+        return _inferred(record, scenario, ran, benchmark, rules)
+    rule = rules.of(benchmark, scenario)
+    if rule is None:
+        return None, None, False, [f"no submission-checker rule reaches {benchmark or 'this benchmark'} {scenario} "
+                                   "(warehouse/identity/reference/result_fields.csv)"]
+    columns = FIELD_COLUMNS.get(rule.loadgen_field)
+    if columns is None:
+        return None, None, False, [f"the checker's field {rule.loadgen_field} has no summary line the warehouse reads"]
+    value = next((record[c] for c in columns if record.get(c) is not None), None)
+    if value is None:
+        return None, None, False, [f"the summary prints no figure for the checker's {rule.loadgen_field}"]
+    if rule.counts == "latency":
+        value = value / 1e6
+    if not value > 0:
+        return None, None, False, [f"{rule.loadgen_field} is {value}"]
+    return float(value), rule, False, []
+
+
+def _inferred(record: dict, scenario: str, ran: str, benchmark: str | None, rules: Rules
+              ) -> tuple[float | None, Rule | None, bool, list[str]]:
+    value, counts = None, None
+    if scenario == "Offline" and ran == "SingleStream":
+        value, counts = record["qps_without_loadgen_overhead"], "samples"
+    elif scenario == "Offline" and ran == "MultiStream" and not rules.legacy_multistream:
+        if record["samples_per_query"] and record["latency_mean_ns"]:
+            value, counts = record["samples_per_query"] * 1e9 / record["latency_mean_ns"], "samples"
+    elif scenario == "MultiStream" and ran == "SingleStream" and not rules.legacy_multistream:
+        if record["early_stopping_p99_ns"]:
+            value, counts = record["early_stopping_p99_ns"] * 8 / 1e6, "latency"
+    else:
+        return None, None, False, [f"the folder says {scenario}, LoadGen ran {ran}"]
+    if not value:
+        return None, None, False, [f"the folder says {scenario}, LoadGen ran {ran}, and the summary lacks the "
+                                   "figure the checker infers the result from"]
+    return float(value), Rule(f"inferred from {ran}", counts), True, []
+
+
+def rebuild_tree(round_name: str, root: Path, workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
+                 reference=None, client=None) -> Rebuilt:
+    """List, parse and rebuild one round's tree (rebuild_trees)."""
+    return rebuild_trees([(round_name, root)], workers, dask_address, reference, client)[0]
+
+
+def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
+                  reference=None, client=None) -> list[Rebuilt]:
+    """Rebuild several rounds' trees at once, their submitter folders in chunks (every round's chunks
+    handed out together, so no worker waits for a round's last chunk): on a thread pool of `workers`,
+    or on the Dask cluster at `dask_address` (or of `client`), each chunk listed, parsed and built
+    where it runs and only its rows sent back."""
+    from warehouse.identity.reference import load_reference
+    reference = reference or load_reference()
+    jobs = []   # (tree index, root, round, folders, rules)
+    for index, (round_name, root) in enumerate(trees):
+        rules, folders = rules_for(round_name, reference), submitter_folders(root)
+        per_chunk = max(1, math.ceil(len(folders) / (max(workers, 1) * CHUNKS_PER_WORKER)))
+        jobs += [(index, str(root), round_name, folders[i:i + per_chunk], rules)
+                 for i in range(0, len(folders), per_chunk)]
+    arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], []]
+    if client is not None or dask_address:
+        parts = _on_dask(client, dask_address, arguments)
+    elif workers <= 1:
+        parts = list(map(rebuild_part, *arguments))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(rebuild_part, *arguments))
+    return [_assembled(round_name, root, [p for job, p in zip(jobs, parts) if job[0] == index])
+            for index, (round_name, root) in enumerate(trees)]
+
+
+def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
+    rows = [row for part in parts for row in part.rows]
+    for number, row in enumerate(rows):
+        row["record_no"] = number
+    digests = sorted(d for part in parts for d in part.digests)
+    digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
+    return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest)
+
+
+def _on_dask(client, dask_address: str | None, arguments) -> list[Part]:
+    if client is not None:
+        return client.gather(client.map(rebuild_part, *arguments, pure=False))
+    from warehouse.ingest.tree_cluster import connect
+    with connect(dask_address) as connected:
+        return connected.gather(connected.map(rebuild_part, *arguments, pure=False))
