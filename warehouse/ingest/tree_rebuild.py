@@ -20,7 +20,7 @@ and every VALID performance run becomes one row of `results`' shape:
 
 A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
 description missing: one quarantine record each, with its path and reasons; never a silent gap.
-Files are opened through `read_tree_file` alone (the one place a hardened open replaces).
+Files are opened through `read_tree_file` alone: the tree readers' one check (tree_files.py).
 """
 from __future__ import annotations
 
@@ -30,8 +30,11 @@ import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
+from warehouse.ingest.fetch import FetchError, FetchSettings
+from warehouse.ingest.tree_files import read_tree_file as read_inside_tree
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
 RUN_FOLDER = ("performance", "run_1")
@@ -67,11 +70,15 @@ FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
 UNITS = {"tokens": "Tokens/s", "latency": "Latency (ms)", "samples_per_query": "Samples/query"}
 
 
-def read_tree_file(path: Path) -> bytes:
-    """The bytes of one file of a tree. The single place files are opened (a hardened open, refusing
-    links out of the tree, FIFOs and devices, replaces this body)."""
-    with open(path, "rb") as handle:
-        return handle.read()
+def read_tree_file(root: Path, path: str) -> bytes:
+    """The bytes of one file of a tree, through the tree readers' one check (tree_files.read_tree_file:
+    no symbolic link followed below the root, only regular files opened, bounded in size)."""
+    return read_inside_tree(root, path, _size_cap())
+
+
+@lru_cache(maxsize=1)
+def _size_cap() -> int:
+    return FetchSettings.from_env().max_bytes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,9 +166,11 @@ class Parsed:
 
 def _parse_one(root: Path, path: str) -> Parsed:
     try:
-        content = read_tree_file(root / path)
+        content = read_tree_file(root, path)
     except OSError as exc:
         return Parsed(path, reasons=[f"cannot be read: {exc.strerror or exc}"])
+    except FetchError as exc:  # a link, a FIFO or a device refused, a file too large: never read
+        return Parsed(path, reasons=[f"cannot be read: {exc}"])
     parse = parse_system if path.endswith(".json") else parse_summary
     digest = hashlib.sha256(content).hexdigest()
     try:
@@ -268,8 +277,8 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -
 
 def _summary_text(root: Path, path: str) -> str | None:
     try:
-        return read_tree_file(root / path).decode("utf-8", errors="replace")
-    except OSError:
+        return read_tree_file(root, path).decode("utf-8", errors="replace")
+    except (OSError, FetchError):
         return None
 
 
