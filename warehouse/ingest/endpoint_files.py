@@ -83,8 +83,9 @@ class _Reader:
             if path.rsplit(".", 1)[-1] == "histogram":
                 counts = value.get("counts") if isinstance(value, dict) else None
                 if not isinstance(counts, list):
-                    self.reasons.append(f"'{path}': expected an object with a list of 'counts', "
-                                        f"found {json_type(value if counts is None else counts)}")
+                    found = (f"'counts' {json_type(counts)}" if isinstance(value, dict) and "counts" in value
+                             else "an object without 'counts'" if isinstance(value, dict) else json_type(value))
+                    self.reasons.append(f"'{path}': expected an object with a list of 'counts', found {found}")
                     continue
                 lines.append(f"{path}: {len(counts)} buckets (not kept)")
             else:
