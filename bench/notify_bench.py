@@ -46,18 +46,13 @@ class Receiver(http.server.ThreadingHTTPServer):
 
 def warehouse_with(rounds: tuple[str, ...], path: Path) -> None:
     from warehouse.identity.rounds import load_registry
-    from warehouse.ingest.fetch import FetchSettings, fetch
-    from warehouse.ingest.history import Run, load_with_history
-    from warehouse.ingest.pipeline import prepare
+    from warehouse.ingest.history import Run, ingest_location_with_history
     from warehouse.store import db
     from warehouse.views import materialize
-    registry = load_registry()
     with db.connect(str(path)) as con:
         for name in rounds:
-            file_name, location = registry[name].locations(str(MIRROR))[0]
-            fetched = fetch(location, file_name, FetchSettings())
-            load_with_history(con, fetched, prepare(fetched.content, file_name, name, "official", location),
-                              name, "official", Run("backfill"))
+            file_name, location = load_registry()[name].locations(str(MIRROR))[0]
+            ingest_location_with_history(con, name, "official", file_name, location, Run("backfill"))
         materialize(con)
 
 

@@ -184,9 +184,7 @@ def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect), each
     load recorded as a run records it (load_events, result_changes)."""
     from warehouse.identity.rounds import load_registry
-    from warehouse.ingest.fetch import FetchSettings, fetch
-    from warehouse.ingest.history import Run, load_with_history
-    from warehouse.ingest.pipeline import prepare
+    from warehouse.ingest.history import Run, ingest_location_with_history
     from warehouse.store import db
     from warehouse.views import materialize
 
@@ -194,9 +192,7 @@ def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     with db.connect(db_path) as con:
         for name in rounds:
             file_name, location = registry[name].locations(str(MIRROR))[0]
-            fetched = fetch(location, file_name, FetchSettings())
-            load_with_history(con, fetched, prepare(fetched.content, file_name, name, "official", location),
-                              name, "official", Run("backfill"))
+            ingest_location_with_history(con, name, "official", file_name, location, Run("backfill"))
         materialize(con)
 
 

@@ -321,3 +321,29 @@ def test_a_file_ingest_is_notified_as_a_run(fast_retries, monkeypatch, tmp_path)
     [message] = receiver.messages
     assert message["title"].startswith("MLPerf v6.0 loaded")
     assert "Rows v6.0: 520 added, 0 changed, 0 withdrawn result rows (first load)" in message["message"]
+
+
+def test_a_watch_that_loads_nothing_announces_a_decision_due_once(shared_warehouse, fast_retries, monkeypatch,
+                                                                   tmp_path, capsys):
+    """`mlperf-wh watch` on a tick with nothing new (no flow runs: flows/look_first.py) still tells
+    of a decision whose review date (2026-06-01) has passed, and only on its first tick."""
+    from warehouse.cli import main
+    from warehouse.ledger.claims import load_claims, load_decisions
+    from warehouse.store import db
+    from warehouse.views import materialize
+    copy = tmp_path / "w.duckdb"
+    shutil.copyfile(shared_warehouse, copy)
+    with db.connect(str(copy)) as con:
+        load_claims(con, ROOT / "tests" / "fixtures" / "catalog" / "claims.toml")
+        load_decisions(con, ROOT / "tests" / "fixtures" / "catalog" / "decisions.toml")
+        materialize(con)
+    with receiving() as receiver:
+        monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{receiver.port}/hook")
+        for _ in range(2):
+            assert main(["watch", "--source", str(MIRROR), "--db", str(copy), "-q"]) == 0
+    assert [m["title"] for m in receiver.messages] == ["MLPerf: 1 decision due for review"]
+    assert main(["decisions", "due", "--db", str(copy), "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "id,title,review_due,due_because,announced_at"
+    assert out[1].startswith("catalog-review-by-date,GB300 racks for DeepSeek-R1 serving,2026-06-01,"
+                             "review date 2026-06-01 has passed,2026-")

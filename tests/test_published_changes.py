@@ -23,14 +23,10 @@ def test_a_first_load_lists_every_row_it_added(shared_con):
 
 
 def load(db_file: str, path, allow=frozenset()):
-    from warehouse.ingest.fetch import FetchSettings, fetch
-    from warehouse.ingest.history import Run, load_with_history
-    from warehouse.ingest.pipeline import prepare
+    from warehouse.ingest.history import Run, ingest_location_with_history
     from warehouse.store import db
-    fetched = fetch(str(path), path.name, FetchSettings())
     with db.connect(db_file) as con:
-        return load_with_history(con, fetched, prepare(fetched.content, path.name, "v5.1", "official", str(path)),
-                                 "v5.1", "official", Run("backfill"), allow)
+        return ingest_location_with_history(con, "v5.1", "official", path.name, str(path), Run("backfill"), allow)
 
 
 @pytest.fixture(scope="module")

@@ -147,3 +147,14 @@ def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select("loaded_at", "run_kind", "round", "status", pl.col("sha256").str.slice(0, 12),
                         "rows_read", "rows_loaded", "rows_quarantined", "change_summary",
                         pl.col("flow_run_id").str.slice(0, 8).alias("flow_run"))
+
+
+def ingest_location_with_history(con: duckdb.DuckDBPyConnection, round_name: str, origin: str, file_name: str,
+                                 location: str, run: Run, allow=frozenset()) -> RoundOutcome:
+    """Fetch -> prepare -> load in one call, without Prefect, recorded as a run records its loads
+    (load_events, result_changes): pipeline.ingest_location with history."""
+    from warehouse.ingest.fetch import FetchSettings, fetch
+    from warehouse.ingest.pipeline import prepare
+    fetched = fetch(location, file_name, FetchSettings())
+    return load_with_history(con, fetched, prepare(fetched.content, file_name, round_name, origin, location),
+                             round_name, origin, run, allow)
