@@ -179,7 +179,7 @@ def test_what_a_dollar_buys_needs_a_loaded_price(shared_con, private_con):
     # 57116.9 Tokens/s. The system costs 5.00 x 8 = $40 an hour and makes 57116.9 x 3600 = 205,620,840
     # tokens in it: 205,620,840 / 40 = 5,140,521 tokens per dollar; 40 / 205.62084 = $0.1945 per
     # million tokens.
-    private_con.execute("INSERT INTO prices VALUES ('B200', 5.0, 'test price')")
+    private_con.execute("INSERT INTO prices (accelerator, dollars_per_accelerator_hour, note) VALUES ('B200', 5.0, 'test price')")
     materialize(private_con, changed={"prices"})  # as `mlperf-wh prices load` does
     row = one(private_con, TOKEN_ROW, ["6.0-0040", "deepseek-r1", "Offline"])
     assert row["dollars_per_accelerator_hour"] == 5.0
