@@ -31,7 +31,7 @@ blamed AS (
 ),
 judged AS (
     SELECT
-        r.source_id, r.record_no, r.round, r.result_id, r.submitter, r.system, r.accelerator, r.hardware,
+        r.source_id, r.record_no, r.round, r.result_id, r.submitter, r.system, r.accelerator, r.cpu, r.hardware,
         r.hardware_kind, r.benchmark, r.scenario, r.units, r.verification, r.division, r.availability,
         r.inferred, r.inferred_cause, r.not_comparable_because,
         list_sort(list_distinct(list_concat(coalesce(o.rules, []), coalesce(b.rules, [])))) AS findings,

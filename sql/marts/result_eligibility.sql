@@ -7,5 +7,5 @@
 -- inferred is MLCommons' flag as published; inferred_cause reads it as the checker sets it (a flag
 -- from letter case alone marks a measured result, which takes part in every comparison).
 -- Definition: the header of sql/intermediate/int_result_eligibility.sql.
-SELECT * EXCLUDE (record_no) RENAME (units AS result_unit)
+SELECT * EXCLUDE (record_no, hardware) RENAME (units AS result_unit)
 FROM int_result_eligibility
