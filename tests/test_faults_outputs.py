@@ -27,7 +27,7 @@ import pytest
 
 from tests.conftest import load_shared_rounds
 from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
-from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_text
+from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_sql, safe_text
 from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
 HYPERLINK = '=HYPERLINK("http://evil.example/","click")'
@@ -312,6 +312,8 @@ def test_the_rule_is_the_same_in_polars_and_in_duckdb():
     con.execute("CREATE TABLE t (i INTEGER, s VARCHAR)")
     con.executemany("INSERT INTO t VALUES (?, ?)", list(enumerate(texts)))
     got = con.execute(f"SELECT {quoted_sql('e')} FROM (SELECT i, {escaped_sql('s')} AS e FROM t) ORDER BY i").fetchall()
+    assert [g for (g,) in got] == [safe for _, safe in SAFE_TEXT]
+    got = con.execute(f"SELECT {safe_sql('s')} FROM t ORDER BY i").fetchall()  # the two halves in one CASE
     assert [g for (g,) in got] == [safe for _, safe in SAFE_TEXT]
 
 

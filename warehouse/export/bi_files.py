@@ -16,7 +16,7 @@ import polars as pl
 
 from schemas.exports import ManifestFile
 from warehouse.errors import ExpectedFailure
-from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame
+from warehouse.export.cells import safe_frame, safe_sql
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, sha256_of, swap_in, warehouse_files, write_listing)
 from warehouse.identity.rounds import round_sort_key
@@ -283,11 +283,8 @@ def _safe_select(rel: Relation, source: str) -> str:
     streams the rows without loading them into Python."""
     text = {c["name"] for c in rel.columns if c["name"] in rel.nested or c["type"] == "VARCHAR"}
     names = [_ident(c["name"]) for c in rel.columns]
-    escaped = [f"{escaped_sql(name)} AS {name}" if c["name"] in text else name
-               for c, name in zip(rel.columns, names)]
-    quoted = [f"{quoted_sql(name)} AS {name}" if c["name"] in text else name
-              for c, name in zip(rel.columns, names)]
-    return f"SELECT {', '.join(quoted)} FROM (SELECT {', '.join(escaped)} FROM ({_flat_select(rel, source)}))"
+    safe = [f"{safe_sql(name)} AS {name}" if c["name"] in text else name for c, name in zip(rel.columns, names)]
+    return f"SELECT {', '.join(safe)} FROM ({_flat_select(rel, source)})"
 
 
 def _write_csv(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
