@@ -68,7 +68,8 @@ HEADLINE_SPEEDUPS = ("SELECT *, coalesce(accelerator_new, cpu_new) AS part_new, 
                      "WHERE procurement_grade AND like_for_like")
 
 
-GAINS_TITLE = "Largest new software gains (the hardware's best at one size against its best before, verified)"
+GAINS_TITLE = ("Largest new gains of the same hardware (its best at one size against its best before, "
+               "whoever ran them, verified: software and system together; software_gains.software_alone)")
 
 
 def _gain_line(g: dict) -> str:
