@@ -1,5 +1,6 @@
-"""manifest.json of an export: one row per file (per sheet for the workbook), checked before the
-manifest is written, so a BI tool never reads a manifest that contradicts itself."""
+"""manifest.json of an export: one row per file (per sheet for the workbook). Every manifest the
+export writes, in each format, is checked against it by tests/test_export.py; the export itself does
+not import Pandera (about 0.1 s of a 1 s export)."""
 import pandera.polars as pa
 import polars as pl
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pandera.polars as pa
 import polars as pl
 import pytest
 
@@ -21,6 +22,7 @@ from warehouse.export.bi_files import ExportError, default_views, export_views, 
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
 from warehouse.store import db
 from tests.readers import connect_file
+from schemas.exports import ManifestFile
 
 
 @pytest.fixture(scope="module")
@@ -178,6 +180,25 @@ def test_manifest_checksums_match_the_files(exports):
         assert on_disk == {e["path"] for e in entries} | {"manifest.json", MARKER}, fmt
 
 
+MANIFEST_FILE_COLUMNS = {"path": pl.String, "view": pl.String, "sheet": pl.String, "format": pl.String,
+                         "rows": pl.Int64, "bytes": pl.Int64, "sha256": pl.String}
+
+
+def manifest_files(entries: list[dict]) -> pl.DataFrame:
+    return pl.DataFrame([{k: e.get(k) for k in MANIFEST_FILE_COLUMNS} for e in entries], schema=MANIFEST_FILE_COLUMNS)
+
+
+def test_every_manifest_agrees_with_its_schema(exports):
+    for directory in exports.values():
+        ManifestFile.validate(manifest_files(manifest(directory)["files"]))
+
+
+def test_the_manifest_schema_refuses_a_file_listed_twice():
+    entry = {"path": "a.csv", "view": "a", "format": "csv", "rows": 1, "bytes": 1, "sha256": "0" * 64}
+    with pytest.raises(pa.errors.SchemaError, match="listed twice"):
+        ManifestFile.validate(manifest_files([entry, entry]))
+
+
 def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     with (exports["csv"] / "claim_audit.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
@@ -321,3 +342,23 @@ def test_parquet_files_carry_their_column_descriptions(exports, wcon):
         columns = json.loads(metadata["column_descriptions"])
         assert columns["dollars_per_million_tokens"] == described["dollars_per_million_tokens"]
         assert columns["measured_rack"].startswith("true when the entry ran a whole rack")
+
+
+@pytest.mark.unit
+def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
+    """Marts are written two at a time on cursors of their own; when one fails, the query still running
+    on the other is interrupted, and the failure is what the export raises."""
+    from warehouse.export.bi_files import Relation, _two_at_a_time
+    con = duckdb.connect()
+    started = time.monotonic()
+
+    def write(cursor, rel):
+        if rel.name == "endless":
+            return cursor.execute("SELECT count(*) FROM range(1000000000000) AS a(x) WHERE x % 7 = 3").fetchall()
+        time.sleep(0.3)
+        raise ValueError("the other mart failed")
+
+    with pytest.raises(ValueError, match="the other mart failed"):
+        _two_at_a_time(con, [Relation("endless", []), Relation("failing", [])], write)
+    assert time.monotonic() - started < 30
+    assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name) == ["a", "b", "c"]

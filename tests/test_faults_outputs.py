@@ -27,7 +27,8 @@ import pytest
 
 from tests.conftest import load_shared_rounds
 from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
-from warehouse.export.cells import escaped_sql, quoted_sql, safe_frame, safe_sql, safe_text
+from warehouse.export.cells import (any_needs_care_sql, escaped_sql, needs_care_sql, quoted_sql, safe_frame,
+                                    safe_sql, safe_text)
 from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
 HYPERLINK = '=HYPERLINK("http://evil.example/","click")'
@@ -315,6 +316,41 @@ def test_the_rule_is_the_same_in_polars_and_in_duckdb():
     assert [g for (g,) in got] == [safe for _, safe in SAFE_TEXT]
     got = con.execute(f"SELECT {safe_sql('s')} FROM t ORDER BY i").fetchall()  # the two halves in one CASE
     assert [g for (g,) in got] == [safe for _, safe in SAFE_TEXT]
+
+
+@pytest.mark.unit
+def test_a_cell_the_rule_changes_is_always_found_by_the_checks_the_export_runs_first():
+    """The export applies the rule only to the columns whose cells it may change (needs_care_sql), and
+    asks that only of rows where any column may need it (any_needs_care_sql): neither may miss one."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (i INTEGER, s VARCHAR, clean VARCHAR)")
+    texts = [text for text, _ in SAFE_TEXT] + ["a\n=b"]  # a formula's character after a newline: found too
+    con.executemany("INSERT INTO t VALUES (?, ?, 'GB300')", list(enumerate(texts)))
+    got = con.execute(f"SELECT s, {needs_care_sql('s')}, {any_needs_care_sql(['clean', 's'])}, "
+                      f"{any_needs_care_sql(['clean'])} FROM t ORDER BY i").fetchall()
+    for text, one_column, any_column, clean_only in got:
+        if safe_text(text) != text:
+            assert one_column and any_column, repr(text)
+        assert any_column >= one_column and not clean_only, repr(text)
+    assert con.execute(f"SELECT {any_needs_care_sql([])}").fetchone() == (False,)
+
+
+@pytest.mark.unit
+def test_a_sheet_row_keeps_empty_text_as_text_and_dates_as_dates(tmp_path):
+    import datetime as dt
+    import xlsxwriter
+    from openpyxl import load_workbook
+    from warehouse.export.bi_files import WORKBOOK_OPTIONS, _write_values
+    with xlsxwriter.Workbook(str(tmp_path / "t.xlsx"), WORKBOOK_OPTIONS) as workbook:
+        day = workbook.add_format({"num_format": "yyyy-mm-dd"})
+        sheet = workbook.add_worksheet("t")
+        _write_values(sheet, 0, ("", 1.5, None, dt.date(2026, 12, 2), True, "=x"), [(3, day)])
+        _write_values(sheet, 1, ("a", 2, None, None, False, "b"), [(3, day)])
+    cells = list(load_workbook(tmp_path / "t.xlsx")["t"].iter_rows())
+    assert [c.value for c in cells[0]] == ["", 1.5, None, dt.datetime(2026, 12, 2), True, "=x"]
+    assert cells[0][0].data_type == "s" and cells[0][5].data_type == "s"  # text, never a formula
+    assert cells[0][3].number_format == "yyyy-mm-dd"
+    assert [c.value for c in cells[1]] == ["a", 2, None, None, False, "b"]
 
 
 # The views the hostile text reaches (a whole export takes 10 s here).

@@ -2,7 +2,6 @@
 the `command` decorator that gives a command them, its example and its help panel."""
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Optional
 
 import typer
@@ -25,6 +24,7 @@ def verbose_requested(words: list[str]) -> bool:
 
 
 def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # only for --version: ~20 ms of every start
     try:
         return version("mlperf-warehouse")
     except PackageNotFoundError:  # running from a checkout that was never installed

@@ -89,6 +89,26 @@ def quoted_sql(expression: str) -> str:
             f"'{PLAIN_NUMBER}') THEN '{QUOTE * 2}' || {expression} ELSE {expression} END")
 
 
+def needs_care_sql(expression: str) -> str:
+    """SQL: true when the rule may change a VARCHAR `expression` (an escaped character, or a first
+    character that starts a formula; a plain number such as `-1.5` is let through by safe_sql).
+    A column none of whose cells it is true for is written as it is."""
+    return f"(regexp_matches({expression}, '{ESCAPED_RE2}') OR regexp_matches({expression}, '{FORMULA_START_RE}'))"
+
+
+def any_needs_care_sql(expressions: list[str]) -> str:
+    """SQL: true when the rule may change any of the VARCHAR `expressions` of a row: one match over
+    them joined, each after a newline (so a formula's first character is found after one). Cheaper
+    than needs_care_sql per column (one expression to compile, not two per column) and never false
+    when one of those is true: a cell that holds a newline before a formula's character only makes
+    it true where it need not be."""
+    if not expressions:
+        return "false"
+    joined = ", ".join(f"chr(10), {e}" for e in expressions)
+    after_newline = FORMULA_START_RE.replace("^", "\\n", 1)
+    return f"regexp_matches(concat({joined}), '{ESCAPED_RE2}|{after_newline}')"
+
+
 def safe_sql(expression: str) -> str:
     """SQL: the whole rule for a VARCHAR `expression`, one CASE: a clean cell (nearly all of them)
     costs one scan for the escaped characters and a look at its first one, with no text made for it."""
