@@ -8,6 +8,9 @@
 -- side, a small system held back): a finding of the pair (`anomalies`), never procurement grade.
 -- has_finding_small, has_finding_large: each side's own anomaly finding (int_row_findings); a
 -- superlinear pair one of whose sides has a finding of its own is that side's finding (`anomalies`).
+-- source_id_small, record_no_small, source_id_large, record_no_large: each side's row key (stg_results),
+--   which names it when result_id cannot: a row rebuilt from a submission tree has no result_id.
+--   Internal: no mart shows them.
 -- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear.
 -- Stored once per load for the marts scaling_efficiency and anomalies.
 SELECT
@@ -17,6 +20,8 @@ SELECT
     (l.value / s.value) / (l.total_accelerators::DOUBLE / s.total_accelerators) AS efficiency,
     efficiency > 1.05 AS superlinear,
     s.result_id AS result_id_small, l.result_id AS result_id_large,
+    s.source_id AS source_id_small, s.record_no AS record_no_small,
+    l.source_id AS source_id_large, l.record_no AS record_no_large,
     s.verification AS verification_small, l.verification AS verification_large,
     s.has_finding AS has_finding_small, l.has_finding AS has_finding_large,
     (s.verification = 'verified' AND l.verification = 'verified' AND NOT s.has_finding AND NOT l.has_finding

@@ -21,7 +21,8 @@ WITH graded AS (
     LEFT JOIN int_result_grades AS b
       ON b.round = s.round AND b.result_id = s.result_id_base AND b.benchmark = s.benchmark AND b.scenario = s.scenario
 )
-SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count)
+SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count,
+                  source_id_new, record_no_new, source_id_base, record_no_base)
          RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
                  value_base AS result_base),
        CASE WHEN hardware_kind = 'cpu' THEN hardware_new END AS cpu_new,

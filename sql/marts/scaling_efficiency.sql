@@ -15,7 +15,8 @@ WITH graded AS (
     LEFT JOIN int_result_grades AS l
       ON l.round = p.round AND l.result_id = p.result_id_large AND l.benchmark = p.benchmark AND l.scenario = p.scenario
 )
-SELECT * RENAME (units AS throughput_unit, accelerators_small AS accelerator_count_small,
+SELECT * EXCLUDE (source_id_small, record_no_small, source_id_large, record_no_large)
+         RENAME (units AS throughput_unit, accelerators_small AS accelerator_count_small,
                  accelerators_large AS accelerator_count_large, value_small AS throughput_small,
                  value_large AS throughput_large)
 FROM graded
