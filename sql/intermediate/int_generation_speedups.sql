@@ -26,11 +26,12 @@
 -- ceiling: the largest speedup believed without corroboration (plausibility_ceilings.csv,
 --   generation_speedup); implausible: above it and not corroborated: a finding of the pair
 --   (`anomalies`, implausible_gain), never procurement grade.
--- source_id_new, record_no_new, source_id_base, record_no_base: each side's row key (stg_results), which
---   names it when result_id cannot: a row rebuilt from a submission tree has no result_id. Internal:
---   no mart shows them.
+-- source_id_new, record_no_new, source_id_base, record_no_base: each side's row key (stg_results), by
+--   which the mart generation_speedups grades it (int_result_eligibility) and int_pair_findings blames
+--   it: a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
 -- procurement_grade is true only when both sides are verified, neither has an anomaly finding
--- (int_row_findings) and the pair is not implausible; preview rows take part and are labelled.
+-- (int_row_findings) and the pair is not implausible; preview rows take part and are labelled. The
+-- mart also requires both sides procurement grade by the one eligibility rule (int_result_eligibility).
 -- Stored once per load for the marts generation_speedups and anomalies.
 WITH best AS (
     SELECT b.*, h.vendor, h.generation, h.segment, h.form_factor, h.line

@@ -9,9 +9,10 @@
 -- has_finding_small, has_finding_large: each side's own anomaly finding (int_row_findings); a
 -- superlinear pair one of whose sides has a finding of its own is that side's finding (`anomalies`).
 -- source_id_small, record_no_small, source_id_large, record_no_large: each side's row key (stg_results),
---   which names it when result_id cannot: a row rebuilt from a submission tree has no result_id.
---   Internal: no mart shows them.
--- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear.
+--   by which the mart scaling_efficiency grades it (int_result_eligibility) and int_pair_findings blames
+--   it: a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
+-- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear; the
+-- mart also requires both sides procurement grade by the one eligibility rule (int_result_eligibility).
 -- Stored once per load for the marts scaling_efficiency and anomalies.
 SELECT
     s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,

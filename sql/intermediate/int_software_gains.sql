@@ -35,12 +35,13 @@
 --   implausible: gain above it and not corroborated: a finding of the pair (`anomalies`,
 --   implausible_gain), never procurement grade.
 -- has_finding_from, has_finding_to: each side's own anomaly finding (int_row_findings).
--- source_id_from, record_no_from, source_id_to, record_no_to: each side's row key (stg_results), which
---   names it when result_id cannot: a row rebuilt from a submission tree has no result_id. Internal:
---   no mart shows them.
+-- source_id_from, record_no_from, source_id_to, record_no_to: each side's row key (stg_results), by
+--   which int_software_gains_graded grades it (int_result_eligibility) and int_pair_findings blames it:
+--   a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
 -- procurement_grade: both sides verified (always, here) at the same scale, neither with an anomaly
--- finding (int_row_findings), and not implausible; the mart software_gains also requires both sides to be
--- procurement grade (int_result_grades: no pair finding blames them either).
+-- finding (int_row_findings), and not implausible; int_software_gains_graded (what the marts
+-- software_gains and software_gain_summary read) also requires both sides to be procurement grade by
+-- the one eligibility rule (int_result_eligibility: no pair finding blames them either).
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
     SELECT 'same_scale' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator, cpu,
