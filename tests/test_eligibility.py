@@ -17,8 +17,11 @@ from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
 from tests.trees_layout import TREES
 from warehouse.export.report_answer import answers
+from warehouse.identity.rounds import load_registry
+from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.store import db
 from warehouse.views import materialize
+from warehouse.views import rebuild as rebuild_views
 
 # ---------------------------------------------------------------------------------------------
 # A v6.1-shaped round: the endpoint harness's rows flagged inferred = 1 although measured
@@ -206,6 +209,98 @@ def test_exclusion_reasons_are_a_mart(shared_con):
     reasons = {r["reason"] for r in rows(shared_con, "SELECT DISTINCT split_part(excluded_because, ' (', 1) AS reason "
                                                      "FROM result_eligibility WHERE round = 'v6.0'")}
     assert {"open division", "preview", "anomaly finding: scaling_superlinear"} <= reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows rebuilt from a submission tree (no result_id) are graded and blamed by their row key
+
+
+@pytest.fixture(scope="module")
+def old_trees(tmp_path_factory) -> str:
+    """v0.5 and v0.7, the rounds MLCommons published no table of, rebuilt from ../shared/mlcommons/trees."""
+    path = str(tmp_path_factory.mktemp("old_trees") / "w.duckdb")
+    registry = load_registry()
+    done = rebuild_rounds([registry[r] for r in ("v0.5", "v0.7")], str(TREES), path)
+    assert [r.missing for r in done] == [None, None]
+    rebuild_views(path, "test")
+    return path
+
+
+def test_a_software_gain_between_two_tree_rows_is_procurement_grade(old_trees):
+    # NVIDIA's T4 x8 resnet Server: v0.5 closed/NVIDIA/results/T4x8/resnet/Server ("Scheduled samples per
+    # second : 41546.64") to v0.7 closed/NVIDIA/results/T4x8_TRT/resnet50/Server ("... : 44504.81"):
+    # 44504.81 / 41546.64 = 1.07120. T4 x20 resnet Offline: v0.5 T4x20 ("Samples per second: 113592") to
+    # v0.7 T4x20_TRT ("Samples per second: 121564"): 121564 / 113592 = 1.07018. Both sides verified, no
+    # finding: procurement grade, though neither side has a result_id to be graded by.
+    runs = {"v0.5": ("T4x8/resnet/Server", "T4x20/resnet/Offline"),
+            "v0.7": ("T4x8_TRT/resnet50/Server", "T4x20_TRT/resnet50/Offline")}
+    paths = [f"closed/NVIDIA/results/{run}/performance/run_1" for found in runs.values() for run in found]
+    for name, found in runs.items():
+        for run in found:
+            assert (TREES / f"inference_results_{name}/closed/NVIDIA/results/{run}/performance/run_1"
+                    / "mlperf_log_summary.txt").is_file()
+    con = connect_file(old_trees, read_only=True)
+    gains = {(r["accelerator_count"], r["scenario"]): r for r in rows(
+        con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'NVIDIA' AND accelerator = 'T4' "
+             "AND benchmark = 'resnet' AND round_from = 'v0.5' AND round_to = 'v0.7'")}
+    server, offline = gains[(8, "Server")], gains[(20, "Offline")]
+    assert (server["result_from"], server["result_to"]) == (41546.64, 44504.81)
+    assert server["gain"] == pytest.approx(44504.81 / 41546.64) == pytest.approx(1.07120, abs=5e-6)
+    assert (offline["result_from"], offline["result_to"]) == (113592.0, 121564.0)
+    assert offline["gain"] == pytest.approx(121564 / 113592) == pytest.approx(1.07018, abs=5e-6)
+    for gain in (server, offline):
+        assert (gain["result_id_from"], gain["result_id_to"]) == (None, None)
+        assert (gain["verification_from"], gain["verification_to"]) == ("verified", "verified")
+        assert gain["procurement_grade"], gain
+    # and the four sides, each found by its run folder, are procurement grade rows of the one rule
+    sides = rows(con, "SELECT r.run_path, r.result_id, e.procurement_grade, e.findings FROM int_result_eligibility AS e "
+                      "JOIN stg_results AS r USING (source_id, record_no) WHERE r.run_path IN (SELECT unnest(?))",
+                 [paths])
+    assert sorted(r["run_path"] for r in sides) == sorted(paths)
+    assert all(r["result_id"] is None and r["procurement_grade"] and r["findings"] == [] for r in sides), sides
+    # every same-scale gain of v0.5 to v0.7 is between two verified rows without a finding: each is
+    # procurement grade (none was, while a side was graded by its result_id)
+    counts = one(con, "SELECT count(*) AS gains, count(*) FILTER (WHERE procurement_grade) AS graded, "
+                      "count(*) FILTER (WHERE has_finding_from OR has_finding_to) AS with_finding "
+                      "FROM software_gains WHERE basis = 'same_scale' AND round_from = 'v0.5' AND round_to = 'v0.7'")
+    assert counts == {"gains": 12, "graded": 12, "with_finding": 0}
+    con.close()
+
+
+def test_a_tree_row_blamed_by_a_pair_finding_leaves_every_procurement_grade_answer(old_trees):
+    # DellEMC's T4 resnet Server, v0.7 (no result_id): DSS8440_T4x12_TRT 62311.87 queries/s to
+    # DSS8440_T4x16_TRT 90615.61 scales (90615.61 / 62311.87) / (16 / 12) = 1.0907, above 1.05: the pair
+    # blames the larger system, named by its row, which leaves every procurement-grade answer.
+    assert (90615.61 / 62311.87) / (16 / 12) == pytest.approx(1.0907, abs=5e-5)
+    con = connect_file(old_trees, read_only=True)
+    large = one(con, "SELECT * FROM result_eligibility WHERE round = 'v0.7' AND system = 'Dell EMC DSS 8440 (16x T4)' "
+                     "AND benchmark = 'resnet' AND scenario = 'Server'")
+    assert large["result_id"] is None and large["verification"] == "verified"
+    assert large["findings"] == ["scaling_superlinear"]
+    assert large["pair_findings"] == ["scaling_superlinear (with DellEMC DSS8440_T4x12_TRT)"]
+    assert (large["procurement_grade"], large["excluded_because"]) == (
+        False, "anomaly finding: scaling_superlinear (with DellEMC DSS8440_T4x12_TRT)")
+    # the smaller side is not blamed
+    small = one(con, "SELECT * FROM result_eligibility WHERE round = 'v0.7' AND system = 'Dell EMC DSS 8440 (12x T4)' "
+                     "AND benchmark = 'resnet' AND scenario = 'Server'")
+    assert (small["findings"], small["procurement_grade"]) == ([], True)
+    # every pair with the 16-GPU row is out of procurement grade, superlinear or not: 4 -> 16 scales
+    # (90615.61 / 21805.14) / (16 / 4) = 1.0389; 4 -> 8 (R740_T4x4_TRT 21805.14 to R7525_T4x8_TRT
+    # 44807.19) scales (44807.19 / 21805.14) / (8 / 4) = 1.0274 and stays procurement grade
+    pairs = {(r["accelerator_count_small"], r["accelerator_count_large"]): r for r in rows(
+        con, "SELECT * FROM scaling_efficiency WHERE round = 'v0.7' AND submitter = 'DellEMC' AND accelerator = 'T4' "
+             "AND benchmark = 'resnet' AND scenario = 'Server'")}
+    assert pairs[(4, 16)]["efficiency"] == pytest.approx((90615.61 / 21805.14) / (16 / 4))
+    assert not pairs[(4, 16)]["superlinear"] and not pairs[(4, 16)]["procurement_grade"]
+    assert pairs[(12, 16)]["superlinear"] and not pairs[(12, 16)]["procurement_grade"]
+    assert pairs[(4, 8)]["efficiency"] == pytest.approx((44807.19 / 21805.14) / (8 / 4))
+    assert pairs[(4, 8)]["procurement_grade"]
+    assert [k for k, r in pairs.items() if 16 in k and r["procurement_grade"]] == []
+    # unranked on the leaderboard, with the finding beside it
+    board = one(con, "SELECT rank_system, rank_per_accelerator, findings FROM leaderboard WHERE round = 'v0.7' "
+                     "AND system = 'Dell EMC DSS 8440 (16x T4)' AND benchmark = 'resnet' AND scenario = 'Server'")
+    assert board == {"rank_system": None, "rank_per_accelerator": None, "findings": ["scaling_superlinear"]}
+    con.close()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,6 +27,10 @@
 -- stack (the serving stack family, stg_results), platform, processor (the host processor as published)
 -- and notes_hash (a hash of the published notes) let a comparison say whether both sides ran the same
 -- stack on the same system and host with the same notes.
+-- source_id, record_no: the row's key in stg_results (every row has one; result_id is null for a row
+-- rebuilt from a submission tree): what a pair carries of each side, so int_result_eligibility grades
+-- that side and int_pair_findings blames it. entry_id: the system entry within its source (the final
+-- report's unique id, which result_id numbers; a tree row has it too).
 -- has_finding: the row has an anomaly (int_row_findings): it still competes for "best", so a wrong
 -- number cannot hide behind a lesser one, and every comparison it takes part in is not procurement
 -- grade.
@@ -34,8 +38,8 @@ WITH comparable AS (
     SELECT
         round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
         total_accelerators, benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, verification, software, stack, platform, processor, hash(notes) AS notes_hash,
-        f.source_id IS NOT NULL AS has_finding,
+        result_id, entry_id, source_id, record_no, verification, software, stack, platform, processor,
+        hash(notes) AS notes_hash, f.source_id IS NOT NULL AS has_finding,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results AS r
     LEFT JOIN (SELECT DISTINCT source_id, record_no FROM int_row_findings) AS f USING (source_id, record_no)
@@ -67,6 +71,6 @@ ranked AS (
                PARTITION BY round, hardware, hardware_count, benchmark, scenario, units
                ORDER BY rank_value, result_id, entry_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
-SELECT * EXCLUDE (entry_id, first_verified, first_preview)
+SELECT * EXCLUDE (first_verified, first_preview)
 FROM ranked
 WHERE first_verified OR first_preview

@@ -16,7 +16,8 @@
 --     same_stack: both known and equal; same_submitter.
 --   server_offline_ratio_new, _base: each side's own Server (or Interactive) rate over the same entry's
 --     Offline rate on the benchmark, in the same count (a query is one sample: Queries/s against
---     Samples/s); null for Offline pairs and for an entry without an Offline result.
+--     Samples/s); null for Offline pairs and for an entry without an Offline result. The same entry:
+--     the same system entry of the same load (source_id, entry_id), a published table's or a tree's.
 --   baseline_lags: the baseline's ratio is below 0.8 x the new side's: the baseline serves far below
 --     its own ceiling, so the speedup measures its serving as much as the part (RedHat's v6.0 H200
 --     qwen3-vl ran Server at 11.05 of its Offline 18.22, 0.61, against 0.86 on its B200).
@@ -25,8 +26,12 @@
 -- ceiling: the largest speedup believed without corroboration (plausibility_ceilings.csv,
 --   generation_speedup); implausible: above it and not corroborated: a finding of the pair
 --   (`anomalies`, implausible_gain), never procurement grade.
+-- source_id_new, record_no_new, source_id_base, record_no_base: each side's row key (stg_results), by
+--   which the mart generation_speedups grades it (int_result_eligibility) and int_pair_findings blames
+--   it: a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
 -- procurement_grade is true only when both sides are verified, neither has an anomaly finding
--- (int_row_findings) and the pair is not implausible; preview rows take part and are labelled.
+-- (int_row_findings) and the pair is not implausible; preview rows take part and are labelled. The
+-- mart also requires both sides procurement grade by the one eligibility rule (int_result_eligibility).
 -- Stored once per load for the marts generation_speedups and anomalies.
 WITH best AS (
     SELECT b.*, h.vendor, h.generation, h.segment, h.form_factor, h.line
@@ -35,8 +40,9 @@ WITH best AS (
     WHERE b.best_of_hardware AND h.line IS NOT NULL
 ),
 offline AS (
-    -- a Server query is one sample: Queries/s and Samples/s count alike (Qwen3-VL publishes both)
-    SELECT round, result_id, benchmark, rate_kind(units) AS rate_kind, max(value) AS offline_value
+    -- a Server query is one sample: Queries/s and Samples/s count alike (Qwen3-VL publishes both).
+    -- The entry is (source_id, entry_id), not result_id: a row rebuilt from a tree has no result_id.
+    SELECT source_id, entry_id, benchmark, rate_kind(units) AS rate_kind, max(value) AS offline_value
     FROM stg_results
     WHERE metric = 'performance' AND scenario = 'Offline' AND higher_is_better
     GROUP BY ALL
@@ -54,6 +60,8 @@ pairs AS (
         CASE WHEN n.higher_is_better THEN n.value < b.value ELSE n.value > b.value END AS newer_is_slower,
         n.submitter AS submitter_new, b.submitter AS submitter_base,
         n.result_id AS result_id_new, b.result_id AS result_id_base,
+        n.source_id AS source_id_new, n.record_no AS record_no_new,
+        b.source_id AS source_id_base, b.record_no AS record_no_base,
         n.verification AS verification_new, b.verification AS verification_base,
         n.stack AS stack_new, b.stack AS stack_base,
         coalesce(n.stack = b.stack, false) AS same_stack,
@@ -70,10 +78,10 @@ pairs AS (
       AND b.units = n.units AND b.hardware_count = n.hardware_count
       AND b.segment = n.segment AND b.form_factor = n.form_factor
     LEFT JOIN offline AS ono
-      ON  ono.round = n.round AND ono.result_id = n.result_id AND ono.benchmark = n.benchmark
+      ON  ono.source_id = n.source_id AND ono.entry_id = n.entry_id AND ono.benchmark = n.benchmark
       AND ono.rate_kind = rate_kind(n.units)
     LEFT JOIN offline AS obo
-      ON  obo.round = b.round AND obo.result_id = b.result_id AND obo.benchmark = b.benchmark
+      ON  obo.source_id = b.source_id AND obo.entry_id = b.entry_id AND obo.benchmark = b.benchmark
       AND obo.rate_kind = rate_kind(b.units)
 )
 SELECT

@@ -5,9 +5,11 @@
 -- report page (docs/definitions.md section 1c).
 -- One row per performance row (stg_results).
 -- findings: every anomaly rule that names the row: its own (int_row_findings) and the pair findings
---   that blame it (int_pair_findings: a superlinear scaling pair blames its larger system, an
---   implausible gain its newer result), sorted; pair_findings: the pair rules with the other result,
---   "scaling_superlinear (with 6.0-0054)".
+--   that blame it (int_pair_findings, by the row's key source_id, record_no: a superlinear scaling pair
+--   blames its larger system, an implausible gain its newer result), sorted; pair_findings: the pair
+--   rules with the other result, "scaling_superlinear (with 6.0-0054)", or for another side without a
+--   result_id (rebuilt from a tree) its submitter and platform,
+--   "scaling_superlinear (with DellEMC DSS8440_T4x12_TRT)".
 -- comparable: the row takes part in comparisons as its hardware (stg_results.not_comparable_because
 --   null: not run without its accelerator, not 0 accelerators counted, not an inference).
 -- usable: comparable and no finding: a figure that may be set against another.
@@ -20,13 +22,11 @@ WITH own AS (
     FROM int_row_findings GROUP BY ALL
 ),
 blamed AS (
-    SELECT r.source_id, r.record_no,
-           list(DISTINCT p.rule ORDER BY p.rule) AS rules,
-           list(DISTINCT format('{} (with {})', p.rule, p.related_result_id)) AS described
-    FROM int_pair_findings AS p
-    JOIN stg_results AS r
-      ON  r.round = p.round AND r.result_id = p.result_id AND r.benchmark = p.benchmark
-      AND r.scenario = p.scenario AND r.metric = 'performance'
+    -- the row a pair finding names by its key: a row rebuilt from a tree (no result_id) is blamed too
+    SELECT source_id, record_no,
+           list(DISTINCT rule ORDER BY rule) AS rules,
+           list(DISTINCT format('{} (with {})', rule, related)) AS described
+    FROM int_pair_findings
     GROUP BY ALL
 ),
 judged AS (

@@ -8,7 +8,11 @@
 -- side, a small system held back): a finding of the pair (`anomalies`), never procurement grade.
 -- has_finding_small, has_finding_large: each side's own anomaly finding (int_row_findings); a
 -- superlinear pair one of whose sides has a finding of its own is that side's finding (`anomalies`).
--- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear.
+-- source_id_small, record_no_small, source_id_large, record_no_large: each side's row key (stg_results),
+--   by which the mart scaling_efficiency grades it (int_result_eligibility) and int_pair_findings blames
+--   it: a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
+-- procurement_grade: both sides verified, neither with a finding of its own, and not superlinear; the
+-- mart also requires both sides procurement grade by the one eligibility rule (int_result_eligibility).
 -- Stored once per load for the marts scaling_efficiency and anomalies.
 SELECT
     s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,
@@ -17,6 +21,8 @@ SELECT
     (l.value / s.value) / (l.total_accelerators::DOUBLE / s.total_accelerators) AS efficiency,
     efficiency > 1.05 AS superlinear,
     s.result_id AS result_id_small, l.result_id AS result_id_large,
+    s.source_id AS source_id_small, s.record_no AS record_no_small,
+    l.source_id AS source_id_large, l.record_no AS record_no_large,
     s.verification AS verification_small, l.verification AS verification_large,
     s.has_finding AS has_finding_small, l.has_finding AS has_finding_large,
     (s.verification = 'verified' AND l.verification = 'verified' AND NOT s.has_finding AND NOT l.has_finding

@@ -35,15 +35,19 @@
 --   implausible: gain above it and not corroborated: a finding of the pair (`anomalies`,
 --   implausible_gain), never procurement grade.
 -- has_finding_from, has_finding_to: each side's own anomaly finding (int_row_findings).
+-- source_id_from, record_no_from, source_id_to, record_no_to: each side's row key (stg_results), by
+--   which int_software_gains_graded grades it (int_result_eligibility) and int_pair_findings blames it:
+--   a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
 -- procurement_grade: both sides verified (always, here) at the same scale, neither with an anomaly
--- finding (int_row_findings), and not implausible; the mart software_gains also requires both sides to be
--- procurement grade (int_result_grades: no pair finding blames them either).
+-- finding (int_row_findings), and not implausible; int_software_gains_graded (what the marts
+-- software_gains and software_gain_summary read) also requires both sides to be procurement grade by
+-- the one eligibility rule (int_result_eligibility: no pair finding blames them either).
 -- Stored once per load for the marts software_gains and software_gain_summary.
 WITH same_scale AS (
     SELECT 'same_scale' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator, cpu,
            hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
            value AS basis_value, hardware_count AS scale, total_accelerators, software, stack, platform,
-           processor, notes_hash, result_id, verification, has_finding
+           processor, notes_hash, result_id, source_id, record_no, verification, has_finding
     FROM int_best_results
     WHERE verification = 'verified'
 ),
@@ -51,7 +55,7 @@ hardware_best AS (
     SELECT 'hardware_best' AS basis, submitter, NULL::VARCHAR AS submitter_key, hardware, hardware_kind,
            accelerator, cpu, hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round,
            round_order, value AS basis_value, hardware_count AS scale, total_accelerators, software, stack,
-           platform, processor, notes_hash, result_id, verification, has_finding
+           platform, processor, notes_hash, result_id, source_id, record_no, verification, has_finding
     FROM int_best_results
     WHERE best_verified_of_hardware
 ),
@@ -59,7 +63,7 @@ per_accelerator AS (
     SELECT 'per_accelerator' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator,
            cpu, NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
            value_per_accelerator AS basis_value, hardware_count AS scale, total_accelerators, software,
-           stack, platform, processor, notes_hash, result_id, verification, has_finding
+           stack, platform, processor, notes_hash, result_id, source_id, record_no, verification, has_finding
     FROM int_best_results
     WHERE best_per_accelerator_of_submitter
 ),
@@ -83,6 +87,8 @@ paired AS (
         lag(submitter) OVER w AS submitter_from,
         lag(notes_hash) OVER w AS notes_hash_from,
         lag(result_id) OVER w AS result_id_from,
+        lag(source_id) OVER w AS source_id_from,
+        lag(record_no) OVER w AS record_no_from,
         lag(verification) OVER w AS verification_from,
         lag(has_finding) OVER w AS has_finding_from
     FROM sides AS s
@@ -122,6 +128,7 @@ SELECT
     coalesce(s.rounds_spanned, []) AS rounds_spanned,
     p.software_from, p.software AS software_to, p.stack_from, p.stack AS stack_to,
     p.result_id_from, p.result_id AS result_id_to,
+    p.source_id_from, p.record_no_from, p.source_id AS source_id_to, p.record_no AS record_no_to,
     p.verification_from, p.verification AS verification_to,
     p.has_finding_from, p.has_finding AS has_finding_to,
     p.platform_from IS DISTINCT FROM p.platform OR p.submitter_from <> p.submitter AS system_changed,

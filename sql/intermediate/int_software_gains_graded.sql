@@ -1,12 +1,10 @@
 -- int_software_gains with procurement_grade by the one eligibility rule: the pair's own conditions
 -- (same scale, both verified, no finding of either side's own, not implausible) and both sides
--- procurement grade (int_result_grades: no pair finding blames them either). What the marts
--- software_gains and software_gain_summary read.
+-- procurement grade (int_result_eligibility, joined on each side's row key source_id, record_no: no
+-- pair finding blames them either, and a row rebuilt from a submission tree, which has no result_id,
+-- is graded as every other). What the marts software_gains and software_gain_summary read.
 SELECT g.* REPLACE (g.procurement_grade AND coalesce(f.procurement_grade AND t.procurement_grade, false)
                     AS procurement_grade)
 FROM int_software_gains AS g
-LEFT JOIN int_result_grades AS f
-  ON f.round = g.round_from AND f.result_id = g.result_id_from AND f.benchmark = g.benchmark
-  AND f.scenario = g.scenario
-LEFT JOIN int_result_grades AS t
-  ON t.round = g.round_to AND t.result_id = g.result_id_to AND t.benchmark = g.benchmark AND t.scenario = g.scenario
+LEFT JOIN int_result_eligibility AS f ON f.source_id = g.source_id_from AND f.record_no = g.record_no_from
+LEFT JOIN int_result_eligibility AS t ON t.source_id = g.source_id_to AND t.record_no = g.record_no_to

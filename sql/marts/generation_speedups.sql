@@ -7,8 +7,9 @@
 -- serving stack family), baseline_lags (the baseline serves far below its own Offline rate),
 -- like_for_like (both fine); implausible (above plausibility_ceilings.csv, not corroborated) is an
 -- anomaly. procurement_grade: both sides procurement grade by the one eligibility rule
--- (int_result_grades: verified, comparable as their hardware, no finding of their own or of a pair that
--- blames them) and the pair not implausible.
+-- (int_result_eligibility, each side by its row, a row rebuilt from a submission tree as any other:
+-- verified, comparable as their hardware, no finding of their own or of a pair that blames them) and
+-- the pair not implausible.
 -- The parts: accelerator_new over accelerator_base at accelerator_count, or for a CPU-only pair cpu_new
 -- over cpu_base at cpu_count sockets (hardware_kind says which).
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.
@@ -16,12 +17,11 @@ WITH graded AS (
     SELECT s.* REPLACE (s.procurement_grade AND coalesce(n.procurement_grade AND b.procurement_grade, false)
                         AS procurement_grade)
     FROM int_generation_speedups AS s
-    LEFT JOIN int_result_grades AS n
-      ON n.round = s.round AND n.result_id = s.result_id_new AND n.benchmark = s.benchmark AND n.scenario = s.scenario
-    LEFT JOIN int_result_grades AS b
-      ON b.round = s.round AND b.result_id = s.result_id_base AND b.benchmark = s.benchmark AND b.scenario = s.scenario
+    LEFT JOIN int_result_eligibility AS n ON n.source_id = s.source_id_new AND n.record_no = s.record_no_new
+    LEFT JOIN int_result_eligibility AS b ON b.source_id = s.source_id_base AND b.record_no = s.record_no_base
 )
-SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count)
+SELECT * EXCLUDE (has_finding_new, has_finding_base, hardware_new, hardware_base, hardware_count,
+                  source_id_new, record_no_new, source_id_base, record_no_base)
          RENAME (units AS result_unit, total_accelerators AS accelerator_count, value_new AS result_new,
                  value_base AS result_base),
        CASE WHEN hardware_kind = 'cpu' THEN hardware_new END AS cpu_new,

@@ -5,17 +5,17 @@
 -- Each size is that submitter's best verified-or-preview result at that size; superlinear
 -- (efficiency above 1.05) is an anomaly of the pair; procurement_grade is true only when both sides are
 -- verified, without findings, and not superlinear (int_scaling_pairs), and both sides procurement grade by
--- the one eligibility rule (int_result_grades).
+-- the one eligibility rule (int_result_eligibility, each side by its row, a row rebuilt from a
+-- submission tree as any other).
 WITH graded AS (
     SELECT p.* REPLACE (p.procurement_grade AND coalesce(s.procurement_grade AND l.procurement_grade, false)
                         AS procurement_grade)
     FROM int_scaling_pairs AS p
-    LEFT JOIN int_result_grades AS s
-      ON s.round = p.round AND s.result_id = p.result_id_small AND s.benchmark = p.benchmark AND s.scenario = p.scenario
-    LEFT JOIN int_result_grades AS l
-      ON l.round = p.round AND l.result_id = p.result_id_large AND l.benchmark = p.benchmark AND l.scenario = p.scenario
+    LEFT JOIN int_result_eligibility AS s ON s.source_id = p.source_id_small AND s.record_no = p.record_no_small
+    LEFT JOIN int_result_eligibility AS l ON l.source_id = p.source_id_large AND l.record_no = p.record_no_large
 )
-SELECT * RENAME (units AS throughput_unit, accelerators_small AS accelerator_count_small,
+SELECT * EXCLUDE (source_id_small, record_no_small, source_id_large, record_no_large)
+         RENAME (units AS throughput_unit, accelerators_small AS accelerator_count_small,
                  accelerators_large AS accelerator_count_large, value_small AS throughput_small,
                  value_large AS throughput_large)
 FROM graded

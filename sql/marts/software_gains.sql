@@ -13,9 +13,10 @@
 --   host_changed say what moved); hardware_kind 'cpu' marks a CPU-only system's gain.
 -- rounds_spanned: rounds between the two that the warehouse knows of but has not loaded.
 -- procurement_grade: the pair's own conditions (same scale, not implausible) and both sides procurement
---   grade by the one eligibility rule (int_result_grades).
+--   grade by the one eligibility rule (int_result_eligibility, each side by its row, a row rebuilt from
+--   a submission tree as any other).
 -- Definition (each side the best verified result of its key in its round): int_software_gains.
-SELECT * EXCLUDE (hardware) RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
+SELECT * EXCLUDE (hardware, source_id_from, record_no_from, source_id_to, record_no_to) RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
                  value_to AS result_to, total_accelerators_from AS accelerator_count_from,
                  total_accelerators_to AS accelerator_count_to)
 FROM int_software_gains_graded
