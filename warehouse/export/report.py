@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
@@ -30,8 +29,8 @@ from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, r
 from warehouse.export.report_answer import Answer, answers, dollars, number, percent
 from warehouse.export.report_charts import Chart, charts
 from warehouse.export.report_data import PageData, page_data
-from warehouse.export.report_interactive import (AcceleratorPalette, inert_spec, inert_value, spec_json,
-                                                 vega_runtime)
+from warehouse.export.report_interactive import (AcceleratorPalette, RuntimeInBackground, inert_spec, inert_value,
+                                                 spec_json)
 from warehouse.store import db
 
 GRADE_COLOURS = {"holds": "#2e7d32", "understated": "#1565c0", "overstated": "#c62828", "unsupported": "#757575"}
@@ -138,13 +137,19 @@ def render_report(con: duckdb.DuckDBPyConnection, out_dir: Path, warehouse_file:
     """Write index.html (and, with `images`, charts/<name>.png|.svg) into `out_dir` (replaced whole,
     when output_dirs says it may be); returns the page. `images` None: drawn when the previous
     report in `out_dir` has them, so a report kept up to date after each load keeps its images."""
-    from jinja2 import Environment, PackageLoader, select_autoescape
-
     target = resolved_target(out_dir)
     check_replaceable(target, KIND, (warehouse_file, *warehouse_files(con)))
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_abandoned_partials(target, KIND)
-    runtime = _RuntimeInBackground()  # bundled while the page is built, when not cached yet
+    runtime = RuntimeInBackground()  # bundled while the page is built, when not cached yet
+    try:
+        return _render(con, target, warehouse_file, images, runtime)
+    finally:
+        runtime.close()
+
+
+def _render(con, target: Path, warehouse_file: str | None, images: bool | None, runtime: RuntimeInBackground) -> Path:
+    from jinja2 import Environment, PackageLoader, select_autoescape
     page = build(con)
     staging = make_staging_dir(target)
     draw = images if images is not None else (target / "charts" / IMAGE_HASHES).is_file()
@@ -176,30 +181,6 @@ def page_asset(name: str) -> str:
     if "</script" in text.lower() or "</style" in text.lower():
         raise ValueError(f"templates/{name} closes its element and cannot be inlined")
     return text
-
-
-class _RuntimeInBackground:
-    """The Vega runtime (vega_runtime), read or bundled on a thread of its own: vl-convert bundles
-    outside Python's lock (~2 s, once per machine), so a first report on a machine pays it while its
-    queries and charts are made rather than after them."""
-
-    def __init__(self) -> None:
-        self._found: list = []
-        self._thread = threading.Thread(target=self._run, name="vega-runtime", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._found.append(vega_runtime())
-        except BaseException as exc:  # raised again where the page needs the runtime
-            self._found.append(exc)
-
-    def result(self) -> str:
-        self._thread.join()
-        found = self._found[0]
-        if isinstance(found, BaseException):
-            raise found
-        return found
 
 
 def _write_charts(drawn: list[Chart], directory: Path, previous: Path, images: bool = True) -> dict[str, dict]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -15,6 +14,7 @@ import altair as alt
 import polars as pl
 
 from warehouse.errors import needs_extra
+from warehouse.export import vega_bundle
 from warehouse.export.cells import ESCAPED
 from warehouse.identity.rounds import round_sort_key
 
@@ -156,17 +156,28 @@ def vega_lite_version() -> str:
 
 @cache
 def vega_runtime() -> str:
-    """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert.
-    Bundling takes about 2 s and gives the same script for the same vl-convert and Vega-Lite, so the
-    script is kept in the user's cache directory under those two versions and read back next time."""
+    """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert
+    (vega_bundle). Bundling takes about 2 s and gives the same script for the same vl-convert and
+    Vega-Lite, so the script is kept in the user's cache directory under those two versions and read
+    back next time."""
+    return cached_vega_runtime() or _kept(vega_bundle.bundle(vega_lite_version()))
+
+
+def cached_vega_runtime() -> str | None:
+    """The runtime kept by an earlier report on this machine, or None."""
+    try:
+        return checked_runtime(runtime_cache_path().read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def runtime_cache_path() -> Path:
     with needs_extra("report", "the report's interactive charts"):
         import vl_convert as vlc
-    kept = runtime_cache_dir() / f"vega-bundle-vlconvert{vlc.__version__}-vl{vega_lite_version()}.js"
-    try:
-        bundle = kept.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        bundle = vlc.javascript_bundle(vl_version=vega_lite_version())
-        _keep(kept, bundle)
+    return runtime_cache_dir() / f"vega-bundle-vlconvert{vlc.__version__}-vl{vega_lite_version()}.js"
+
+
+def checked_runtime(bundle: str) -> str:
     if "</script" in bundle.lower() or "window.vegaEmbed=" not in bundle:
         raise ValueError("the Vega bundle contains '</script' or no vegaEmbed and cannot be inlined in a <script> element")
     return bundle
@@ -177,19 +188,35 @@ def runtime_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlperf-warehouse"
 
 
-def _keep(path: Path, text: str) -> None:
-    """Write the cached script whole (a temporary file renamed into place), or not at all: a cache
-    that cannot be written costs the next report its 2 s, nothing else."""
-    partial = None
+def _kept(bundle: str) -> str:
+    """The bundle, checked, kept in the cache for the next report; a cache that cannot be written
+    costs the next report its 2 s, nothing else."""
+    checked_runtime(bundle)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
-                                         prefix=f".{path.name}.") as partial:
-            partial.write(text)
-        os.replace(partial.name, path)
+        vega_bundle.write_whole(runtime_cache_path(), bundle)
     except OSError:
-        if partial is not None:
-            Path(partial.name).unlink(missing_ok=True)
+        pass
+    return bundle
+
+
+class RuntimeInBackground:
+    """The Vega runtime (vega_runtime) for a page: read from the cache, or bundled by a process of its
+    own (vega_bundle.Bundling) started now, while the page's queries and charts are made. When that
+    process fails, the runtime is bundled here, and a failure of that is the one raised."""
+
+    def __init__(self) -> None:
+        self._runtime = cached_vega_runtime()
+        self._bundling = None if self._runtime else vega_bundle.Bundling(vega_lite_version())
+
+    def result(self) -> str:
+        if self._runtime is None:
+            bundled = self._bundling.result()
+            self._runtime = _kept(bundled) if bundled else vega_runtime()
+        return self._runtime
+
+    def close(self) -> None:
+        if self._bundling is not None:
+            self._bundling.close()
 
 
 def spec_json(spec: dict) -> str:
