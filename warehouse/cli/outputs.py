@@ -62,11 +62,16 @@ def report(out: Annotated[Path, typer.Option("--out", help=(
     """An HTML report to explore offline (tooltips, filters; no network needed); with --images, each
     chart also as PNG and SVG."""
     from warehouse.errors import needs_extra
-    with needs_extra("report", "the report"):
-        from warehouse.export.report import render_report
-    from warehouse.store import db
-    with db.connect(reading_file(), read_only=True) as con:
-        page = render_report(con, out, db.db_path(current().db), images)
+    from warehouse.export import vega_bundle
+    vega_bundle.start_early()  # a first report on this machine bundles Vega while the rest loads
+    try:
+        with needs_extra("report", "the report"):
+            from warehouse.export.report import render_report
+        from warehouse.store import db
+        with db.connect(reading_file(), read_only=True) as con:
+            page = render_report(con, out, db.db_path(current().db), images)
+    finally:
+        vega_bundle.close_early()
     charts = page.parent / "charts"
     say(f"report: {page}" + (f" (charts as PNG and SVG in {charts})" if charts.is_dir() else ""))
     return EXIT_OK

@@ -15,6 +15,7 @@ import polars as pl
 
 from warehouse.errors import needs_extra
 from warehouse.export import vega_bundle
+from warehouse.export.vega_bundle import vega_lite_version
 from warehouse.export.cells import ESCAPED
 from warehouse.identity.rounds import round_sort_key
 
@@ -149,11 +150,6 @@ def text_colour_on_gain(values: pl.Series):
 
 # --- the runtime ---------------------------------------------------------------------------------
 
-def vega_lite_version() -> str:
-    """The Vega-Lite version Altair writes specs for (e.g. '6.4'), so the browser compiles what vl-convert renders."""
-    return alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]
-
-
 @cache
 def vega_runtime() -> str:
     """vega, vega-lite and vega-embed (with vega-tooltip) as one script, bundled offline by vl-convert
@@ -174,18 +170,13 @@ def cached_vega_runtime() -> str | None:
 def runtime_cache_path() -> Path:
     with needs_extra("report", "the report's interactive charts"):
         import vl_convert as vlc
-    return runtime_cache_dir() / f"vega-bundle-vlconvert{vlc.__version__}-vl{vega_lite_version()}.js"
+    return vega_bundle.cache_dir() / vega_bundle.cache_name(vlc.__version__, vega_lite_version())
 
 
 def checked_runtime(bundle: str) -> str:
     if "</script" in bundle.lower() or "window.vegaEmbed=" not in bundle:
         raise ValueError("the Vega bundle contains '</script' or no vegaEmbed and cannot be inlined in a <script> element")
     return bundle
-
-
-def runtime_cache_dir() -> Path:
-    """$XDG_CACHE_HOME/mlperf-warehouse, else ~/.cache/mlperf-warehouse."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlperf-warehouse"
 
 
 def _kept(bundle: str) -> str:
@@ -201,16 +192,21 @@ def _kept(bundle: str) -> str:
 
 class RuntimeInBackground:
     """The Vega runtime (vega_runtime) for a page: read from the cache, or bundled by a process of its
-    own (vega_bundle.Bundling) started now, while the page's queries and charts are made. When that
-    process fails, the runtime is bundled here, and a failure of that is the one raised."""
+    own (vega_bundle.Bundling: the one `mlperf-wh report` started early, else one started now) while
+    the page's queries and charts are made. When that process fails, the runtime is bundled here, and
+    a failure of that is the one raised."""
 
     def __init__(self) -> None:
+        early = vega_bundle.take_early()
         self._runtime = cached_vega_runtime()
-        self._bundling = None if self._runtime else vega_bundle.Bundling(vega_lite_version())
+        if self._runtime is not None and early is not None:
+            early.close()
+            early = None
+        self._bundling = early or (None if self._runtime else vega_bundle.Bundling(vega_lite_version()))
 
     def result(self) -> str:
         if self._runtime is None:
-            bundled = self._bundling.result()
+            bundled = self._bundling.result(vega_lite_version())
             self._runtime = _kept(bundled) if bundled else vega_runtime()
         return self._runtime
 
