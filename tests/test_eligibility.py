@@ -155,6 +155,8 @@ RANKED = {
     "scaling_efficiency": """
         SELECT round, result_id_small, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade
         UNION SELECT round, result_id_large, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade""",
+    # the later figure of each procurement-grade gain (the earlier one is its previous row's figure)
+    "accelerator_history": "SELECT round, result_id, benchmark, scenario FROM accelerator_history WHERE procurement_grade",
 }
 
 
