@@ -431,6 +431,39 @@ def test_no_tree_row_is_ranked_in_one_answer_and_excluded_in_another(old_trees):
     con.close()
 
 
+def test_anomalies_name_the_other_side_of_a_tree_rows_finding(old_trees, shared_con):
+    # A tree row has no result_id, so related_result_id is null; related names the other side by its
+    # submitter and platform. The pair: DellEMC's v0.7 T4 resnet Server, DSS8440_T4x12_TRT 62311.87 to
+    # DSS8440_T4x16_TRT 90615.61, (90615.61 / 62311.87) / (16 / 12) = 1.0907. The row's own finding:
+    # NVIDIA's v0.7 Xavier NX 3d-unet-99, Offline "Samples per second: 1.29299" below the rate its own
+    # SingleStream "90th percentile latency (ns) : 771461139" implies, 1000 / 771.461139 = 1.296242.
+    run = TREES / "inference_results_v0.7/closed/NVIDIA/results/Xavier_NX_TRT/3d-unet-99"
+    assert "Samples per second: 1.29299" in (run / "Offline/performance/run_1/mlperf_log_summary.txt").read_text()
+    assert "90th percentile latency (ns) : 771461139" in (
+        run / "SingleStream/performance/run_1/mlperf_log_summary.txt").read_text()
+    assert 1000 / 771.461139 == pytest.approx(1.296242, abs=5e-7) and 1.29299 < 1000 / 771.461139
+    con = connect_file(old_trees, read_only=True)
+    pair = one(con, "SELECT * FROM anomalies WHERE round = 'v0.7' AND rule = 'scaling_superlinear' "
+                    "AND submitter = 'DellEMC' AND accelerator = 'T4' AND benchmark = 'resnet' AND scenario = 'Server'")
+    assert (pair["result_id"], pair["related_result_id"], pair["related"]) == (None, None, "DellEMC DSS8440_T4x12_TRT")
+    assert pair["detail"].startswith("scaling efficiency 1.0907 from 12 to 16 accelerators")
+    own = {r["scenario"]: r for r in rows(
+        con, "SELECT * FROM anomalies WHERE round = 'v0.7' AND rule = 'offline_below_singlestream' "
+             "AND submitter = 'NVIDIA' AND benchmark = '3d-unet-99'")}
+    assert set(own) == {"Offline", "SingleStream"}
+    assert {(r["related_result_id"], r["related"], r["scope"]) for r in own.values()} == {
+        (None, "NVIDIA Xavier_NX_TRT", "result")}
+    assert own["Offline"]["detail"] == ("Offline 1.29299 samples/s is below the 1.296242 samples/s its own "
+                                        "SingleStream latency (771.461139 Latency (ms)) implies")
+    # every finding on the tree warehouse that rests on another row names it (before: none of the 13)
+    assert one(con, "SELECT count(*) AS findings, count(related) AS named FROM anomalies") == {"findings": 13, "named": 13}
+    con.close()
+    # on the published tables related is the result ID itself
+    assert rows(shared_con, "SELECT * FROM anomalies WHERE related IS DISTINCT FROM related_result_id") == []
+    assert one(shared_con, "SELECT related FROM anomalies WHERE result_id = '6.0-0047' AND benchmark = 'llama3.1-8b' "
+                           "AND scenario = 'Offline' AND rule = 'scaling_superlinear'") == {"related": "6.0-0054"}
+
+
 def test_a_claim_resting_on_a_blamed_tree_row_carries_its_finding(old_trees, tmp_path):
     # DellEMC's v0.7 T4 resnet Server scaling, 12 -> 16 GPUs: the claim's rows are DSS8440_T4x16_TRT
     # 90615.61 (DellEMC's best at 16) over the best verified T4 x12, DSS8440_T4x12_TRT 62311.87:
