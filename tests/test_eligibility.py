@@ -9,11 +9,13 @@ run summary, with the arithmetic written out.
 """
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.conftest import connect_file
 from tests.shared_rows import load_excerpt, one, published, record, records, rows
-from tests.test_claims import audit, claim
+from tests.test_claims import DIRECTIONAL, audit, claim
 from tests.test_claims import load as load_claims_text
 from tests.trees_layout import TREES
 from warehouse.export.report_answer import answers
@@ -153,6 +155,8 @@ RANKED = {
     "scaling_efficiency": """
         SELECT round, result_id_small, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade
         UNION SELECT round, result_id_large, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade""",
+    # the later figure of each procurement-grade gain (the earlier one is its previous row's figure)
+    "accelerator_history": "SELECT round, result_id, benchmark, scenario FROM accelerator_history WHERE procurement_grade",
 }
 
 
@@ -300,6 +304,200 @@ def test_a_tree_row_blamed_by_a_pair_finding_leaves_every_procurement_grade_answ
     board = one(con, "SELECT rank_system, rank_per_accelerator, findings FROM leaderboard WHERE round = 'v0.7' "
                      "AND system = 'Dell EMC DSS 8440 (16x T4)' AND benchmark = 'resnet' AND scenario = 'Server'")
     assert board == {"rank_system": None, "rank_per_accelerator": None, "findings": ["scaling_superlinear"]}
+    con.close()
+
+
+# Each ranked answer's sides in the columns its mart shows: round, submitter, accelerator, accelerator
+# count, benchmark, scenario, unit and the figure (per_accelerator: the figure is per accelerator). The
+# marts do not show the row key (source_id, record_no; internal since 4cba684) and a tree row has no
+# result_id, so key_of() finds each side's stg_results rows by those columns (and system where the mart
+# shows it); a null column is not matched on (rack_throughput shows no figure, accelerator_comparison's
+# same-scale side and accelerator_history's previous figure no submitter).
+RANKED_SIDES = {
+    "leaderboard": """
+        SELECT round, submitter, accelerator, accelerator_count, benchmark, scenario, result_unit AS units,
+               result AS value, false AS per_accelerator, system FROM leaderboard
+        WHERE rank_system IS NOT NULL OR rank_per_accelerator IS NOT NULL""",
+    "rack_throughput": """
+        SELECT round, submitter, accelerator, accelerator_count, benchmark, scenario, throughput_unit,
+               NULL::DOUBLE, false, system FROM rack_throughput WHERE rank_per_rack IS NOT NULL""",
+    "accelerator_comparison": """
+        SELECT round, submitter_per_accelerator, accelerator, accelerator_count_per_accelerator, benchmark,
+               scenario, throughput_unit, throughput_per_accelerator, true, NULL FROM accelerator_comparison
+        UNION ALL
+        SELECT round, NULL, accelerator, same_scale_count, benchmark, scenario, throughput_unit,
+               throughput_same_scale, false, NULL FROM accelerator_comparison WHERE throughput_same_scale IS NOT NULL""",
+    "token_economics": """
+        SELECT round, submitter, accelerator, accelerator_count, benchmark, scenario, throughput_unit, throughput,
+               false, system FROM token_economics WHERE procurement_grade""",
+    "software_gains": """
+        SELECT round_from, submitter_from, accelerator, accelerator_count_from, benchmark, scenario, result_unit,
+               result_from, basis = 'per_accelerator', NULL FROM software_gains WHERE procurement_grade
+        UNION ALL
+        SELECT round_to, submitter, accelerator, accelerator_count_to, benchmark, scenario, result_unit,
+               result_to, basis = 'per_accelerator', NULL FROM software_gains WHERE procurement_grade""",
+    "generation_speedups": """
+        SELECT round, submitter_new, accelerator_new, accelerator_count, benchmark, scenario, result_unit,
+               result_new, false, NULL FROM generation_speedups WHERE procurement_grade AND accelerator_new IS NOT NULL
+        UNION ALL
+        SELECT round, submitter_base, accelerator_base, accelerator_count, benchmark, scenario, result_unit,
+               result_base, false, NULL FROM generation_speedups WHERE procurement_grade AND accelerator_base IS NOT NULL""",
+    "scaling_efficiency": """
+        SELECT round, submitter, accelerator, accelerator_count_small, benchmark, scenario, throughput_unit,
+               throughput_small, false, NULL FROM scaling_efficiency WHERE procurement_grade
+        UNION ALL
+        SELECT round, submitter, accelerator, accelerator_count_large, benchmark, scenario, throughput_unit,
+               throughput_large, false, NULL FROM scaling_efficiency WHERE procurement_grade""",
+    "accelerator_history": """
+        SELECT round, submitter, accelerator, accelerator_count, benchmark, scenario, result_unit, result, false, NULL
+        FROM accelerator_history WHERE procurement_grade
+        UNION ALL
+        SELECT round_previous, NULL, accelerator, accelerator_count, benchmark, scenario, result_unit,
+               result_previous, false, NULL FROM accelerator_history WHERE procurement_grade""",
+}
+
+
+def key_of(con, sides_sql: str) -> list[dict]:
+    """Each side with the stg_results rows its columns match (keys: [(source_id, record_no)]) and how
+    many of them are procurement grade by the one rule (graded)."""
+    return rows(con, f"""
+        WITH sides (round, submitter, accelerator, accelerator_count, benchmark, scenario, units, value,
+                    per_accelerator, system) AS ({sides_sql}),
+        numbered AS (SELECT row_number() OVER () AS side, * FROM sides)
+        SELECT s.side, any_value(s.round) AS round, any_value(s.submitter) AS submitter,
+               any_value(s.accelerator) AS accelerator, any_value(s.accelerator_count) AS accelerator_count,
+               any_value(s.benchmark) AS benchmark, any_value(s.scenario) AS scenario, any_value(s.value) AS value,
+               list((r.source_id, r.record_no)) FILTER (WHERE r.record_no IS NOT NULL) AS keys,
+               count(*) FILTER (WHERE e.procurement_grade) AS graded
+        FROM numbered AS s
+        LEFT JOIN stg_results AS r
+          ON  r.metric = 'performance' AND r.round = s.round AND r.benchmark = s.benchmark
+          AND r.scenario = s.scenario AND r.units = s.units AND r.accelerator IS NOT DISTINCT FROM s.accelerator
+          AND (s.submitter IS NULL OR r.submitter = s.submitter) AND (s.system IS NULL OR r.system = s.system)
+          AND (s.accelerator_count IS NULL OR r.total_accelerators = s.accelerator_count)
+          AND (s.value IS NULL OR abs(CASE WHEN s.per_accelerator THEN r.value / r.total_accelerators
+                                           ELSE r.value END - s.value) <= 1e-9 * abs(s.value))
+        LEFT JOIN int_result_eligibility AS e ON e.source_id = r.source_id AND e.record_no = r.record_no
+        GROUP BY s.side""")
+
+
+def test_no_tree_row_is_ranked_in_one_answer_and_excluded_in_another(old_trees):
+    # v0.5 and v0.7 rows have no result_id: the check by result_id above cannot see them. Every side a
+    # mart ranks or calls procurement grade is found by its shown columns in stg_results; it must be
+    # one row (else the columns do not name it), and that row procurement grade by int_result_eligibility.
+    con = connect_file(old_trees, read_only=True)
+    assert one(con, "SELECT count(*) AS n FROM stg_results WHERE result_id IS NOT NULL") == {"n": 0}
+    checked, ambiguous = {}, {}
+    for mart, sql in RANKED_SIDES.items():
+        found = key_of(con, sql)
+        checked[mart] = len(found)
+        unmatched = [f for f in found if not f["keys"]]
+        assert unmatched == [], f"{mart}: sides no stg_results row matches: {unmatched[:3]}"
+        # a side its columns match to several rows (two systems with one figure: NVIDIA's v0.7 A100 PCIe
+        # x1 resnet MultiStream, 1344 samples per query on two platforms) passes when every one is
+        # procurement grade: whichever it is, it is eligible
+        outside = [f for f in found if f["graded"] < len(f["keys"])]
+        assert outside == [], f"{mart} ranks tree rows the eligibility rule excludes: {outside[:3]}"
+        ambiguous[mart] = sum(len(f["keys"]) > 1 for f in found)
+    # what the check covered on the tree warehouse: sides per mart (nothing is ranked per rack, no
+    # generation speedup is procurement grade there: no rack capacity, no product line of these parts)
+    assert {m: n > 0 for m, n in checked.items()} == {
+        "leaderboard": True, "rack_throughput": False, "accelerator_comparison": True, "token_economics": True,
+        "software_gains": True, "generation_speedups": False, "scaling_efficiency": True,
+        "accelerator_history": True}
+    # sides matched to more than one row, each of them procurement grade: system names every side of the
+    # leaderboard and token_economics; accelerator_comparison and scaling_efficiency show no system
+    assert ambiguous == {"leaderboard": 0, "rack_throughput": 0, "accelerator_comparison": 14,
+                         "token_economics": 0, "software_gains": 0, "generation_speedups": 0,
+                         "scaling_efficiency": 10, "accelerator_history": 0}, sorted(ambiguous.items())
+    # the report's answer for each tree round: its per-accelerator figures (a figure per rack or per kW is
+    # derived, not a published figure its columns can find)
+    for round_name in ("v0.5", "v0.7"):
+        figures = [(round_name, f.submitter, f.accelerator, f.accelerator_count, a.benchmark, a.scenario, a.unit,
+                    f.value)
+                   for a in answers(con, round_name, {})
+                   for f in (a.per_accelerator.best, a.per_accelerator.runner_up) if f is not None]
+        assert figures, round_name
+        values = ", ".join("(" + ", ".join("NULL" if v is None else repr(v) for v in f) + ", true, NULL)"
+                           for f in figures)
+        found = key_of(con, f"SELECT * FROM (VALUES {values})")
+        assert [f for f in found if not f["keys"] or f["graded"] < len(f["keys"])] == [], round_name
+    # and the other way: every procurement-grade tree row is ranked on the leaderboard, found by its key
+    unranked = rows(con, """
+        SELECT e.source_id, e.record_no FROM int_result_eligibility AS e
+        JOIN int_leaderboard_ranks AS l USING (source_id, record_no)
+        WHERE e.procurement_grade AND l.rank_system IS NULL""")
+    assert unranked == []
+    con.close()
+
+
+def test_anomalies_name_the_other_side_of_a_tree_rows_finding(old_trees, shared_con):
+    # A tree row has no result_id, so related_result_id is null; related names the other side by its
+    # submitter and platform. The pair: DellEMC's v0.7 T4 resnet Server, DSS8440_T4x12_TRT 62311.87 to
+    # DSS8440_T4x16_TRT 90615.61, (90615.61 / 62311.87) / (16 / 12) = 1.0907. The row's own finding:
+    # NVIDIA's v0.7 Xavier NX 3d-unet-99, Offline "Samples per second: 1.29299" below the rate its own
+    # SingleStream "90th percentile latency (ns) : 771461139" implies, 1000 / 771.461139 = 1.296242.
+    run = TREES / "inference_results_v0.7/closed/NVIDIA/results/Xavier_NX_TRT/3d-unet-99"
+    assert "Samples per second: 1.29299" in (run / "Offline/performance/run_1/mlperf_log_summary.txt").read_text()
+    assert "90th percentile latency (ns) : 771461139" in (
+        run / "SingleStream/performance/run_1/mlperf_log_summary.txt").read_text()
+    assert 1000 / 771.461139 == pytest.approx(1.296242, abs=5e-7) and 1.29299 < 1000 / 771.461139
+    con = connect_file(old_trees, read_only=True)
+    pair = one(con, "SELECT * FROM anomalies WHERE round = 'v0.7' AND rule = 'scaling_superlinear' "
+                    "AND submitter = 'DellEMC' AND accelerator = 'T4' AND benchmark = 'resnet' AND scenario = 'Server'")
+    assert (pair["result_id"], pair["related_result_id"], pair["related"]) == (None, None, "DellEMC DSS8440_T4x12_TRT")
+    assert pair["detail"].startswith("scaling efficiency 1.0907 from 12 to 16 accelerators")
+    own = {r["scenario"]: r for r in rows(
+        con, "SELECT * FROM anomalies WHERE round = 'v0.7' AND rule = 'offline_below_singlestream' "
+             "AND submitter = 'NVIDIA' AND benchmark = '3d-unet-99'")}
+    assert set(own) == {"Offline", "SingleStream"}
+    assert {(r["related_result_id"], r["related"], r["scope"]) for r in own.values()} == {
+        (None, "NVIDIA Xavier_NX_TRT", "result")}
+    assert own["Offline"]["detail"] == ("Offline 1.29299 samples/s is below the 1.296242 samples/s its own "
+                                        "SingleStream latency (771.461139 Latency (ms)) implies")
+    # every finding on the tree warehouse that rests on another row names it (before: none of the 13)
+    assert one(con, "SELECT count(*) AS findings, count(related) AS named FROM anomalies") == {"findings": 13, "named": 13}
+    con.close()
+    # on the published tables related is the result ID itself
+    assert rows(shared_con, "SELECT * FROM anomalies WHERE related IS DISTINCT FROM related_result_id") == []
+    assert one(shared_con, "SELECT related FROM anomalies WHERE result_id = '6.0-0047' AND benchmark = 'llama3.1-8b' "
+                           "AND scenario = 'Offline' AND rule = 'scaling_superlinear'") == {"related": "6.0-0054"}
+
+
+def test_a_claim_resting_on_a_blamed_tree_row_carries_its_finding(old_trees, tmp_path):
+    # DellEMC's v0.7 T4 resnet Server scaling, 12 -> 16 GPUs: the claim's rows are DSS8440_T4x16_TRT
+    # 90615.61 (DellEMC's best at 16) over the best verified T4 x12, DSS8440_T4x12_TRT 62311.87:
+    # (90615.61 / 62311.87) / (16 / 12) = 1.0907, within 5% of a claimed 1.09 (the grade holds). Both rows
+    # are tree rows (no result_id) and the 16-GPU one is blamed (scaling_superlinear): the claim audit finds
+    # that by the rows' keys, so the verdict is directional only (before: findings_used [] and
+    # "comparable across submitters"). NVIDIA's T4 x8 resnet Server software gain, v0.5 41546.64 ->
+    # v0.7 44504.81 = 1.07120, rests on two tree rows without a finding: comparable across submitters.
+    shutil.copy(old_trees, tmp_path / "w.duckdb")
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    load_claims_text(con, tmp_path, claim(
+        "dell-t4-scaling", vendor="DellEMC", kind="scaling_efficiency", round="v0.7", submitter="DellEMC",
+        accelerator="T4", model="resnet", scenario="Server", accelerator_count=16, baseline_accelerator_count=12,
+        multiplier=1.09) + claim(
+        "nvidia-t4-software", vendor="NVIDIA", kind="software_gain", round="v0.7", round_from="v0.5",
+        submitter="NVIDIA", accelerator="T4", model="resnet", scenario="Server", accelerator_count=8, multiplier=1.07))
+    scaling = audit(con, "dell-t4-scaling")
+    assert scaling["recomputed"] == pytest.approx((90615.61 / 62311.87) / (16 / 12)) == pytest.approx(1.0907, abs=5e-5)
+    assert scaling["grade"] == "holds"
+    assert [(r["role"], r["result_id"], r["label"], r["value"]) for r in scaling["rows_used"]] == [
+        ("new", None, "DellEMC DSS8440_T4x16_TRT", 90615.61), ("base", None, "DellEMC DSS8440_T4x12_TRT", 62311.87)]
+    assert scaling["findings_used"] == ["scaling_superlinear"]
+    assert (scaling["verdict"], scaling["verdict_reason"], scaling["procurement_grade"]) == (
+        DIRECTIONAL, "a row it rests on breaks an anomaly rule (scaling_superlinear; see anomalies)", False)
+    # each row used is the row of the one eligibility rule with its key
+    for used in scaling["rows_used"]:
+        graded = one(con, "SELECT findings, procurement_grade FROM int_result_eligibility "
+                          "WHERE source_id = ? AND record_no = ?", [used["source_id"], used["record_no"]])
+        assert graded["procurement_grade"] == (used["total_accelerators"] == 12), (used, graded)
+    software = audit(con, "nvidia-t4-software")
+    assert software["recomputed"] == pytest.approx(44504.81 / 41546.64) == pytest.approx(1.07120, abs=5e-6)
+    assert [(r["label"], r["value"]) for r in software["rows_used"]] == [
+        ("NVIDIA T4x8_TRT", 44504.81), ("NVIDIA T4x8", 41546.64)]
+    assert (software["findings_used"], software["verdict"]) == ([], "comparable across submitters")
     con.close()
 
 

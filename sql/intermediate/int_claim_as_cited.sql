@@ -1,6 +1,7 @@
 -- What does each claim recompute to from exactly the result entries it cites?
 -- One row per claim that cites entries (cited_result_ids not empty). Rows used: the cited entries' performance rows of the claim's benchmark,
--- scenario (when named) and direction (int_claim_citations); per side and scenario the best row.
+-- scenario (when named) and direction (int_claim_citations); per side and scenario the best row, shaped
+-- as int_claim_audit's rows_used (with its key source_id, record_no and its label).
 -- Per scenario in which both sides have a row in the same units:
 --   generation_speedup, scale_speedup, software_gain at one scale: throughput new / base,
 --     latency base / new (how many times better the new side is);
@@ -86,12 +87,14 @@ figures AS (
         {'role': 'new', 'result_id': n.result_id, 'submitter': n.submitter, 'round': n.round,
          'accelerator': n.accelerator, 'total_accelerators': n.total_accelerators,
          'scenario': n.scenario, 'value': n.value, 'units': n.units,
-         'verification': n.verification} AS new_row,
+         'verification': n.verification, 'label': coalesce(n.result_id, n.submitter || ' ' || n.platform),
+         'source_id': n.source_id, 'record_no': n.record_no} AS new_row,
         CASE WHEN b.result_id IS NOT NULL THEN
         {'role': 'base', 'result_id': b.result_id, 'submitter': b.submitter, 'round': b.round,
          'accelerator': b.accelerator, 'total_accelerators': b.total_accelerators,
          'scenario': b.scenario, 'value': b.value, 'units': b.units,
-         'verification': b.verification} END AS base_row
+         'verification': b.verification, 'label': coalesce(b.result_id, b.submitter || ' ' || b.platform),
+         'source_id': b.source_id, 'record_no': b.record_no} END AS base_row
     FROM stg_claims AS c
     JOIN cited_rows AS n ON n.claim_id = c.id AND n.role = 'new'
     LEFT JOIN cited_rows AS b

@@ -26,7 +26,10 @@
 -- recomputed: the figure the verdict uses: recomputed_as_cited when the claim cites entries, else
 --   recomputed_best; for a software_gain whose cited entries differ in size, the same-scale figure
 --   when one exists (the claim's own cross-scale figure stays beside it, recomputed_cross_scale).
---   rows_used are the rows behind it (roles 'new' and 'base', absolute 'new' only).
+--   rows_used are the rows behind it (roles 'new' and 'base', absolute 'new' only), each with its key
+--   in stg_results (source_id, record_no: a row rebuilt from a submission tree has no result_id) and
+--   label, its result_id or for a tree row its submitter and platform ("NVIDIA T4x8_TRT"); ties
+--   between equal figures go to the smallest result_id, then the smallest key.
 --   recomputed_scenario is its scenario. scale_changed: that figure compares systems of two sizes.
 -- recomputed_equal_scale (rows_equal_scale): the largest figure between two systems of one size, whenever
 --   one exists: a software gain's same-scale figure, a generation speedup's (taken at the new side's
@@ -59,8 +62,8 @@
 --      procurement decision';
 --   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
 --   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists), or
---      a row used with an anomaly finding, its own or a pair's that blames it (int_result_eligibility;
---      findings_used) -> 'directional only - ...';
+--      a row used with an anomaly finding, its own or a pair's that blames it (int_result_eligibility,
+--      joined on the row's key; findings_used) -> 'directional only - ...';
 --   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
 --      (no verified rows reproduce it);
 --   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
@@ -74,8 +77,8 @@ standing AS (
 ),
 new_sides AS (
     -- from the data alone, cited or not: the same claim gets the same figure with or without ids
-    SELECT c.id, p.result_id, p.submitter, p.round, p.accelerator, p.total_accelerators, p.scenario,
-           p.value, p.units, p.verification, a.cited_base_row AS cited_base
+    SELECT c.id, p.result_id, p.source_id, p.record_no, p.platform, p.submitter, p.round, p.accelerator,
+           p.total_accelerators, p.scenario, p.value, p.units, p.verification, a.cited_base_row AS cited_base
     FROM stg_claims AS c
     LEFT JOIN standing AS a ON a.claim_id = c.id
     JOIN int_best_results AS p
@@ -91,7 +94,8 @@ new_sides AS (
     WHERE c.kind <> 'absolute'
 ),
 same_round_baselines AS (
-    SELECT s.*, 'same_scale' AS basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
+    SELECT s.*, 'same_scale' AS basis, b.result_id AS b_result_id, b.source_id AS b_source_id,
+           b.record_no AS b_record_no, b.platform AS b_platform, b.submitter AS b_submitter,
            b.round AS b_round, b.accelerator AS b_accelerator, b.total_accelerators AS b_total,
            b.value AS b_value, b.verification AS b_verification, b.value AS b_measure
     FROM new_sides AS s
@@ -108,8 +112,8 @@ same_round_baselines AS (
 software_sides AS (
     -- every new-side row of a software gain: the claim's submitter and accelerator in its round, at
     -- every scale (the claim's total_accelerators when named), cited or not
-    SELECT c.id, p.result_id, p.submitter, p.round, p.accelerator, p.total_accelerators, p.scenario,
-           p.value, p.units, p.verification, a.cited_base_row AS cited_base
+    SELECT c.id, p.result_id, p.source_id, p.record_no, p.platform, p.submitter, p.round, p.accelerator,
+           p.total_accelerators, p.scenario, p.value, p.units, p.verification, a.cited_base_row AS cited_base
     FROM stg_claims AS c
     LEFT JOIN standing AS a ON a.claim_id = c.id
     JOIN int_best_results AS p
@@ -122,7 +126,8 @@ software_sides AS (
     WHERE c.kind = 'software_gain'
 ),
 earlier_round_baselines AS (
-    SELECT s.*, k.basis, b.result_id AS b_result_id, b.submitter AS b_submitter,
+    SELECT s.*, k.basis, b.result_id AS b_result_id, b.source_id AS b_source_id,
+           b.record_no AS b_record_no, b.platform AS b_platform, b.submitter AS b_submitter,
            b.round AS b_round, b.accelerator AS b_accelerator, b.total_accelerators AS b_total,
            b.value AS b_value, b.verification AS b_verification,
            CASE k.basis WHEN 'same_scale' THEN b.value ELSE b.value_per_accelerator END AS b_measure
@@ -137,7 +142,7 @@ earlier_round_baselines AS (
       AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
                        ELSE b.value_per_accelerator IS NOT NULL END
     QUALIFY row_number() OVER (PARTITION BY s.id, s.result_id, s.scenario, k.basis
-                               ORDER BY b.round_order DESC, b_measure DESC, b.result_id) = 1
+                               ORDER BY b.round_order DESC, b_measure DESC, b.result_id, b.source_id, b.record_no) = 1
 ),
 best_figures AS (
     SELECT x.*,
@@ -162,10 +167,14 @@ figure_rows AS (
     SELECT *,
            [{'role': 'new', 'result_id': result_id, 'submitter': submitter, 'round': round,
              'accelerator': accelerator, 'total_accelerators': total_accelerators, 'scenario': scenario,
-             'value': value, 'units': units, 'verification': verification},
+             'value': value, 'units': units, 'verification': verification,
+             'label': coalesce(result_id, submitter || ' ' || platform), 'source_id': source_id,
+             'record_no': record_no},
             {'role': 'base', 'result_id': b_result_id, 'submitter': b_submitter, 'round': b_round,
              'accelerator': b_accelerator, 'total_accelerators': b_total, 'scenario': scenario,
-             'value': b_value, 'units': units, 'verification': b_verification}] AS figure_rows
+             'value': b_value, 'units': units, 'verification': b_verification,
+             'label': coalesce(b_result_id, b_submitter || ' ' || b_platform), 'source_id': b_source_id,
+             'record_no': b_record_no}] AS figure_rows
     FROM best_figures
 ),
 best_relative AS (
@@ -174,13 +183,15 @@ best_relative AS (
            b_result_id AS best_baseline_result_id, b_submitter AS best_baseline_submitter,
            figure_rows AS rows_best, scale_changed AS best_scale_changed
     FROM figure_rows
-    QUALIFY row_number() OVER (PARTITION BY id ORDER BY scale_changed, figure DESC, result_id, b_result_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY id ORDER BY scale_changed, figure DESC, result_id, b_result_id, source_id, record_no,
+                                        b_source_id, b_record_no) = 1
 ),
 cross_scale AS (
     SELECT id, figure AS cross_figure, figure_rows AS cross_rows
     FROM figure_rows
     WHERE scale_changed
-    QUALIFY row_number() OVER (PARTITION BY id ORDER BY figure DESC, result_id, b_result_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY id ORDER BY figure DESC, result_id, b_result_id, source_id, record_no,
+                                          b_source_id, b_record_no) = 1
 ),
 equal_scale AS (
     -- the largest figure of two systems of one size: a software gain's same-scale figure, a
@@ -189,7 +200,8 @@ equal_scale AS (
     FROM figure_rows AS f
     JOIN stg_claims AS c ON c.id = f.id
     WHERE c.kind IN ('software_gain', 'generation_speedup') AND f.basis = 'same_scale' AND NOT f.scale_changed
-    QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.figure DESC, f.result_id, f.b_result_id) = 1
+    QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.figure DESC, f.result_id, f.b_result_id, f.source_id,
+                                            f.record_no, f.b_source_id, f.b_record_no) = 1
 ),
 best_absolute AS (
     SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
@@ -197,7 +209,8 @@ best_absolute AS (
            [{'role': 'new', 'result_id': p.result_id, 'submitter': p.submitter, 'round': p.round,
              'accelerator': p.accelerator, 'total_accelerators': p.total_accelerators,
              'scenario': p.scenario, 'value': p.value, 'units': p.units,
-             'verification': p.verification}] AS rows_best
+             'verification': p.verification, 'label': coalesce(p.result_id, p.submitter || ' ' || p.platform),
+             'source_id': p.source_id, 'record_no': p.record_no}] AS rows_best
     FROM stg_claims AS c
     JOIN stg_results AS p
       ON  c.kind = 'absolute' AND p.metric = 'performance' AND p.round = c.round AND p.benchmark = c.benchmark
@@ -208,7 +221,7 @@ best_absolute AS (
       AND (c.submitter IS NULL OR p.submitter = c.submitter)
     QUALIFY row_number() OVER (PARTITION BY c.id
                                ORDER BY CASE WHEN p.higher_is_better THEN -p.value ELSE p.value END,
-                                        p.result_id) = 1
+                                        p.result_id, p.source_id, p.record_no) = 1
 ),
 best AS (
     SELECT * FROM best_relative UNION ALL BY NAME SELECT * FROM best_absolute
@@ -251,12 +264,11 @@ audited AS (
 ),
 flagged AS (
     -- the anomaly rules that name the rows a verdict rests on, their own and the pair findings that blame
-    -- them (int_result_eligibility)
+    -- them (int_result_eligibility), each row by its key (source_id, record_no): a row rebuilt from a
+    -- submission tree has no result_id
     SELECT a.id, list_sort(list_distinct(flatten(list(e.findings)))) AS findings_used
     FROM audited AS a, unnest(a.rows_used) AS u(used)
-    JOIN int_result_eligibility AS e
-      ON e.round = used.round AND e.result_id = used.result_id AND e.benchmark = a.benchmark
-     AND e.scenario = used.scenario
+    JOIN int_result_eligibility AS e ON e.source_id = used.source_id AND e.record_no = used.record_no
     GROUP BY a.id
 ),
 excluded AS (

@@ -13,18 +13,23 @@
 --   out_of_range: the result per accelerator is more than 10x above or below the median of every
 --     closed or open result of the same benchmark, scenario and accelerator (in tokens/s where they are
 --     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares.
+-- related_result_id, related_record_no (in the row's own load, source_id): the other row a finding
+--   rests on (offline_below_singlestream: the entry's other scenario), null when none; related: it
+--   for a reader, its result_id, or for a row rebuilt from a submission tree (no result_id) its
+--   submitter and platform, as int_pair_findings names the other side of a pair.
 -- Pairs that contradict each other (scaling efficiency above 1.05) are findings of the pair, not of
 -- either row: int_scaling_pairs and `anomalies`.
 WITH perf AS MATERIALIZED (
     -- read once: every rule below scans these rows
-    SELECT source_id, record_no, entry_id, round, result_id, submitter, accelerator, benchmark, model,
+    SELECT source_id, record_no, entry_id, round, result_id, submitter, platform, accelerator, benchmark, model,
            used_model, scenario, value, units, higher_is_better, total_accelerators, nodes, accelerators_per_node,
            accelerator_raw, accelerator_count_disagrees, unit_verdict, tokens_per_second, verification,
            CASE WHEN unit_verdict = 'suspect' THEN unit_note END AS suspect_note  -- a note only where one is used
     FROM stg_results WHERE metric = 'performance'
 ),
 unit_suspects AS (
-    SELECT source_id, record_no, 'unit_suspect' AS rule, suspect_note AS detail, NULL AS related_result_id
+    SELECT source_id, record_no, 'unit_suspect' AS rule, suspect_note AS detail, NULL AS related_result_id,
+           NULL::BIGINT AS related_record_no
     FROM perf WHERE unit_verdict = 'suspect'
 ),
 named AS (
@@ -40,7 +45,7 @@ count_mismatches AS (
                 ELSE format('the entry publishes {} accelerators in all; {} nodes x {} per node is {}',
                             total_accelerators, nodes, accelerators_per_node, nodes * accelerators_per_node)
            END AS detail,
-           NULL AS related_result_id
+           NULL AS related_result_id, NULL::BIGINT AS related_record_no
     FROM named
     WHERE (named_count > 0 AND named_count <> total_accelerators) OR accelerator_count_disagrees
 ),
@@ -62,13 +67,13 @@ offline_below AS (
     SELECT source_id, offline_record AS record_no, 'offline_below_singlestream' AS rule,
            format('Offline {} samples/s is below the {} samples/s its own SingleStream latency ({} {}) implies',
                   offline, round(rate, 6), latency, units) AS detail,
-           single_result AS related_result_id
+           single_result AS related_result_id, single_record AS related_record_no
     FROM offline_pairs
     UNION ALL
     SELECT source_id, single_record, 'offline_below_singlestream',
            format('SingleStream {} {} implies {} samples/s, above its own Offline {} samples/s',
                   latency, units, round(rate, 6), offline),
-           offline_result
+           offline_result, offline_record
     FROM offline_pairs
 ),
 rates AS (
@@ -91,14 +96,16 @@ out_of_range AS (
     SELECT source_id, record_no, 'out_of_range' AS rule,
            format('{} {} per accelerator is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit,
                   round(rate / peer_median, 3), peers, benchmark, scenario, accelerator) AS detail,
-           NULL AS related_result_id
+           NULL AS related_result_id, NULL::BIGINT AS related_record_no
     FROM ranged
     WHERE peers >= 3 AND (rate > 10 * peer_median OR rate < peer_median / 10)
 )
 SELECT f.source_id, f.record_no, p.round, p.result_id, p.submitter, p.accelerator, p.benchmark, p.scenario, p.verification,
-       f.rule, f.detail, f.related_result_id
+       f.rule, f.detail, f.related_result_id, f.related_record_no,
+       coalesce(f.related_result_id, o.submitter || ' ' || o.platform) AS related
 FROM (SELECT * FROM unit_suspects
       UNION ALL SELECT * FROM count_mismatches
       UNION ALL SELECT * FROM offline_below
       UNION ALL SELECT * FROM out_of_range) AS f
 JOIN perf AS p USING (source_id, record_no)
+LEFT JOIN perf AS o ON o.source_id = f.source_id AND o.record_no = f.related_record_no

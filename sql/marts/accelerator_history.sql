@@ -12,12 +12,20 @@
 --   unit as the previous round's; else not_comparable_because says what changed, and no gain is given.
 -- gain_from_previous: result / result_previous for throughput, result_previous / result for latency
 --   (above 1 is faster); gain_since_first: the same against round_first, the first round of the era in
---   which it ran. procurement_grade: neither figure of gain_from_previous has an anomaly finding.
+--   which it ran.
+-- has_finding: the figure has an anomaly finding, its own or a pair's that blames it
+--   (int_result_eligibility.findings, by the row's key source_id, record_no: a row rebuilt from a
+--   submission tree has no result_id). procurement_grade: comparable with the previous round's figure
+--   and both figures procurement grade by the one eligibility rule (int_result_eligibility
+--   .procurement_grade, docs/definitions.md section 1c): a figure a superlinear scaling pair or an
+--   implausible gain blames leaves it, as it leaves every other answer.
 WITH best AS (
-    SELECT round, round_order, hardware AS accelerator, total_accelerators AS accelerator_count, benchmark,
-           scenario, units, higher_is_better, value, submitter, platform, software, stack, result_id, has_finding
-    FROM int_best_results
-    WHERE best_verified_of_hardware AND hardware_kind = 'accelerator'
+    SELECT b.round, b.round_order, b.hardware AS accelerator, b.total_accelerators AS accelerator_count,
+           b.benchmark, b.scenario, b.units, b.higher_is_better, b.value, b.submitter, b.platform, b.software,
+           b.stack, b.result_id, len(e.findings) > 0 AS has_finding, e.procurement_grade AS eligible
+    FROM int_best_results AS b
+    JOIN int_result_eligibility AS e ON e.source_id = b.source_id AND e.record_no = b.record_no
+    WHERE b.best_verified_of_hardware AND b.hardware_kind = 'accelerator'
 ),
 runs AS (
     -- the run folder of each verified figure (of a submitter's rows with one figure, the first by path)
@@ -38,7 +46,7 @@ sequenced AS (
     SELECT *,
            lag(round) OVER w AS round_previous, lag(round_order) OVER w AS round_order_previous,
            lag(value) OVER w AS value_previous, lag(era) OVER w AS era_previous,
-           lag(units) OVER w AS units_previous, lag(has_finding) OVER w AS has_finding_previous,
+           lag(units) OVER w AS units_previous, lag(eligible) OVER w AS eligible_previous,
            first_value(round) OVER era_w AS round_first, first_value(value) OVER era_w AS value_first
     FROM placed
     WINDOW w AS (PARTITION BY accelerator, accelerator_count, benchmark, scenario ORDER BY round_order),
@@ -75,6 +83,6 @@ SELECT
     j.round_first, j.value_first AS result_first,
     CASE WHEN j.higher_is_better THEN j.value / j.value_first ELSE j.value_first / j.value END AS gain_since_first,
     j.has_finding,
-    j.comparable_with_previous AND NOT j.has_finding AND NOT j.has_finding_previous AS procurement_grade
+    j.comparable_with_previous AND j.eligible AND j.eligible_previous AS procurement_grade
 FROM judged AS j
 LEFT JOIN between_rounds AS b USING (accelerator, accelerator_count, benchmark, scenario, round)

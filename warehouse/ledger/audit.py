@@ -35,9 +35,10 @@ def verdict_legend(frame: pl.DataFrame) -> list[str]:
 
 def grade_lines(frame: pl.DataFrame) -> list[str]:
     """One line per claim the data grades (not unsupported): how its number stands, every figure, and
-    the result ids of the figure the verdict rests on ("new vs base")."""
+    the result ids of the figure the verdict rests on ("new vs base"; a row rebuilt from a submission
+    tree, which has no result id, by its label: submitter and platform)."""
     graded = frame.filter(pl.col("grade").is_in(["holds", "overstated", "understated"]))
-    return [f"{c['id']}: {c['grade_reason']} [{' vs '.join(r['result_id'] for r in c['rows_used'])}]"
+    return [f"{c['id']}: {c['grade_reason']} [{' vs '.join(r['label'] for r in c['rows_used'])}]"
             for c in graded.iter_rows(named=True)]
 
 
