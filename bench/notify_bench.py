@@ -10,38 +10,24 @@
 """
 from __future__ import annotations
 
-import http.server
 import os
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pairs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests.webhook_receiver
+from tests.webhook_receiver import receiving  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = (ROOT.parent / "shared" / "mlcommons" / "mirror").resolve()
 RATIO_TARGET = 1.10          # notifying adds at most a tenth to a loading run
 SNAPSHOT_TARGET = 0.5        # seconds, one snapshot of the answers on the shared rounds
 MILLION_TARGET = 5.0         # seconds, the change rows of a million-row reload
-
-
-class Receiver(http.server.ThreadingHTTPServer):
-    def __init__(self):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.daemon_threads = True
 
 
 def warehouse_with(rounds: tuple[str, ...], path: Path) -> None:
@@ -59,18 +45,18 @@ def warehouse_with(rounds: tuple[str, ...], path: Path) -> None:
 def loading_runs(tmp: Path) -> str:
     base = tmp / "v51.duckdb"
     warehouse_with(("v5.1",), base)
-    receiver = Receiver()
-    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    with receiving() as receiver:
+        return _loading_pair(tmp, receiver)
+
+
+def _loading_pair(tmp: Path, receiver) -> str:
     command = Path(sys.executable).parent / "mlperf-wh"
     run = (f'cp {base} {tmp}/w.duckdb && rm -f {tmp}/w.read.duckdb && '
            f'{command} backfill --rounds v6.0 --source {MIRROR} --db {tmp}/w.duckdb -q')
     quiet = {k: v for k, v in os.environ.items() if not k.startswith("MLPERF_NOTIFY")}
-    notifying = {**quiet, "MLPERF_NOTIFY": f"json://127.0.0.1:{receiver.server_address[1]}/hook"}
-    try:
-        pair = pairs.alternate(lambda: pairs.run_once(["bash", "-c", run], env=notifying),
-                               lambda: pairs.run_once(["bash", "-c", run], env=quiet))
-    finally:
-        receiver.shutdown()
+    notifying = {**quiet, "MLPERF_NOTIFY": f"json://127.0.0.1:{receiver.port}/hook"}
+    pair = pairs.alternate(lambda: pairs.run_once(["bash", "-c", run], env=notifying),
+                           lambda: pairs.run_once(["bash", "-c", run], env=quiet))
     return pairs.line("backfill v6.0 onto v5.1, notifying a loopback webhook vs no target", pair, RATIO_TARGET)
 
 

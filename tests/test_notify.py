@@ -4,63 +4,19 @@ messages as the receiver got them; a receiver that is down; decisions that fall 
 loads; `notify --test` and `decisions due`."""
 from __future__ import annotations
 
-import http.server
 import json
 import re
 import shutil
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import MIRROR, ROOT
 from tests.readers import connect_file
+from tests.webhook_receiver import Receiver, receiving
 
 PASSWORD = "hook-pw-s3cr3t-2718"
 V51 = Path("inference_results_v5.1") / "main" / "summary_results.json"
-
-
-class Receiver(http.server.ThreadingHTTPServer):
-    """Answers each POST with the next of `statuses` (then 200) and keeps every JSON body it got."""
-
-    def __init__(self, statuses=()):
-        self.messages: list[dict] = []
-        self.statuses = list(statuses)
-        self.authorizations: list[str | None] = []
-        receiver = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                status = receiver.statuses.pop(0) if receiver.statuses else 200
-                if status == 200:
-                    receiver.messages.append(json.loads(body))
-                    receiver.authorizations.append(self.headers.get("Authorization"))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.daemon_threads = True
-
-    @property
-    def port(self) -> int:
-        return self.server_address[1]
-
-
-@contextmanager
-def receiving(statuses=()):
-    server = Receiver(statuses)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def a_closed_port() -> int:

@@ -185,8 +185,8 @@ def _grouped_stats(con, rel: Relation, table: str, loads: Loads, by: str | None 
     """FileStats of the rows of `table`, per value of column `by` (as text, None for null), or of all
     of them (key None): one query. Rows that carry source_id name their load; otherwise the loads
     of the rounds covered; a view with no round column (the dimensions, decisions) is computed from
-    the whole warehouse: every load. `extra` aggregates are computed in the same scan; each group's
-    value is then (FileStats, their values)."""
+    the whole warehouse: every load. `extra` aggregates are computed in the same scan: each group's
+    value is (FileStats, the extra aggregates' values)."""
     key = f"CAST({_ident(by)} AS VARCHAR)" if by else "NULL"
     rounds = [f"list(DISTINCT {_ident(c)}) FILTER (WHERE {_ident(c)} IS NOT NULL)" for c in rel.round_columns]
     source = "list(DISTINCT source_id) FILTER (WHERE source_id IS NOT NULL)" if rel.has_source_id else "NULL"
@@ -197,13 +197,13 @@ def _grouped_stats(con, rel: Relation, table: str, loads: Loads, by: str | None 
         in_rounds = sorted({r for values in covered for r in values or []}, key=round_sort_key)
         used = sorted(sources or []) if rel.has_source_id else (
             loads.of_rounds(in_rounds) if rel.round_columns else loads.ids)
-        stats = FileStats(rows, in_rounds, used)
-        found[group] = (stats, extra_values) if extra else stats
+        found[group] = (FileStats(rows, in_rounds, used), extra_values)
     return found
 
 
 def _stats_of_all(con, rel: Relation, table: str, loads: Loads) -> FileStats:
-    return _grouped_stats(con, rel, table, loads).get(None) or _grouped_stats_of_nothing(rel, loads)
+    found = _grouped_stats(con, rel, table, loads).get(None)
+    return found[0] if found else _grouped_stats_of_nothing(rel, loads)
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,7 @@ def _write_partitioned(con, rows: str, folder: Path, rel: Relation, column: str,
     written = []
     for filename, count, *_, partition_keys, _extra in sorted(files, key=_null_partition_last(column)):
         value = partition_keys[column]
-        group = stats[value]
+        group, _ = stats[value]
         written.append(WrittenFile(rel, Path(filename), FileStats(count, group.rounds, group.loads), {column: value}))
     return written
 
