@@ -5,7 +5,7 @@ materializes every model in dependency order once as warehouse.views.materialize
 per model: wall-clock seconds, CPU seconds of every thread (on a machine others share, the CPU
 seconds move less than the wall clock), how it is stored, and its share of the total.
 
-    .venv/bin/python bench/views_profile.py [--rows N] [--db KEPT.duckdb]
+    .venv/bin/python bench/views_profile.py [--rows N] [--db KEPT.duckdb] [--snapshot-max-rows M]
 """
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from views_bench import build  # noqa: E402
 from warehouse.identity.resolve import load_reference_tables  # noqa: E402
 from warehouse.store import db  # noqa: E402
 from warehouse.views import BuildTime, materialize  # noqa: E402
+
+build = sys.modules["warehouse.views.materialize"]  # the module (warehouse.views exports the function)
 
 
 def profile(path: Path, rows: int | None) -> tuple[list[BuildTime], float]:
@@ -58,7 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="performance rows to generate")
     parser.add_argument("--db", help="a warehouse kept by views_bench.py --keep (copied, never written)")
+    parser.add_argument("--snapshot-max-rows", type=int, default=None,
+                        help="build the tables from snapshots of the views they share below this many result rows "
+                             f"(default {build.SNAPSHOT_MAX_ROWS:,}; 0: never)")
     args = parser.parse_args(argv)
+    if args.snapshot_max_rows is not None:
+        build.SNAPSHOT_MAX_ROWS = args.snapshot_max_rows
     workdir = Path(tempfile.mkdtemp(prefix="views_profile_"))
     try:
         path = workdir / "profile.duckdb"

@@ -135,3 +135,41 @@ def test_a_full_build_writes_comments_only_for_what_it_created(private_con, monk
     assert any(f"intermediate.{edited_name}" in s for s in said)
     monkeypatch.undo()
     assert table_comments(private_con) == commented
+
+
+
+def statements(con, build, containing: str) -> list[str]:
+    """The statements containing `containing` that `build()` ran on `con`, from DuckDB's query log."""
+    con.execute("CALL enable_logging('QueryLog')")
+    con.execute("CALL truncate_duckdb_logs()")
+    try:
+        build()
+        return [m for (m,) in con.execute("SELECT message FROM duckdb_logs WHERE type = 'QueryLog'").fetchall()
+                if containing in m]
+    finally:
+        con.execute("CALL disable_logging()")
+
+
+def test_a_small_warehouse_builds_from_snapshots_of_its_views_and_holds_what_a_plain_build_holds(
+        trees_warehouse, tmp_path, monkeypatch):
+    """Below SNAPSHOT_MAX_ROWS result rows, a staging view two tables read is computed once into a temp
+    table the tables read (issue 43: half the tables' build time on the shared rounds). Every model
+    holds the same rows as when each table reads the views, nothing of the snapshots outlives the
+    build, and no view is defined on them."""
+    import shutil
+    path = tmp_path / "copy.duckdb"
+    shutil.copyfile(trees_warehouse, path)
+    with db.connect(str(path)) as con:
+        load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+        load_decisions(con, ROOT / "examples" / "decisions.example.toml")
+        snapshots = statements(con, lambda: materialize(con), "CREATE TEMP TABLE")
+        # stg_results (read by ten tables) and stg_claims (five), each once
+        taken = sorted(re.search(r"CREATE TEMP TABLE (\w+)", s).group(1) for s in snapshots)
+        assert {"stg_results", "stg_claims"} <= set(taken) and len(taken) == len(set(taken))
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall()[0][0] == 0
+        assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal "
+                           "AND sql ILIKE '%temp.main%'").fetchall()[0][0] == 0
+        from_snapshots = contents(con)
+        monkeypatch.setattr(sys.modules["warehouse.views.materialize"], "SNAPSHOT_MAX_ROWS", 0)
+        assert statements(con, lambda: materialize(con), "CREATE TEMP TABLE") == []
+        assert contents(con) == from_snapshots
