@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
@@ -85,3 +86,20 @@ def test_both_venvs_install_from_the_lock():
     for venv, lock in (("$(VENV)", "requirements/run.txt"), ("$(TEST_VENV)", "requirements/test.txt")):
         assert f"$(call locked_venv,{venv},{lock})" in makefile
     assert "--require-hashes" in makefile
+
+
+def test_the_installed_dependencies_carry_their_bytecode():
+    """`make install` and `make install-test` compile what they install: uv writes no .pyc unless told,
+    and where PYTHONDONTWRITEBYTECODE is set Python writes none either, so every process compiled
+    Prefect, Pandera and the rest from source again (6.1 s to import what the CLI imports, 2.3 s
+    compiled). Checked on the environment running this test, which `make install-test` built."""
+    import importlib.util
+
+    import duckdb
+    import pandera
+    import polars
+    import prefect
+    import typer
+    missing = [m.__name__ for m in (prefect, pandera, polars, duckdb, typer)
+               if not Path(importlib.util.cache_from_source(m.__file__)).is_file()]
+    assert not missing, f"installed without bytecode: {', '.join(missing)} (make install-test compiles it)"
