@@ -11,6 +11,7 @@ from warehouse.store import db
 from warehouse.store.tree_tables import TABLES as TREE_TABLES  # stg_results reads run_summaries
 from warehouse.views.catalog import definitions
 
+ACCELERATOR_MODEL = "base_accelerator_names"
 IDENTITY_MODELS = ("base_accelerator_names", "base_benchmark_names", "base_processor_names", "base_result_rules",
                    "base_hardware_statements", "base_software_stacks", "stg_results")
 
@@ -46,8 +47,14 @@ def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.
 
 
 def canonical_accelerators(names: list[str], ref: Reference | None = None) -> dict[str, str | None]:
-    """Published (or typed) accelerator names -> canonical accelerator, by the views' own rule."""
+    """Published (or typed) accelerator names -> canonical accelerator, by the views' own rule: the
+    model stg_results takes its `accelerator` from (base_accelerator_names), run on these names alone
+    (resolving every identity of stg_results as well cost a claims load 0.14 s)."""
+    model = next(v for v in definitions() if v.name == ACCELERATOR_MODEL)
     frame = pl.DataFrame({"accelerator_raw": sorted(set(names))}, schema={"accelerator_raw": pl.String})
-    frame = frame.with_columns(model=pl.lit(None, pl.String), used_model=pl.lit(None, pl.String))
-    resolved = resolve_identities(frame, ref)
-    return dict(resolved.select("accelerator_raw", "accelerator").iter_rows())
+    with duckdb.connect() as con:
+        load_reference_tables(con, ref)
+        with db.registered(con, _names=frame):
+            con.execute("CREATE TEMP TABLE results AS SELECT accelerator_raw FROM _names")
+        con.execute("CREATE TEMP TABLE own_measurements (accelerator_raw VARCHAR)")
+        return dict(con.execute(f"SELECT accelerator_raw, accelerator FROM (\n{model.sql}\n)").fetchall())
