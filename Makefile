@@ -58,6 +58,11 @@ install-test: $(TEST_VENV)/.installed
 run: install
 	$(VENV)/bin/mlperf-wh backfill
 
+# The suites start many Python processes (the CLI, flows, servers, two pytest workers): empty, so each
+# reuses the bytecode of the project's modules and of pytest's rewritten tests, written once into the
+# checkout's __pycache__ (ignored by git), even where PYTHONDONTWRITEBYTECODE is set in the environment.
+test test-slow test-unit test-readme: export PYTHONDONTWRITEBYTECODE :=
+
 # Every test but the slow ones (over ~10 s: whole processes starting Prefect, several flow runs in
 # a row, a fuzz, a Dask cluster, a fresh venv): those run in `make test-slow`, which CI runs after this.
 # --dist loadfile: a module's fixtures (its exports, the report page) are built by one worker, not both.
