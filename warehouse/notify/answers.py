@@ -104,9 +104,12 @@ def due_moves(due: dict[str, str]) -> list[Move]:
 def record(con: duckdb.DuckDBPyConnection, moves: list[Move], run_kind: str, flow_run_id: str | None) -> None:
     if not moves:
         return
-    now = datetime.now(timezone.utc)
-    con.executemany(
+    # One statement, the moves as lists side by side: executemany is a statement per row, and a first
+    # backfill records every answer (0.3 s of its run for a few hundred rows).
+    columns = ("kind", "subject", "result_id", "round", "before", "after")
+    con.execute(
         "INSERT INTO answer_changes (changed_at, flow_run_id, run_kind, kind, subject, result_id, round, "
-        "before, after, gap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [[now, flow_run_id, run_kind, m.kind, m.subject, m.result_id, m.round, m.before, m.after, m.gap]
-         for m in moves])
+        "before, after, gap) SELECT ?, ?, ?, " + ", ".join(["unnest(?::VARCHAR[])"] * len(columns))
+        + ", unnest(?::DOUBLE[])",
+        [datetime.now(timezone.utc), flow_run_id, run_kind,
+         *([getattr(m, c) for m in moves] for c in columns), [m.gap for m in moves]])
