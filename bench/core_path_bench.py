@@ -10,7 +10,8 @@ B: the yardstick, `generate_final_report.py` of mlcommons/inference (../shared/a
    in a new directory each run (it writes its spreadsheet and JSON there).
 
 Targets (guards against drifting back; issue 43 withdrew parity, the tool doing a fraction of the
-work): A's wall time <= 2.5x B's, its peak memory <= 3.0x.
+work): A's wall time <= 2.5x B's, its peak memory <= 3.0x, in .venv (the test environment's lines
+have none: they show what the test extra adds).
 
     .venv/bin/python bench/run.py core       (MLPERF_BENCH_REPEAT pairs, median; default 5)
 """
@@ -34,6 +35,9 @@ YARDSTICK_PYTHON = ROOT / ".venv-yardstick" / "bin" / "python"
 TARGET_RATIO, TARGET_MEMORY_RATIO = 2.5, 3.0
 INTERPRETERS = {"run environment (.venv)": ROOT / ".venv" / "bin" / "python",
                 "test environment (.venv-test)": ROOT / ".venv-test" / "bin" / "python"}
+# The guard holds for what `make run` builds; the test environment's line shows what the test extra
+# costs (Pandera imports pandas when it is installed: 0.5 s and 100-125 MiB), with no target.
+GUARDED = "run environment (.venv)"
 NUMBERS = itertools.count()
 
 
@@ -74,7 +78,8 @@ def main(argv: list[str]) -> int:
             run_once([str(python), str(ROOT / "bench" / "core_path.py"), "v5.1", str(EARLIER), str(earlier)])
             for case, into in (("new warehouse", None), ("into a warehouse holding v5.1", earlier)):
                 pair = alternate(core_path(python, scratch, into), yardstick(scratch))
-                print(line(f"core path, {name}, {case} / MLCommons' tool", pair, TARGET_RATIO, TARGET_MEMORY_RATIO))
+                targets = (TARGET_RATIO, TARGET_MEMORY_RATIO) if python == INTERPRETERS[GUARDED] else (None, None)
+                print(line(f"core path, {name}, {case} / MLCommons' tool", pair, *targets))
     print(f"load average at the end {load()}")
     return 0
 
