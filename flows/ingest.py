@@ -5,7 +5,7 @@ import datetime as dt
 import logging
 from pathlib import Path
 
-from prefect import task
+from prefect.tasks import task
 from prefect.cache_policies import NO_CACHE
 
 from flows.parameters import deployable_source, flow

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 import duckdb
-from prefect import task
+from prefect.tasks import task
 from prefect.cache_policies import NO_CACHE
 from prefect.task_runners import ThreadPoolTaskRunner
 
