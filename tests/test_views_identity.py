@@ -39,6 +39,17 @@ def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con
                               "AND accelerator IS NULL").fetchone()[0] == 0
 
 
+def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_published_name(shared_con):
+    """canonical_accelerators (claims, decisions) runs base_accelerator_names alone; stg_results takes
+    `accelerator` from it. Every published name of the shared rounds, and a name that matches nothing,
+    get exactly what the loaded rows show."""
+    from warehouse.views.identities import canonical_accelerators
+    shown = dict(shared_con.execute("SELECT DISTINCT accelerator_raw, accelerator FROM stg_results "
+                                    "WHERE accelerator_raw IS NOT NULL").fetchall())
+    assert len(shown) > 40
+    assert canonical_accelerators([*shown, "no such accelerator"]) == shown | {"no such accelerator": None}
+
+
 @pytest.mark.parametrize("raw, canonical", [
     # as published: v5.1 5.1-0065 MangoBoost (48 accelerators), 5.1-0091 Supermicro_MangoBoost,
     # v6.0 6.0-0031 Dell_MangoBoost

@@ -74,13 +74,11 @@ class BuildSnapshots:
     a temp table of the build's connection when the warehouse is small (SNAPSHOT_MAX_ROWS). Views
     keep reading the view models themselves: they outlive the build."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, built: list[ViewFile], every_model: list[ViewFile],
-                 max_rows: int | None = None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, built: list[ViewFile], every_model: list[ViewFile]):
         self.con, self.taken = con, []
-        max_rows = SNAPSHOT_MAX_ROWS if max_rows is None else max_rows
         view_models = {v.name for v in every_model if v.kind == "view"}
         readers = Counter(name for v in built if v.kind == "table" for name in v.relations & view_models)
-        small = con.execute("SELECT count(*) FROM results").fetchall()[0][0] < max_rows
+        small = con.execute("SELECT count(*) FROM results").fetchall()[0][0] < SNAPSHOT_MAX_ROWS
         self.shared = {name for name, n in readers.items() if n > 1} if small else set()
 
     def schemas_for(self, view: ViewFile, schemas: dict[str, str]) -> dict[str, str]:
@@ -93,6 +91,7 @@ class BuildSnapshots:
         return schemas | {name: SNAPSHOT_SCHEMA for name in wanted}
 
     def drop(self) -> None:
+        """Before the build commits (a failed build's rollback drops them with everything else)."""
         for name in self.taken:
             self.con.execute(f"DROP TABLE {SNAPSHOT_SCHEMA}.{name}")
         self.taken = []
