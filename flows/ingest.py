@@ -5,12 +5,9 @@ import datetime as dt
 import logging
 from pathlib import Path
 
-from prefect.tasks import task
-from prefect.cache_policies import NO_CACHE
-
-from flows.parameters import deployable_source, flow
-from flows.run_rounds import EXPECTED_FAILURES, current_flow_run_id, materialize_views, run_rounds, task_runner
-from flows.steps import RetryWhen, call, run_logger
+from flows.parameters import deployable_source
+from flows.run_rounds import EXPECTED_FAILURES, MAX_WORKERS, current_flow_run_id, materialize_views, run_rounds
+from flows.steps import RetryWhen, call, flow, in_plain_run, run_logger, task
 from warehouse.export.run_report import RunReport, build
 from warehouse.identity.round_table import record_loaded
 from warehouse.identity.rounds import Round, load_registry, parse_round_list, resolve_rounds, resolve_source, with_tables
@@ -47,7 +44,6 @@ for _name in ("prefect.task_runs", "prefect.flow_runs"):
 
 # The declared retries are FetchSettings' defaults; a run applies its own settings (_fetcher).
 @task(name="fetch", retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
-      cache_policy=NO_CACHE,
       retry_condition_fn=RetryWhen(is_transient))
 def fetch_file(location: str, file_name: str, settings: FetchSettings, previous: Previous | None):
     """The fetched file, or None when the source does not have it (HTTP 404, no such file)."""
@@ -57,12 +53,12 @@ def fetch_file(location: str, file_name: str, settings: FetchSettings, previous:
         return None
 
 
-@task(name="parse-and-validate", cache_policy=NO_CACHE)
+@task(name="parse-and-validate")
 def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: str, label: str) -> Prepared:
     return prepare(content, file_name, round_name, origin, label)
 
 
-@task(name="load", cache_policy=NO_CACHE)
+@task(name="load")
 def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str,
                         allow: frozenset[str] = frozenset()) -> RoundOutcome:
     with file_errors(), db.connect(db_file) as con:
@@ -79,7 +75,7 @@ def newly_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
     return sorted(due_decisions(db_file) - due_before)
 
 
-@task(name="report-due-decisions", cache_policy=NO_CACHE)
+@task(name="report-due-decisions")
 def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
     """Decisions whose review this ingest made due (their review round is now loaded)."""
     newly_due = newly_due_decisions(db_file, due_before)
@@ -199,7 +195,7 @@ def _backfill_run_name() -> str:
     return "backfill-" + ("-".join(names) if len(names) <= 2 else f"{names[0]}-to-{names[-1]}")
 
 
-@flow(name="backfill", flow_run_name=_backfill_run_name, task_runner=task_runner())
+@flow(name="backfill", flow_run_name=_backfill_run_name, max_workers=MAX_WORKERS)
 def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False,
              allow: list[str] | None = None) -> RunReport:
     """Every round at once (flows/run_rounds.py): one task per round, then the views."""
@@ -212,7 +208,7 @@ def _scheduled_run_name() -> str:
     return "backfill-" + (flow_run.parameters.get("rounds") or "all").replace(",", "-")
 
 
-@flow(name="scheduled-backfill", flow_run_name=_scheduled_run_name, task_runner=task_runner())
+@flow(name="scheduled-backfill", flow_run_name=_scheduled_run_name, max_workers=MAX_WORKERS)
 def scheduled_backfill(source: str | None = None, db_file: str | None = None, rounds: str = "",
                        trees: bool = True) -> list[dict]:
     """The deployable entry point: plain parameters, registry and defaults resolved at run time.

@@ -5,15 +5,14 @@ FastAPI (0.1-0.2 s here) in every process that starts a flow run, although a run
 needs nothing else of it. Our flows take text, numbers, booleans, dates, lists, dicts and
 dataclasses of them (Round, TreeRun): encoded here as `jsonable_encoder` encodes them
 (tests/test_flow_parameters.py holds them equal on each flow's real parameters). Any other value
-goes to Prefect's own method.
+goes to Prefect's own method (flows/prefect_flow.py).
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 import datetime as dt
-
-from prefect.flows import Flow
+import os
+from typing import Callable
 
 from warehouse.ingest.source_urls import redact
 from warehouse.settings import variable
@@ -58,18 +57,10 @@ def deployable_source(source: str | None) -> str | None:
     return None
 
 
-class PlainParameterFlow(Flow):
-    """Parameters go to the API as plain JSON with their URLs' credentials removed; the flow itself
-    still gets the values it was called with."""
-
-    def serialize_parameters(self, parameters):
-        try:
-            serialized = {name: plain_json(value) for name, value in parameters.items()}
-        except _NotPlain:
-            serialized = super().serialize_parameters(parameters)
-        return without_secrets(serialized)
-
-
-def flow(**options):
-    """`prefect.flow(**options)`, making a PlainParameterFlow."""
-    return lambda fn: PlainParameterFlow(fn=fn, **options)
+def api_parameters(parameters: dict, prefects_own: Callable[[dict], dict]) -> dict:
+    """`parameters` as the API is sent them: plain JSON with their URLs' credentials removed."""
+    try:
+        serialized = {name: plain_json(value) for name, value in parameters.items()}
+    except _NotPlain:
+        serialized = prefects_own(parameters)
+    return without_secrets(serialized)

@@ -17,6 +17,8 @@ import datetime as dt
 from typing import Callable
 from uuid import UUID
 
+from flows.steps import in_plain_run
+
 
 def name_scheduled_runs(deployment_id: UUID, name_for: Callable[[dt.datetime], str]) -> int:
     """Create the deployment's upcoming runs now and name each `name_for(its start time)`;
@@ -49,6 +51,8 @@ def name_scheduled_runs(deployment_id: UUID, name_for: Callable[[dt.datetime], s
 def name_this_deployments_runs(name_for: Callable[[dt.datetime], str]) -> None:
     """Inside a flow run: name the upcoming runs of its deployment (none when it runs without one,
     as `mlperf-wh watch` does). A failure is a warning: the run's own work is done either way."""
+    if in_plain_run():
+        return
     from prefect import get_run_logger
     from prefect.runtime import deployment
     try:

@@ -17,11 +17,8 @@ from contextlib import contextmanager
 from typing import Callable
 
 import duckdb
-from prefect.tasks import task
-from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
 
-from flows.steps import RetryWhen, exception_of, run_logger, submit
+from flows.steps import RetryWhen, exception_of, in_plain_run, run_logger, submit, task
 
 from warehouse.errors import WarehouseUnavailable
 from warehouse.export.outputs import regenerate_after_run
@@ -53,20 +50,16 @@ from warehouse.views import materialize
 
 EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
 WRITE_LOCK = threading.Lock()  # DuckDB: one writing connection at a time, also within this process
-MAX_WORKERS = 4
+MAX_WORKERS = 4  # rounds of a run at once
 
 
-def task_runner() -> ThreadPoolTaskRunner:
-    return ThreadPoolTaskRunner(max_workers=MAX_WORKERS)
-
-
-@task(name="materialize-views", cache_policy=NO_CACHE)
+@task(name="materialize-views")
 def materialize_views(db_file: str) -> list[str]:
     with file_errors(), db.connect(db_file) as con:
         return materialize(con)
 
 
-@task(name="ingest-round", task_run_name="ingest-{round_name}", cache_policy=NO_CACHE,
+@task(name="ingest-round", task_run_name="ingest-{round_name}",
       retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       retry_condition_fn=RetryWhen(is_transient))
 def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
@@ -119,6 +112,8 @@ def _outcome(round: Round, future) -> RoundOutcome:
 
 
 def current_flow_run_id() -> str | None:
+    if in_plain_run():
+        return None
     from prefect.runtime import flow_run
     return flow_run.id
 

@@ -1,31 +1,34 @@
-"""Our flows' tasks, called through Prefect or plainly, with one code path.
+"""Our flows and tasks: declared without Prefect, run through Prefect or plainly, with one code path.
 
 A command's run is a Prefect flow run when a Prefect API is configured (flows/local_runs.py). Without
 one, Prefect would start its temporary server: about 4 s of CPU to import and start it, more than a
 cold backfill's whole work (docs/operations-guide.md, "What a run costs"). So such a run calls the
-same flow functions plainly (`flow.fn`), and each task call below becomes the task's own function,
-with the retries the task declares; `submit` runs it on a thread pool of the size the flow's
-ThreadPoolTaskRunner has. A flow calls its tasks only through `call` and `submit`, and waits with
-`as_completed`, so it reads the same either way.
+same flow functions plainly, and each task call below becomes the task's own function, with the
+retries the task declares; `submit` runs it on a thread pool of the size the flow declares. A flow
+calls its tasks only through `call` and `submit`, and waits with `as_completed`, so it reads the
+same either way.
+
+`@task` and `@flow` here declare; the Prefect task or flow (`.prefect`) is built the first time a
+flow run needs it. Importing any part of Prefect costs about a second (its package runs its
+analytics and settings set-up on import), which a plain run, never touching Prefect, does not pay.
 """
 from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import functools
 import inspect
 import logging
 import os
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable
-
-from prefect.flows import Flow
-from prefect.futures import as_completed as prefect_as_completed
-from prefect.tasks import Task
 
 _plain_pool: contextvars.ContextVar[concurrent.futures.ThreadPoolExecutor | None] = \
     contextvars.ContextVar("plain_pool", default=None)
 _plain: contextvars.ContextVar[bool] = contextvars.ContextVar("plain", default=False)
+ENTRYPOINTS = Path(__file__).with_name("entrypoints.py")  # our deployable flows, as Prefect loads them
 
 
 @contextmanager
@@ -36,6 +39,79 @@ def plainly():
         yield
     finally:
         _plain.reset(token)
+
+
+def in_plain_run() -> bool:
+    return _plain.get()
+
+
+class _Declared:
+    """A function and the options Prefect's decorator would take; `prefect` builds the Prefect object
+    once, when a flow run first needs it."""
+
+    def __init__(self, fn: Callable, options: dict):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.options = options
+
+    @property
+    def name(self) -> str:
+        return self.options.get("name", self.fn.__name__)
+
+    def with_options(self, **changes):
+        return type(self)(self.fn, {**self.options, **changes})
+
+    @functools.cached_property
+    def prefect(self):
+        return self._build()
+
+    def __call__(self, *args, **kwargs):
+        return call(self, *args, **kwargs)
+
+
+class TaskStep(_Declared):
+    """A task: Prefect's `@task` options (name, retries, retry_delay_seconds, retry_condition_fn,
+    task_run_name). Our tasks are never cached: each fetches, or writes the warehouse."""
+
+    retries = property(lambda self: self.options.get("retries", 0))
+    retry_delay_seconds = property(lambda self: self.options.get("retry_delay_seconds"))
+    retry_condition_fn = property(lambda self: self.options.get("retry_condition_fn"))
+    task_run_name = property(lambda self: self.options.get("task_run_name"))
+
+    def _build(self):
+        from prefect.cache_policies import NO_CACHE
+        from prefect.tasks import Task
+        return Task(fn=self.fn, cache_policy=NO_CACHE, **self.options)
+
+
+class FlowStep(_Declared):
+    """A flow: Prefect's `@flow` options (name, flow_run_name), and `max_workers`, the size of the
+    thread pool its submitted tasks run on (Prefect's ThreadPoolTaskRunner)."""
+
+    max_workers = property(lambda self: self.options.get("max_workers"))
+
+    def _build(self):
+        from flows.prefect_flow import PlainParameterFlow
+        from prefect.task_runners import ThreadPoolTaskRunner
+        options = {k: v for k, v in self.options.items() if k != "max_workers"}
+        if self.max_workers:
+            options["task_runner"] = ThreadPoolTaskRunner(max_workers=self.max_workers)
+        return PlainParameterFlow(fn=self.fn, **options)
+
+    def to_deployment(self, name: str, **options):
+        """A deployment of this flow (Prefect's `to_deployment` options), at its entrypoint in
+        flows/entrypoints.py: a worker or a served run loads a Prefect flow from there."""
+        from prefect.deployments.runner import RunnerDeployment
+        where = Path(os.path.relpath(ENTRYPOINTS.resolve(), Path.cwd().resolve())).as_posix()
+        return RunnerDeployment.from_entrypoint(f"{where}:{self.fn.__name__}", name=name, **options)
+
+
+def task(**options) -> Callable[[Callable], TaskStep]:
+    return lambda fn: TaskStep(fn, options)
+
+
+def flow(**options) -> Callable[[Callable], FlowStep]:
+    return lambda fn: FlowStep(fn, options)
 
 
 class RetryWhen:
@@ -61,20 +137,20 @@ def exception_of(state) -> BaseException | None:
 def call(step, *args, **kwargs):
     """step(*args, **kwargs): a Prefect task or flow call, or, in a plain run, its function (any
     other callable is called as it is)."""
-    if not _plain.get():
+    if not isinstance(step, _Declared):
         return step(*args, **kwargs)
-    if isinstance(step, Flow):
+    if not _plain.get():
+        return step.prefect(*args, **kwargs)
+    if isinstance(step, FlowStep):
         return run_flow_plainly(step, args, kwargs)
-    if isinstance(step, Task):
-        return _with_retries(step, args, kwargs)
-    return step(*args, **kwargs)
+    return _with_retries(step, args, kwargs)
 
 
 def submit(task, *args, **kwargs):
     """task.submit(...): a Prefect future, or, in a plain run, a PlainFuture on the flow's pool."""
     pool = _plain_pool.get()
     if not _plain.get():
-        return task.submit(*args, **kwargs)
+        return task.prefect.submit(*args, **kwargs)
     if pool is None:
         raise RuntimeError(f"{task.name}: submitted outside a flow")
     context = contextvars.copy_context()
@@ -86,14 +162,15 @@ def as_completed(futures):
     if futures and all(isinstance(f, PlainFuture) for f in futures):
         by_inner = {f.inner: f for f in futures}
         return (by_inner[done] for done in concurrent.futures.as_completed(by_inner))
+    from prefect.futures import as_completed as prefect_as_completed
     return prefect_as_completed(futures)
 
 
-def run_flow_plainly(flow: Flow, args, kwargs):
+def run_flow_plainly(flow: FlowStep, args, kwargs):
     """The flow's function here, its submitted tasks on a pool of the flow's size. An exception
     (an interrupt above all) leaves at once: tasks not started are cancelled, and a task still
     running is not waited for."""
-    workers = getattr(flow.task_runner, "_max_workers", None) or os.cpu_count() or 1
+    workers = flow.max_workers or os.cpu_count() or 1
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, 32),
                                                  thread_name_prefix=flow.name)
     token = _plain_pool.set(pool)

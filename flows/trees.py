@@ -10,13 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from prefect.tasks import task
-from prefect.cache_policies import NO_CACHE
-from prefect.task_runners import ThreadPoolTaskRunner
-
-from flows.parameters import flow
 from flows.run_rounds import materialize_views
-from flows.steps import as_completed, call, run_logger, submit
+from flows.steps import as_completed, call, flow, run_logger, submit, task
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
@@ -53,7 +48,7 @@ def dask_address(explicit: str | None = None) -> str | None:
     return explicit or current_settings().dask_address
 
 
-@task(name="rebuild-rounds-from-trees", cache_policy=NO_CACHE)
+@task(name="rebuild-rounds-from-trees")
 def rebuild_rounds_from_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun):
     """The rounds with no published table: their rows rebuilt from their trees and loaded first, so
     the tree ingest below finds their run folders as it finds any loaded row's."""
@@ -61,12 +56,12 @@ def rebuild_rounds_from_trees(rounds: list[Round], source: str, db_file: str, ru
                           git=run.git)
 
 
-@task(name="fetch-and-parse-tree-files", cache_policy=NO_CACHE)
+@task(name="fetch-and-parse-tree-files")
 def fetch_and_parse(files, settings: FetchSettings, force: bool):
     return fetch_chunk(files, settings, force)
 
 
-@task(name="fetch-and-parse-tree-files-on-dask", cache_policy=NO_CACHE)
+@task(name="fetch-and-parse-tree-files-on-dask")
 def fetch_and_parse_on_dask(files, settings: FetchSettings, run: TreeRun):
     return fetch_on_cluster(run.dask_address, files, settings, run.force)
 
@@ -123,5 +118,4 @@ def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = Tre
     """The tree ingest on the runner `run` asks for."""
     if run.dask_address:
         check_cluster_run(source)
-    runner = ThreadPoolTaskRunner(max_workers=run.concurrency)
-    return call(ingest_trees.with_options(task_runner=runner), rounds, source, db_file, run)
+    return call(ingest_trees.with_options(max_workers=run.concurrency), rounds, source, db_file, run)

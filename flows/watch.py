@@ -16,9 +16,10 @@ import datetime as dt
 from flows.ingest import RoundsFailed
 from flows.ingest import deployment as backfill_deployment
 from flows.local_runs import run_here
-from flows.parameters import deployable_source, flow
+from flows.parameters import deployable_source
 from flows.run_names import name_scheduled_runs, name_this_deployments_runs
-from flows.run_rounds import run_rounds, task_runner
+from flows.run_rounds import MAX_WORKERS, run_rounds
+from flows.steps import flow
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import rounds_to_watch
 from warehouse.identity.rounds import resolve_source
@@ -35,7 +36,7 @@ def _watch_run_name() -> str:
     return watch_run_name(flow_run.scheduled_start_time)
 
 
-@flow(name="watch-rounds", flow_run_name=_watch_run_name, task_runner=task_runner())
+@flow(name="watch-rounds", flow_run_name=_watch_run_name, max_workers=MAX_WORKERS)
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
     """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
     report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)

@@ -9,7 +9,8 @@ import sys
 from fastapi.encoders import jsonable_encoder
 
 from flows.ingest import backfill, ingest_file, scheduled_backfill
-from flows.parameters import PlainParameterFlow, plain_json
+from flows.parameters import plain_json
+from flows.prefect_flow import PlainParameterFlow
 from flows.trees import TreeRun
 from flows.watch import watch_rounds
 from warehouse.identity.rounds import load_registry
@@ -26,8 +27,8 @@ def test_each_flow_encodes_its_real_parameters_as_prefect_would():
         (watch_rounds, {"source": "http://127.0.0.1:8000", "db_file": "w.duckdb"}),
     ]
     for flow, parameters in calls:
-        assert isinstance(flow, PlainParameterFlow), flow.name
-        assert flow.serialize_parameters(parameters) == jsonable_encoder(parameters), flow.name
+        assert isinstance(flow.prefect, PlainParameterFlow), flow.name
+        assert flow.prefect.serialize_parameters(parameters) == jsonable_encoder(parameters), flow.name
     assert rounds[0].published is not None  # a date among them, as the registry's rounds carry
     assert plain_json(TreeRun(dask_address="tcp://h:8786")) == jsonable_encoder(TreeRun(dask_address="tcp://h:8786"))
     assert plain_json(dt.datetime(2026, 1, 2, 3, tzinfo=dt.timezone.utc)) == "2026-01-02T03:00:00+00:00"
@@ -35,12 +36,12 @@ def test_each_flow_encodes_its_real_parameters_as_prefect_would():
 
 def test_other_values_go_to_prefects_own_encoder():
     parameters = {"kinds": frozenset({"a"})}
-    assert watch_rounds.serialize_parameters(parameters) == {"kinds": ["a"]}
+    assert watch_rounds.prefect.serialize_parameters(parameters) == {"kinds": ["a"]}
 
 
 def test_watch_runs_without_importing_fastapi():
     probe = ("import sys; from flows.watch import watch_rounds; "
-             "watch_rounds.serialize_parameters({'source': 's', 'db_file': 'd'}); "
+             "watch_rounds.prefect.serialize_parameters({'source': 's', 'db_file': 'd'}); "
              "print('fastapi' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

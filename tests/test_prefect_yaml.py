@@ -28,6 +28,13 @@ def test_prefect_yaml_declares_the_deployments_serve_serves():
         assert all(set(s) == {"cron"} for s in entry["schedules"]), "serve's schedules set only a cron"
 
 
+def test_each_entrypoint_loads_the_flow_its_deployment_runs():
+    from prefect.flows import Flow, load_flow_from_entrypoint
+    for d in deployments(DEFAULT_CRON):
+        loaded = load_flow_from_entrypoint(d.entrypoint)
+        assert isinstance(loaded, Flow) and loaded.name == d.flow_name, d.name
+
+
 def test_every_deployment_goes_to_one_process_pool_and_runs_from_the_deployed_checkout():
     pools = {d["work_pool"]["name"] for d in declared().values()}
     assert len(pools) == 1

@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import duckdb
 
 from warehouse import settings
+from warehouse.prefect_settings import api_configured
 
 SENT_BY = "MLPerf warehouse"
 
@@ -55,14 +56,11 @@ def configured_targets() -> list[Target]:
     """Every target of MLPERF_NOTIFY, then MLPERF_NOTIFY_BLOCK's block (with a Prefect API)."""
     current = settings.current()
     targets = [apprise_target(url) for url in current.notify]
-    if current.notify_block and prefect_api_configured():
+    if current.notify_block and api_configured():
         targets.append(block_target(current.notify_block))
     return targets
 
 
-def prefect_api_configured() -> bool:
-    from prefect.settings import get_current_settings
-    return bool(get_current_settings().api.url)
 
 
 def url_secrets(url: str) -> tuple[str, ...]:
