@@ -35,6 +35,8 @@ CONFIGURATIONS = {
     "pyproject.toml's [tool.prefect]": ({"work/pyproject.toml": f'[tool.prefect.api]\nurl = "{API}"\n'}, {}, False),
     "a pyproject.toml without [tool.prefect]": ({"work/pyproject.toml": '[project]\nname = "x"\n'}, {}, True),
     ".env in the working directory": ({"work/.env": f"PREFECT_API_URL={API}\n"}, {}, False),
+    ".env setting the API in lower case": ({"work/.env": f"prefect_api_url={API}\n"}, {}, False),
+    "a .env for other tools": ({"work/.env": "MLPERF_SOURCE=/data\nAPI_URL=http://elsewhere\n"}, {}, True),
     "a profiles file that is not TOML": ({"home/profiles.toml": "active = \n"}, {}, False),
 }
 

@@ -46,7 +46,7 @@ def sources_set_no_api() -> bool:
         return False
     if any(os.environ.get(name) for name in TEST_MODE_ENV):
         return False
-    if Path(".env").exists() or Path("prefect.toml").exists() or _pyproject_configures_prefect():
+    if _dotenv_names_prefect() or Path("prefect.toml").exists() or _pyproject_configures_prefect():
         return False
     profiles = _profiles_path()
     if profiles is None:
@@ -74,6 +74,17 @@ def _profiles_path() -> Path | None:
     else:
         path = Path.home() / ".prefect" / "profiles.toml"
     return path if path.exists() else None
+
+
+def _dotenv_names_prefect() -> bool:
+    """A `.env` here may set Prefect's settings: Prefect reads only its variables named PREFECT_*
+    (in any letter case), so a `.env` kept for other tools does not."""
+    try:
+        return "PREFECT_" in Path(".env").read_text(encoding="utf-8", errors="replace").upper()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def _pyproject_configures_prefect() -> bool:

@@ -61,8 +61,6 @@ def configured_targets() -> list[Target]:
     return targets
 
 
-
-
 def url_secrets(url: str) -> tuple[str, ...]:
     """The parts of a notification URL that may be credentials: the user's password, every path
     segment and query value (Slack's and Discord's tokens are path segments), long enough to matter."""
