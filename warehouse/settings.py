@@ -143,6 +143,10 @@ FIELDS: dict[str, Field] = {
         "database); unset: such runs are plain, recorded in `mlperf-wh loads`; any value but 0 means yes")),
     "prefect_startup_timeout": Field(120.0, number(gt=0, le=DAY), (
         "seconds Prefect's temporary API server may take to start (a first start migrates its database)")),
+    "duckdb_threads": Field(None, number(ge=1, le=1024, kind=int), (
+        "threads each DuckDB connection of a command may use (loads, views, `sql`, exports); unset: DuckDB's "
+        "default, one per core; on a machine shared with other work, or running several commands at once, "
+        "a smaller number leaves the other cores to them")),
     "sql_timeout": Field(60.0, number(gt=0, le=DAY), "seconds one `mlperf-wh sql` query may run before it is stopped"),
     "sql_memory_limit": Field("25%", memory_limit, (
         "memory one `mlperf-wh sql` query may use: a share of this machine's memory (25%) or a size (8GB, 512MiB)")),

@@ -173,10 +173,18 @@ def connect(path: str | None = None, read_only: bool = False,
     from warehouse.store.change_tables import TABLES as CHANGE_TABLES
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    con = open_warehouse(db_path(path), read_only, config or {}, TABLES + TREE_TABLES + CHANGE_TABLES)
+    con = open_warehouse(db_path(path), read_only, duckdb_config(config), TABLES + TREE_TABLES + CHANGE_TABLES)
     if not read_only:
         migrate(con)
     return con
+
+
+def duckdb_config(config: dict | None = None) -> dict:
+    """`config` and the threads MLPERF_DUCKDB_THREADS allows (first: a config that locks itself must
+    see it), for every connection to a file: DuckDB refuses a second connection, in one process, to a
+    file already open there with another configuration."""
+    threads = settings.current().duckdb_threads
+    return {"threads": threads, **(config or {})} if threads else dict(config or {})
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:

@@ -34,7 +34,7 @@ def resolve_identities(frame: pl.DataFrame, ref: Reference | None = None) -> pl.
     any others of `results`): the same SQL model, run on an in-memory database, for names outside
     `results`. Returns the frame's columns and the identity columns stg_results adds."""
     by_name = {v.name: v for v in definitions()}
-    with duckdb.connect() as con:
+    with duckdb.connect(config=db.duckdb_config()) as con:
         load_reference_tables(con, ref)
         _results_shaped(con, frame)
         for name in IDENTITY_MODELS:
@@ -52,7 +52,7 @@ def canonical_accelerators(names: list[str], ref: Reference | None = None) -> di
     (resolving every identity of stg_results as well cost a claims load 0.14 s)."""
     model = next(v for v in definitions() if v.name == ACCELERATOR_MODEL)
     frame = pl.DataFrame({"accelerator_raw": sorted(set(names))}, schema={"accelerator_raw": pl.String})
-    with duckdb.connect() as con:
+    with duckdb.connect(config=db.duckdb_config()) as con:
         load_reference_tables(con, ref)
         with db.registered(con, _names=frame):
             con.execute("CREATE TEMP TABLE results AS SELECT accelerator_raw FROM _names")
