@@ -38,7 +38,7 @@ os.environ.pop("MLPERF_WAREHOUSE_DB", None)
 
 
 # What a unit test may not ask for: the shared data, Prefect, servers, the CLI (which runs flows).
-INTEGRATION_FIXTURES = {"prefect_harness", "cli", "mirror_server", "shared_warehouse", "shared_con",
+INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "shared_con",
                         "private_con", "trees_warehouse"}
 
 
@@ -179,6 +179,32 @@ def cli(prefect_harness, capsys):
 
     def run(*args: str):
         code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run
+
+
+@contextmanager
+def no_prefect_api(monkeypatch):
+    """This process as a user's without a Prefect server: no API URL, no temporary server asked for."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.delenv("MLPERF_PREFECT_TEMPORARY_SERVER", raising=False)
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        yield
+
+
+@pytest.fixture
+def plain_cli(monkeypatch, capsys):
+    """Run `mlperf-wh ARGS...` in this process with no Prefect API, as most users run it: a run is
+    the flow's functions called plainly (flows/local_runs.py) -> (code, out, err). A case about
+    what a run checks or says, not about Prefect, uses it: a flow run costs a second more, and
+    test_plain_runs.py holds a plain run to a flow run."""
+    from warehouse.cli import main
+
+    def run(*args: str):
+        with no_prefect_api(monkeypatch):
+            code = main([str(a) for a in args])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
     return run

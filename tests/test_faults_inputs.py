@@ -332,3 +332,9 @@ def test_json_within_bounds_reads_as_json_does():
     assert load_json('{"a": "", "b": 1, "a": ""}', "t") == {"a": "", "b": 1}  # as a v4.1 system description has it
     with pytest.raises(InputRefused, match="9223372036854775808, beyond the bound"):
         load_json('{"a": 9223372036854775808}', "t")
+
+
+@pytest.fixture
+def cli(plain_cli):
+    """Runs without a Prefect API: what a run refuses and says is the same code under a flow run."""
+    return plain_cli

@@ -269,3 +269,9 @@ def test_an_oversized_integer_in_a_claims_file_is_one_line(cli, warehouse, tmp_p
     assert "out of range" in line or "not valid TOML" in line
     assert len(line) < 400
     assert ledger_rows(warehouse, "claims") == []
+
+
+@pytest.fixture
+def cli(plain_cli):
+    """Runs without a Prefect API: what a run refuses and says is the same code under a flow run."""
+    return plain_cli

@@ -106,3 +106,9 @@ def test_credentials_the_host_refuses_are_said_as_such(tmp_path):
         with pytest.raises(FetchError, match="HTTP 401: the host refused the credentials the URL carries$") as caught:
             fetch(server.url.replace("://", "://analyst:s3cret@") + "/f.json", "f.json", FetchSettings())
     assert "s3cret" not in str(caught.value)
+
+
+@pytest.fixture
+def cli(plain_cli):
+    """Runs without a Prefect API: what a run refuses and says is the same code under a flow run."""
+    return plain_cli

@@ -11,40 +11,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MIRROR, serve
+from tests.conftest import MIRROR, no_prefect_api, serve
 from tests.faults import digest, one_error_line, query
 
 V41_PATH = "/inference_results_v4.1/main/summary_results.json"
 V60_PATH = "/inference_results_v6.0/main/summary_results.json"
 COMMAND = Path(sys.executable).parent / "mlperf-wh"
-
-
-@contextmanager
-def no_prefect_api(monkeypatch):
-    """This process as a user's without a Prefect server: no API URL, no temporary server asked for."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    monkeypatch.delenv("MLPERF_PREFECT_TEMPORARY_SERVER", raising=False)
-    with temporary_settings(restore_defaults={PREFECT_API_URL}):
-        yield
-
-
-@pytest.fixture
-def plain_cli(monkeypatch, capsys):
-    """Run `mlperf-wh ARGS...` in this process with no Prefect API -> (code, out, err)."""
-    from warehouse.cli import main
-
-    def run(*args: str):
-        with no_prefect_api(monkeypatch):
-            code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return run
 
 
 def test_a_run_is_a_flow_run_only_when_a_prefect_api_is_configured(prefect_harness, monkeypatch):
