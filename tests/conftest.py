@@ -61,9 +61,26 @@ def pytest_runtest_setup(item):
                     "../shared/mlcommons beside the checkout (or MLPERF_SHARED_DIR/mlcommons)", pytrace=False)
 
 
+_LAUNCHED: list = []  # the session's Prefect API server, launched before any test asks for it
+
+
+def pytest_collection_finish(session):
+    """Launch the Prefect API server now when a test of this session will need it: it starts (5-6 s)
+    while the first tests run. Each xdist worker collects every test and launches its own."""
+    if not session.config.option.collectonly and any("prefect_harness" in item.fixturenames for item in session.items):
+        from tests.prefect_api import LaunchedServer
+        _LAUNCHED.append(LaunchedServer())
+
+
+def pytest_sessionfinish(session):
+    """Stop a launched server no test of this worker asked for (prefect_harness stops its own)."""
+    while _LAUNCHED:
+        _LAUNCHED.pop().stop()
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect API for the whole session (tests/prefect_api.py: starting one costs 7-18 s)."""
+    """One Prefect API for the whole session (tests/prefect_api.py: starting one costs 5-18 s)."""
     # `import prefect.main` configures Prefect's logging, binding its console handler to the
     # sys.stderr of that moment. Left to the first flow import inside a test, that is the test's
     # capsys stream, closed when the test ends: every later Prefect log line then fails, and with
@@ -71,7 +88,7 @@ def prefect_harness():
     import prefect.main  # noqa: F401
 
     from tests.prefect_api import prefect_api
-    with prefect_api():
+    with prefect_api(_LAUNCHED.pop() if _LAUNCHED else None):
         yield
 
 
