@@ -46,10 +46,10 @@ def loading_runs(tmp: Path) -> str:
     base = tmp / "v51.duckdb"
     warehouse_with(("v5.1",), base)
     with receiving() as receiver:
-        return _loading_pair(tmp, receiver)
+        return _loading_pair(tmp, base, receiver)
 
 
-def _loading_pair(tmp: Path, receiver) -> str:
+def _loading_pair(tmp: Path, base: Path, receiver) -> str:
     command = Path(sys.executable).parent / "mlperf-wh"
     run = (f'cp {base} {tmp}/w.duckdb && rm -f {tmp}/w.read.duckdb && '
            f'{command} backfill --rounds v6.0 --source {MIRROR} --db {tmp}/w.duckdb -q')

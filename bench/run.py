@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
@@ -52,7 +53,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"== {name}")
         started = time.perf_counter()
-        code = run([])
+        try:
+            code = run([])
+        except Exception:  # a broken section is reported, and the sections after it still run
+            traceback.print_exc()
+            code = "an exception"
         verdict = "ok" if code == 0 else f"FAILED ({code})"
         print(f"== {name}: {verdict} in {time.perf_counter() - started:.1f} s")
         if code != 0:
