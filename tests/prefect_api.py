@@ -78,8 +78,7 @@ class LaunchedServer:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             time.sleep(0.1)
-        else:
-            self.stop()
+        else:  # prefect_api stops it
             raise RuntimeError(f"the test session's Prefect API server did not answer within {timeout} s")
         if self.fresh:
             _keep_snapshot(self.database, self.template)

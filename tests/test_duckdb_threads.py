@@ -44,12 +44,12 @@ def test_a_bad_thread_count_names_the_variable(monkeypatch, value):
         settings.current()
 
 
-def test_the_sql_sandbox_cannot_change_them(monkeypatch, tmp_path, cli):
+def test_the_sql_sandbox_cannot_change_them(monkeypatch, tmp_path, plain_cli):
     monkeypatch.setenv("MLPERF_DUCKDB_THREADS", "1")
     path = str(tmp_path / "warehouse.duckdb")
     with db.connect(path):
         pass
-    code, out, _ = cli("sql", "--db", path, "--format", "csv", "SELECT current_setting('threads') AS threads")
+    code, out, _ = plain_cli("sql", "--db", path, "--format", "csv", "SELECT current_setting('threads') AS threads")
     assert (code, out.split()) == (0, ["threads", "1"])
-    code, _, err = cli("sql", "--db", path, "SET threads = 4")
+    code, _, err = plain_cli("sql", "--db", path, "SET threads = 4")
     assert code != 0 and "refused SET" in err

@@ -45,6 +45,7 @@ def warehouse(shared_warehouse, tmp_path):
 
 @pytest.fixture
 def cli(plain_cli):
+    """Runs without a Prefect API: what a run refuses and says is the same code under a flow run."""
     return plain_cli
 
 

@@ -29,7 +29,7 @@ def publish(db_file: str) -> Path:
     is only ever replaced when it is a copy (paths.check_publishable)."""
     check_warehouse(db_file)
     check_publishable(db_file)
-    with duckdb.connect(db_file, config=db.duckdb_config()) as con:
+    with _this_process_instance(db_file) as con:
         con.execute("CHECKPOINT")
     target = published_path(db_file)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
@@ -51,13 +51,19 @@ def copy_in_storage_version(db_file: str, target: Path, storage: str) -> None:
     """Every table, view and macro of `db_file` into a new file of DuckDB storage version `storage`.
     Through this process's own database instance of the file (DuckDB attaches a file once per
     process, and a run publishes while its connection is open)."""
-    with duckdb.connect(db_file, config=db.duckdb_config()) as con:
+    with _this_process_instance(db_file) as con:
         source = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
         con.execute(f"ATTACH ? AS published_copy (STORAGE_VERSION '{storage}')", [str(target)])
         try:
             con.execute(f'COPY FROM DATABASE "{source}" TO published_copy')
         finally:
             con.execute("DETACH published_copy")
+
+
+def _this_process_instance(db_file: str) -> duckdb.DuckDBPyConnection:
+    """A connection to the database instance of `db_file` this process may already hold open (a run
+    publishes while its connection is open): plain DuckDB, with the configuration of every other."""
+    return duckdb.connect(db_file, config=db.duckdb_config())
 
 
 @contextmanager
