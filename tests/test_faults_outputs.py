@@ -27,8 +27,8 @@ import pytest
 
 from tests.conftest import load_shared_rounds
 from tests.faults import copy_of, digest, file_digest, one_error_line, run  # noqa: F401 - run: a fixture
-from warehouse.export.cells import (any_needs_care_sql, escaped_sql, needs_care_sql, quoted_sql, safe_frame,
-                                    safe_sql, safe_text)
+from warehouse.export.cells import any_needs_care_sql, escaped_sql, needs_care_sql, quoted_sql, safe_sql, safe_text
+from warehouse.export.frame_cells import safe_frame
 from warehouse.export.output_dirs import MARKER, PARTIAL_MARKER, swap_in, write_listing
 
 HYPERLINK = '=HYPERLINK("http://evil.example/","click")'

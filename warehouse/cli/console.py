@@ -51,7 +51,7 @@ def print_rows(frame, fmt: Format | str = Format.table, raw: bool = False) -> No
     2.93; 0.0181); `raw` shows every digit, as CSV and JSON always do."""
     fmt = Format(fmt)
     if fmt is Format.csv:
-        from warehouse.export.cells import safe_frame
+        from warehouse.export.frame_cells import safe_frame
         sys.stdout.write(safe_frame(frame).write_csv())
     elif fmt is Format.json:
         print(inert_json(json_ready(frame).write_json()))

@@ -115,7 +115,7 @@ class Streamed:
 
     def emit(self, frame, first: bool) -> None:
         if self.fmt is Format.csv:
-            from warehouse.export.cells import safe_frame
+            from warehouse.export.frame_cells import safe_frame
             sys.stdout.write(safe_frame(frame).write_csv(include_header=first))
             return
         from warehouse.cli.console import inert_json, json_ready

@@ -13,14 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from warehouse.errors import ExpectedFailure
-from warehouse.export.cells import any_needs_care_sql, needs_care_sql, safe_frame, safe_sql
+from warehouse.export.cells import any_needs_care_sql, needs_care_sql, safe_sql, safe_text
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, sha256_of, swap_in, warehouse_files, write_listing)
 from warehouse.identity.rounds import round_sort_key
-from warehouse.store import db
 from warehouse.views import LAYERS, definitions
 from warehouse.views.column_docs import relations_documentation
 
@@ -164,20 +162,22 @@ def _rows_of(con, rel: Relation):
 @dataclass
 class Loads:
     """The warehouse's loads (the sources table), for the manifest: every load, and those of some rounds."""
-    frame: pl.DataFrame
+    rows: list[dict]
     ids: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.ids = self.frame["source_id"].to_list()
+        self.ids = [row["source_id"] for row in self.rows]
 
     def of_rounds(self, rounds: list[str]) -> list[str]:
-        return self.frame.filter(pl.col("round").is_in(rounds))["source_id"].to_list()
+        return [row["source_id"] for row in self.rows if row["round"] in rounds]
 
 
 def _loads(con) -> Loads:
-    return Loads(db.query_frame(con, """
+    cursor = con.execute("""
         SELECT source_id, round, origin, url, file_name, sha256, rows_loaded, loaded_at
-        FROM sources ORDER BY round, source_id"""))
+        FROM sources ORDER BY round, source_id""")
+    names = [column[0] for column in cursor.description]
+    return Loads([dict(zip(names, row)) for row in cursor.fetchall()])
 
 
 def _grouped_stats(con, rel: Relation, table: str, loads: Loads, by: str | None = None,
@@ -407,12 +407,14 @@ def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> 
 
 def _write_column_sheet(sheet, relations: list[Relation]) -> None:
     """Every exported column with its type and description, as an Excel table named `columns`."""
-    frame = safe_frame(_column_sheet(relations))
-    _add_table(sheet, "columns", frame.columns, max(frame.height, 1))
-    for column, name in enumerate(frame.columns):
-        longest = max([len(name), *(len(v) for v in frame[name].drop_nulls().to_list())])
+    headers = ["view", "column", "type", "description"]
+    rows = [[safe_text(text) for text in (rel.name, c["name"], c["type"], c["description"] or "")]
+            for rel in relations for c in rel.columns]
+    _add_table(sheet, "columns", headers, max(len(rows), 1))
+    for column, name in enumerate(headers):
+        longest = max([len(name), *(len(row[column]) for row in rows)])
         sheet.set_column(column, column, min(longest * 1.1 + 2, 80))
-    for row, values in enumerate(frame.iter_rows(), start=1):
+    for row, values in enumerate(rows, start=1):
         for column, value in enumerate(values):
             if value:
                 sheet.write_string(row, column, value)
@@ -495,14 +497,6 @@ def _excel_select(rel: Relation, source: str, needs_care: frozenset[str]) -> str
     return f"SELECT {', '.join(columns)} FROM ({_safe_select(rel, source, needs_care)})"
 
 
-def _column_sheet(relations: list[Relation]) -> pl.DataFrame:
-    return pl.DataFrame([{"view": rel.name, "column": c["name"], "type": c["type"],
-                          "description": c["description"] or ""}
-                         for rel in relations for c in rel.columns],
-                        schema={"view": pl.String, "column": pl.String, "type": pl.String,
-                                "description": pl.String})
-
-
 # --- the manifest -----------------------------------------------------------------------------
 
 def _manifest(fmt: str, relations: list[Relation], files: list[WrittenFile], staging: Path,
@@ -514,7 +508,7 @@ def _manifest(fmt: str, relations: list[Relation], files: list[WrittenFile], sta
         "exported_by": "mlperf-wh export",
         "format": fmt,
         "warehouse": str(Path(warehouse_file).absolute()) if warehouse_file else None,
-        "loads": loads.frame.to_dicts(),
+        "loads": loads.rows,
         "views": {rel.name: _view_entry(rel, [e for e in entries if e["view"] == rel.name], questions)
                   for rel in relations},
         "files": entries,

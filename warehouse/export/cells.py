@@ -1,6 +1,6 @@
 """Text cells that a spreadsheet cannot turn against its reader. Claims, decisions and upstream rows
 are text other people wrote; a CSV or workbook cell is made safe by one rule, the same for the export
-(CSV and XLSX) and the CLI's `--format csv`:
+(CSV and XLSX, in SQL below) and the CLI's `--format csv` (frame_cells.py, over a polars frame):
 
 - control characters (all but tab and newline), U+FFFE/U+FFFF and the bidi embeddings, overrides and
   isolates (U+202A-202E, U+2066-2069) are written as the six characters `\\uXXXX`: no raw NUL in a
@@ -15,10 +15,7 @@ Lists and structs are JSON text (CSV has no nesting), then treated as text.
 """
 from __future__ import annotations
 
-import json
 import re
-
-import polars as pl
 
 _ESCAPED_RANGES = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x202A, 0x202E), (0x2066, 0x2069),
                    (0xFFFE, 0xFFFF)]
@@ -42,35 +39,6 @@ def safe_text(text: str) -> str:
     if escaped[:1] and escaped[0] in FORMULA_START and not _PLAIN_NUMBER.match(escaped):
         return QUOTE + escaped
     return escaped
-
-
-# --- polars frames (the CLI's csv, the workbook) --------------------------------------------------
-
-def safe_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """Every column as a CSV or workbook cell can hold it: nested values as JSON text, bytes as hex,
-    then every text cell made safe."""
-    flat = frame.with_columns(
-        *(_as_json(frame.get_column(name)) for name, dtype in frame.schema.items() if dtype.is_nested()),
-        *(pl.col(name).bin.encode("hex") for name, dtype in frame.schema.items() if dtype == pl.Binary),
-        *(pl.col(name).cast(pl.String) for name, dtype in frame.schema.items() if dtype == pl.Object))
-    return flat.with_columns(_safe_column(flat.get_column(name))
-                             for name, dtype in flat.schema.items() if dtype == pl.String)
-
-
-def _as_json(column: pl.Series) -> pl.Series:
-    return pl.Series(column.name, [None if v is None else json.dumps(v, default=str, ensure_ascii=False)
-                                   for v in column.to_list()], dtype=pl.String)
-
-
-def _safe_column(column: pl.Series) -> pl.Series:
-    """Only the distinct values that need it go through Python: a column of a million clean cells
-    costs two vectorised scans."""
-    needs = column.str.contains(ESCAPED_RE2) | (
-        column.str.contains(FORMULA_START_RE) & ~column.str.contains(PLAIN_NUMBER))
-    unsafe = column.filter(needs.fill_null(False)).unique().to_list()
-    if not unsafe:
-        return column
-    return column.replace({value: safe_text(value) for value in unsafe})
 
 
 # --- DuckDB SQL (the CSV export, written by COPY without leaving the database) ---------------------

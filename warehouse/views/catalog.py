@@ -11,12 +11,15 @@ import threading
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import polars as pl
 
 from warehouse.resources import checksum, package_dir, read_record, write_record
 from warehouse.store.warehouse_file import SOURCE_SCHEMA, warehouse_schemas
+
+if TYPE_CHECKING:
+    import polars as pl
 
 SQL_DIR = package_dir("sql")
 LAYERS_FILE_NAME = "layers.toml"
@@ -280,6 +283,7 @@ def layering_problems(sql_dir: Path | None = None) -> list[str]:
 
 def list_views(marts_only: bool = False) -> pl.DataFrame:
     """Every model (marts last, in dependency order), or the marts alone."""
+    import polars as pl  # here: what only reads the catalog (an export, a build) never loads polars
     views = [v for v in definitions() if v.layer == LAYERS[-1] or not marts_only]
     return pl.DataFrame({"view": [v.name for v in views], "layer": [v.layer for v in views],
                          "stored_as": [v.kind for v in views], "answers": [v.question for v in views]})

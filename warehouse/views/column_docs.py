@@ -10,9 +10,9 @@ import functools
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
-import polars as pl
 
 from warehouse.store import db
 from warehouse.views.catalog import LAYERS, SCHEMAS, SOURCE_SCHEMA, SQL_DIR, ViewFile, definitions
@@ -87,14 +87,30 @@ def all_docs() -> dict[str, ColumnDocs]:
     return {layer: ColumnDocs.read(layer) for layer in LAYERS}
 
 
-def relation_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> pl.DataFrame:
-    """view, column, type, position of each named view or table, in column order."""
-    return db.query_frame(con, """
-        SELECT table_name AS view, column_name AS column, data_type AS type, column_index AS position
+class CatalogColumn(NamedTuple):
+    """One column of a view or table as DuckDB's catalog has it."""
+    view: str
+    column: str
+    type: str
+
+
+class DescribedColumn(NamedTuple):
+    """One column of a view or table with what it means (None where nothing says)."""
+    view: str
+    column: str
+    type: str
+    description: str | None
+
+
+def relation_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> list[CatalogColumn]:
+    """The columns of each named view or table, by name, in column order."""
+    rows = con.execute("""
+        SELECT table_name, column_name, data_type
         FROM duckdb_columns()
         WHERE list_contains(?, schema_name) AND database_name = current_database()
           AND list_contains(?, table_name)
-        ORDER BY table_name, column_index""", [list(SCHEMAS), names])
+        ORDER BY table_name, column_index""", [list(SCHEMAS), names]).fetchall()
+    return [CatalogColumn(*row) for row in rows]
 
 
 def _describer(views: list[ViewFile]):
@@ -126,27 +142,19 @@ def _describer(views: list[ViewFile]):
     return describe
 
 
-def described_columns(con: duckdb.DuckDBPyConnection, views: list[ViewFile] | None = None) -> pl.DataFrame:
-    """view, layer, column, type, description (null where none is written) of every view."""
+def described_columns(con: duckdb.DuckDBPyConnection, views: list[ViewFile] | None = None) -> list[DescribedColumn]:
+    """Every column of every view (default: every model), its description None where none is written."""
     views = views if views is not None else definitions()
     describe = _describer(views)
-    layer_of = {v.name: v.layer for v in views}
-    columns = relation_columns(con, list(layer_of))
-    return columns.with_columns(
-        pl.col("view").replace_strict(layer_of).alias("layer"),
-        pl.struct("view", "column").map_elements(
-            lambda r: describe(r["view"], r["column"]), return_dtype=pl.String).alias("description"),
-    ).select("view", "layer", "column", "type", "description")
+    return [DescribedColumn(*c, describe(c.view, c.column)) for c in relation_columns(con, [v.name for v in views])]
 
 
-def source_columns(con: duckdb.DuckDBPyConnection, names: list[str] | None = None) -> pl.DataFrame:
-    """table, column, type, description (null where nothing says) of every source table present."""
+def source_columns(con: duckdb.DuckDBPyConnection, names: list[str] | None = None) -> list[DescribedColumn]:
+    """Every column of every named source table present (default: every one), described as
+    warehouse/views/source_docs.py says."""
     from warehouse.views import source_docs
     names = list(source_docs.source_names()) if names is None else names
-    return relation_columns(con, names).rename({"view": "table"}).with_columns(
-        pl.struct("table", "column").map_elements(
-            lambda r: source_docs.describe(r["table"], r["column"]), return_dtype=pl.String).alias("description"),
-    ).select("table", "column", "type", "description")
+    return [DescribedColumn(*c, source_docs.describe(c.view, c.column)) for c in relation_columns(con, names)]
 
 
 def relation_documentation(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
@@ -162,29 +170,26 @@ def relations_documentation(con: duckdb.DuckDBPyConnection, names: list[str]) ->
     sources = set(source_docs.source_names())
     views = [v for v in definitions() if v.name in names and v.name not in sources]
     documented = [v.name for v in views]
-    frames = [source_columns(con, [n for n in names if n in sources]).rename({"table": "view"}),
-              described_columns(con, views).select("view", "column", "type", "description"),
-              relation_columns(con, [n for n in names if n not in sources and n not in documented]).select(
-                  "view", "column", "type", pl.lit(None, dtype=pl.String).alias("description"))]
+    undocumented = [n for n in names if n not in sources and n not in documented]
+    columns = (source_columns(con, [n for n in names if n in sources]) + described_columns(con, views)
+               + [DescribedColumn(*c, None) for c in relation_columns(con, undocumented)])
     found: dict[str, list[dict]] = {name: [] for name in names}
-    for frame in frames:
-        for view, column, kind, description in frame.select("view", "column", "type", "description").iter_rows():
-            found[view].append({"name": column, "type": kind, "description": description})
+    for view, column, kind, description in columns:
+        found[view].append({"name": column, "type": kind, "description": description})
     return found
 
 
 def missing_descriptions(con: duckdb.DuckDBPyConnection) -> list[str]:
     """`view.column` of every column of a documented layer that has no description."""
-    described = described_columns(con)
-    missing = described.filter(pl.col("layer").is_in(DOCUMENTED_LAYERS) & pl.col("description").is_null())
-    return [f"{v}.{c}" for v, c in missing.select("view", "column").iter_rows()]
+    documented = [v for v in definitions() if v.layer in DOCUMENTED_LAYERS]
+    return [f"{c.view}.{c.column}" for c in described_columns(con, documented) if c.description is None]
 
 
 def stale_descriptions(con: duckdb.DuckDBPyConnection) -> list[str]:
     """`view.column` described in a _columns.toml that the view does not have (renamed or dropped)."""
     views = {v.name: v.layer for v in definitions()}
     docs = all_docs()
-    existing = {(v, c) for v, c in relation_columns(con, list(views)).select("view", "column").iter_rows()}
+    existing = {(c.view, c.column) for c in relation_columns(con, list(views))}
     stale = []
     for layer in DOCUMENTED_LAYERS:
         for view in docs[layer].views:
@@ -212,16 +217,14 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
     with db.one_thread(con):
         columns = source_columns(con, sources)
         tables_said, columns_said = _existing_comments(con)
-        for table in columns["table"].unique(maintain_order=True).to_list():
+        for table in dict.fromkeys(c.view for c in columns):
             about = source_docs.describe_table(table)
             if about and tables_said.get(table) != about:
                 statements.append(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
-        described = pl.concat([described_columns(con, views).select("view", "column", "description"),
-                               columns.select(pl.col("table").alias("view"), "column", "description")])
         where = {v.name: v.schema for v in views}
-        for name, column, description in described.filter(pl.col("description").is_not_null()).iter_rows():
+        for name, column, _, description in described_columns(con, views) + columns:
             # Source tables outlive builds and keep their comments: only what changed is said again.
-            if columns_said.get((name, column)) != description:
+            if description is not None and columns_said.get((name, column)) != description:
                 statements.append(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
                                   f'IS {_quote(description)}')
         # One call for all of them: a thousand calls cost a round trip each (0.3 s of a fresh build).
@@ -243,8 +246,8 @@ def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
     """docs/views.md: every mart, the question it answers, its grain, key, caveats, lineage and two
     example queries (sql/marts/_catalog.toml, sql/_reads.json), and its columns with type and meaning."""
     from warehouse.views import mart_catalog
-    described = described_columns(con)
     views = definitions()
+    described = described_columns(con, [v for v in views if v.layer in DOCUMENTED_LAYERS])
     catalog = mart_catalog.entries()
     lines = ["# Marts and their columns", "",
              "Generated by `make docs` (`mlperf-wh docs`) from the SQL headers in `sql/marts/`, the catalog",
@@ -273,8 +276,7 @@ def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
             for example in entry.examples:
                 lines += [f"{example.title}:", "", "```sql", example.sql, "```", ""]
         lines += ["| column | type | description |", "| --- | --- | --- |"]
-        for column, type_, description in described.filter(pl.col("view") == view.name).select(
-                "column", "type", "description").iter_rows():
+        for _, column, type_, description in (c for c in described if c.view == view.name):
             text = (description or "").replace("|", "\\|")
             lines.append(f"| `{column}` | `{type_}` | {text} |")
         lines.append("")
