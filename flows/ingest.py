@@ -20,6 +20,7 @@ from warehouse.ingest.pipeline import Prepared, RoundOutcome, prepare, previous_
 from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
 from warehouse.notify.answers import take as take_answers
+from warehouse.notify.deliver import warm_up as warm_up_notifications
 from warehouse.notify.run import after_run
 from warehouse.store import db
 from warehouse.store.lock import WarehouseBusy, writer
@@ -94,6 +95,7 @@ def _fetcher(settings: FetchSettings):
 def ingest_file(round_name: str, path: str, origin: str, db_file: str,
                 force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
     with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=run_logger().warning):
+        warm_up_notifications()  # ready when the file has loaded
         before = answers_now(db_file)
         outcome = _ingest_file(round_name, path, origin, db_file, force, frozenset(allow or ()))
         notify_file_ingest(db_file, outcome, before)

@@ -42,6 +42,7 @@ from warehouse.ingest.pipeline import RoundOutcome, prepare, source_id_for
 from warehouse.interrupt import raise_if_signalled
 from warehouse.notify.answers import Answers
 from warehouse.notify.answers import take as take_answers
+from warehouse.notify.deliver import warm_up as warm_up_notifications
 from warehouse.notify.run import after_run
 from warehouse.store import db, lock
 from warehouse.store.publish import publish
@@ -125,6 +126,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     table when they load. Views refresh after a load (always, with refresh_always)."""
     run = Run(kind, current_flow_run_id())
     settings = FetchSettings.from_env()
+    warm_up_notifications()  # ready when the run has loaded
     logger = run_logger()
     # One connection open for the whole run, under the lock: DuckDB opens a file once per process,
     # so the rounds' own connections share this open database instead of reading its catalog again

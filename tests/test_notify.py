@@ -264,19 +264,54 @@ def test_a_failed_round_sends_the_line_the_command_prints(fast_retries, monkeypa
     assert message["message"].splitlines()[0] == error_line
 
 
-def test_a_file_ingest_is_notified_as_a_run(fast_retries, monkeypatch, tmp_path):
+@pytest.fixture
+def targets_made(monkeypatch) -> list[tuple[str, str]]:
+    """(URL, the thread that made its target) of each Apprise target made from now on."""
+    import threading
+
+    from warehouse.notify import deliver
+    made, make = [], deliver.apprise_target
+
+    def recording(url: str):
+        made.append((url, threading.current_thread().name))
+        return make(url)
+    monkeypatch.setattr(deliver, "apprise_target", recording)
+    return made
+
+
+def test_a_file_ingest_is_notified_as_a_run(fast_retries, monkeypatch, tmp_path, targets_made):
     """`ingest --file`: an unofficial copy of v6.0's table, loaded once (one message), then again
-    unchanged (none)."""
+    unchanged (none). Its target is made while the file loads (importing Apprise and its plugins
+    took a tenth of a run: issue 42), once for both runs."""
     from warehouse.cli import main
     table = tmp_path / "summary_results.json"
     shutil.copyfile(MIRROR / "inference_results_v6.0" / "main" / "summary_results.json", table)
     with receiving() as receiver:
-        monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{receiver.port}/hook")
+        url = f"json://127.0.0.1:{receiver.port}/hook"
+        monkeypatch.setenv("MLPERF_NOTIFY", url)
         for _ in range(2):
             assert main(["ingest", "v6.0", "--file", str(table), "--db", str(tmp_path / "w.duckdb"), "-q"]) == 0
     [message] = receiver.messages
     assert message["title"].startswith("MLPerf v6.0 loaded")
     assert "Rows v6.0: 520 added, 0 changed, 0 withdrawn result rows (first load)" in message["message"]
+    assert targets_made == [(url, "notify-warm-up")]
+
+
+def test_targets_are_warmed_up_only_when_there_are_some(monkeypatch, targets_made):
+    import threading
+
+    from warehouse.notify.deliver import configured_targets, warm_up
+    monkeypatch.delenv("MLPERF_NOTIFY", raising=False)
+    warm_up()
+    assert "notify-warm-up" not in [t.name for t in threading.enumerate()] and targets_made == []
+    monkeypatch.setenv("MLPERF_NOTIFY", "json://127.0.0.1:9/warm bogus://x")
+    warm_up()
+    for thread in [t for t in threading.enumerate() if t.name == "notify-warm-up"]:
+        thread.join(timeout=60)
+    assert targets_made == [("json://127.0.0.1:9/warm", "notify-warm-up"), ("bogus://x", "notify-warm-up")]
+    first = configured_targets()
+    assert [t.label for t in first] == ["json://127.0.0.1:9/warm", "bogus://(hidden)"]
+    assert configured_targets() == first and len(targets_made) == 2  # made once per process
 
 
 def test_a_watch_that_loads_nothing_announces_a_decision_due_once(shared_warehouse, fast_retries, monkeypatch,
