@@ -304,11 +304,11 @@ def test_targets_are_warmed_up_only_when_there_are_some(monkeypatch, targets_mad
     monkeypatch.delenv("MLPERF_NOTIFY", raising=False)
     warm_up()
     assert "notify-warm-up" not in [t.name for t in threading.enumerate()] and targets_made == []
-    monkeypatch.setenv("MLPERF_NOTIFY", "json://127.0.0.1:9/warm bogus://x")
+    monkeypatch.setenv("MLPERF_NOTIFY", "json://127.0.0.1:9/warm bogus://warm-up")
     warm_up()
     for thread in [t for t in threading.enumerate() if t.name == "notify-warm-up"]:
         thread.join(timeout=60)
-    assert targets_made == [("json://127.0.0.1:9/warm", "notify-warm-up"), ("bogus://x", "notify-warm-up")]
+    assert targets_made == [("json://127.0.0.1:9/warm", "notify-warm-up"), ("bogus://warm-up", "notify-warm-up")]
     first = configured_targets()
     assert [t.label for t in first] == ["json://127.0.0.1:9/warm", "bogus://(hidden)"]
     assert configured_targets() == first and len(targets_made) == 2  # made once per process
