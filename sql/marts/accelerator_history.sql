@@ -22,41 +22,53 @@
 WITH best AS (
     SELECT b.round, b.round_order, b.hardware AS accelerator, b.total_accelerators AS accelerator_count,
            b.benchmark, b.scenario, b.units, b.higher_is_better, b.value, b.submitter, b.platform, b.software,
-           b.stack, b.result_id, len(e.findings) > 0 AS has_finding, e.procurement_grade AS eligible
+           b.stack, b.result_id, len(e.findings) > 0 AS has_finding, e.procurement_grade AS eligible,
+           b.source_id AS row_source_id, b.record_no AS row_record_no
     FROM int_best_results AS b
     JOIN int_result_eligibility AS e ON e.source_id = b.source_id AND e.record_no = b.record_no
     WHERE b.best_verified_of_hardware AND b.hardware_kind = 'accelerator'
 ),
 runs AS (
     -- the run folder of each verified figure (of a submitter's rows with one figure, the first by path)
-    SELECT round, submitter, platform, benchmark, scenario, units, value,
-           min(run_path) AS run_path, arg_min(source_id, run_path) AS source_id, arg_min(system, run_path) AS system
-    FROM stg_results
-    WHERE metric = 'performance' AND verification = 'verified'
+    SELECT b.row_source_id, b.row_record_no,
+           min(s.run_path) AS run_path, arg_min(s.source_id, s.run_path) AS source_id, arg_min(s.system, s.run_path) AS system
+    FROM best AS b
+    JOIN stg_results AS s USING (round, submitter, platform, benchmark, scenario, units, value)
+    WHERE s.metric = 'performance' AND s.verification = 'verified'
     GROUP BY ALL
 ),
 placed AS (
     SELECT b.*, r.run_path, r.source_id, r.system, e.era, e.measures, e.era_began_because,
            CASE WHEN r.source_id LIKE 'rebuilt/%' THEN 'submission tree' ELSE 'published table' END AS source_kind
     FROM best AS b
-    LEFT JOIN runs AS r USING (round, submitter, platform, benchmark, scenario, units, value)
+    LEFT JOIN runs AS r USING (row_source_id, row_record_no)
     LEFT JOIN int_figure_eras AS e USING (round, benchmark, scenario)
 ),
-sequenced AS (
-    SELECT *,
-           lag(round) OVER w AS round_previous, lag(round_order) OVER w AS round_order_previous,
-           lag(value) OVER w AS value_previous, lag(era) OVER w AS era_previous,
-           lag(units) OVER w AS units_previous, lag(eligible) OVER w AS eligible_previous,
-           first_value(round) OVER era_w AS round_first, first_value(value) OVER era_w AS value_first
+firsts AS (
+    -- the first round of each era in which the hardware ran, and its figure
+    SELECT accelerator, accelerator_count, benchmark, scenario, units, era,
+           arg_min(round, round_order) AS round_first, arg_min(value, round_order) AS value_first
     FROM placed
-    WINDOW w AS (PARTITION BY accelerator, accelerator_count, benchmark, scenario ORDER BY round_order),
-           era_w AS (PARTITION BY accelerator, accelerator_count, benchmark, scenario, units, era ORDER BY round_order)
+    GROUP BY ALL
+),
+sequenced AS (
+    SELECT p.*,
+           lag(p.round) OVER w AS round_previous, lag(p.round_order) OVER w AS round_order_previous,
+           lag(p.value) OVER w AS value_previous, lag(p.era) OVER w AS era_previous,
+           lag(p.units) OVER w AS units_previous, lag(p.eligible) OVER w AS eligible_previous,
+           f.round_first, f.value_first
+    FROM placed AS p
+    JOIN firsts AS f ON f.accelerator = p.accelerator AND f.accelerator_count = p.accelerator_count
+         AND f.benchmark = p.benchmark AND f.scenario = p.scenario AND f.units IS NOT DISTINCT FROM p.units
+         AND f.era IS NOT DISTINCT FROM p.era
+    WINDOW w AS (PARTITION BY p.accelerator, p.accelerator_count, p.benchmark, p.scenario ORDER BY p.round_order)
 ),
 between_rounds AS (
-    SELECT k.accelerator, k.accelerator_count, k.benchmark, k.scenario, k.round,
+    -- the rounds between two in which the hardware ran, once per pair of rounds (a few dozen pairs)
+    SELECT k.round_order_previous, k.round_order,
            list(r.round ORDER BY r.round_order) FILTER (WHERE r.loaded) AS rounds_skipped,
            list(r.round ORDER BY r.round_order) FILTER (WHERE NOT r.loaded) AS rounds_not_loaded
-    FROM sequenced AS k
+    FROM (SELECT DISTINCT round_order_previous, round_order FROM sequenced) AS k
     JOIN stg_rounds AS r ON r.round_order > k.round_order_previous AND r.round_order < k.round_order
     GROUP BY ALL
 ),
@@ -85,4 +97,4 @@ SELECT
     j.has_finding,
     j.comparable_with_previous AND j.eligible AND j.eligible_previous AS procurement_grade
 FROM judged AS j
-LEFT JOIN between_rounds AS b USING (accelerator, accelerator_count, benchmark, scenario, round)
+LEFT JOIN between_rounds AS b USING (round_order_previous, round_order)
