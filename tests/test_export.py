@@ -18,6 +18,7 @@ import pytest
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
+from tests.module_probe import packages_a_command_imports
 from warehouse.export.bi_files import ExportError, default_views, export_views, sha256_of
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
 from warehouse.store import db
@@ -60,13 +61,11 @@ def test_an_export_loads_no_polars_or_pandera(claims_warehouse, tmp_path):
     """An export is DuckDB writing files: polars cost it 35 MiB of its peak memory and 0.12 s of
     its start (issue 43: memory within 1.5x of the plain COPY). The workbook is the widest path: the
     column documentation, the loads, the column sheet."""
-    probe = ("import atexit, sys; atexit.register(lambda: print(sorted({m.split('.')[0] for m in sys.modules} "
-             "& {'polars', 'pandera', 'pandas'}))); "
-             f"sys.argv = ['mlperf-wh', '--db', {claims_warehouse!r}, 'export', {str(tmp_path / 'x')!r}, "
-             "'--format', 'xlsx', '--views', 'dim_rounds,claim_audit']; from warehouse.startup import entry; entry()")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    done, imported = packages_a_command_imports(
+        ["--db", claims_warehouse, "export", tmp_path / "x", "--format", "xlsx", "--views", "dim_rounds,claim_audit"],
+        {"polars", "pandera", "pandas"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert imported == []
     assert (tmp_path / "x" / "mlperf.xlsx").is_file()
 
 
