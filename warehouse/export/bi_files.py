@@ -127,7 +127,8 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
 # Each view is read once: its rows are kept in a temporary table for the length of its writing, and
 # the files and the manifest's figures (rows, rounds, loads) come from that table. Reading a view is
 # most of an export's cost (a mart joins what is below it); a file and its manifest entry read from
-# the same rows also cannot disagree.
+# the same rows also cannot disagree. The rows are kept sorted (by every column), so the same
+# warehouse exported again gives the same bytes: DuckDB's threads otherwise decide the order.
 
 ROWS = "temp.main.mlperf_export_rows"
 
@@ -151,8 +152,8 @@ class WrittenFile:
 
 @contextmanager
 def _rows_of(con, rel: Relation):
-    """The view's rows, read once, as a temporary table (dropped after)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS} AS SELECT * FROM {_ident(rel.name)}")
+    """The view's rows, read once and sorted, as a temporary table (dropped after)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS} AS SELECT * FROM {_ident(rel.name)} ORDER BY ALL")
     try:
         yield ROWS
     finally:
@@ -391,6 +392,7 @@ def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> 
                               "export it as parquet or csv")
     written = []
     with xlsxwriter.Workbook(str(path), WORKBOOK_OPTIONS) as workbook:
+        _date_as_the_last_load(workbook, loads)
         formats = {"DATE": workbook.add_format({"num_format": "yyyy-mm-dd"}),
                    "TIMESTAMP": workbook.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})}
         for rel in relations:
@@ -403,6 +405,14 @@ def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> 
             written.append(WrittenFile(rel, path, facts.stats, sheet=rel.name))
         _write_column_sheet(workbook.add_worksheet("columns"), relations)
     return written
+
+
+def _date_as_the_last_load(workbook, loads: Loads) -> None:
+    """The workbook's creation date (its one timestamp) is the last load's: the same warehouse
+    exported again gives the same file, byte for byte."""
+    last = max((row["loaded_at"] for row in loads.rows), default=None)
+    if last is not None:
+        workbook.set_properties({"created": last.astimezone(timezone.utc).replace(tzinfo=None)})
 
 
 def _write_column_sheet(sheet, relations: list[Relation]) -> None:
