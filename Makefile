@@ -72,7 +72,7 @@ test: install-test
 # The fast suite gives each DuckDB connection one thread (tests/conftest.py: two workers on two cores);
 # the slow suite runs with DuckDB's default, a thread per core, as a user's commands do.
 test-slow: export MLPERF_DUCKDB_THREADS :=
-test-slow: install-test
+test-slow: install-test install  # install: tests/test_bench_smoke.py runs bench sections in .venv
 	$(TEST_PY) -m pytest -q -n 2 --dist loadfile -m slow
 
 # The unit tests alone (pure functions: no ../shared, no Prefect, no servers), in seconds.
