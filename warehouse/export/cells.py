@@ -1,6 +1,7 @@
 """Text cells that a spreadsheet cannot turn against its reader. Claims, decisions and upstream rows
 are text other people wrote; a CSV or workbook cell is made safe by one rule, the same for the export
-(CSV and XLSX, in SQL below) and the CLI's `--format csv` (frame_cells.py, over a polars frame):
+(CSV and XLSX: the rows in SQL below, the workbook's column sheet by `safe_text`) and the CLI's
+`--format csv` (frame_cells.py, over a polars frame):
 
 - control characters (all but tab and newline), U+FFFE/U+FFFF and the bidi embeddings, overrides and
   isolates (U+202A-202E, U+2066-2069) are written as the six characters `\\uXXXX`: no raw NUL in a
