@@ -205,31 +205,47 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# A COMMENT replaces the commented entry of the catalog with a copy (a view's copy holds its whole
+# parsed query), and a transaction keeps every copy it made until it commits: the 1,700 comments of a
+# first build, in one transaction, held 41 MiB to the end of it (issue 43). A few hundred a
+# transaction bound that, for 4-6 commits (about 5 ms each).
+COMMENTS_PER_TRANSACTION = 300
+
+
 def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None) -> None:
     """COMMENT ON every view (its question), every source table (what a row is) and every described
     column, so any SQL client or BI tool reading DuckDB's catalog shows them; with `names`, on those
-    models and source tables only (the ones rebuilt or reloaded)."""
+    models and source tables only (the ones rebuilt or reloaded). In transactions of its own,
+    COMMENTS_PER_TRANSACTION comments each: call it outside a transaction."""
+    with db.one_thread(con):
+        statements = comment_statements(con, names)
+        for first in range(0, len(statements), COMMENTS_PER_TRANSACTION):
+            # one call for each batch: a thousand calls cost a round trip each (0.3 s of a fresh build)
+            with db.transaction(con):
+                con.execute(";\n".join(statements[first:first + COMMENTS_PER_TRANSACTION]))
+
+
+def comment_statements(con: duckdb.DuckDBPyConnection, names: set[str] | None = None) -> list[str]:
+    """The COMMENT statements apply_comments runs: every comment of `names` (default: every model and
+    source table) that the catalog does not already hold."""
     from warehouse.views import source_docs
     views = [v for v in definitions() if names is None or v.name in names]
     sources = [s for s in source_docs.source_names() if names is None or s in names]
     statements = [f"COMMENT ON {view.kind.upper()} {view.qualified_name} IS {_quote(view.question)}"
                   for view in views]
-    with db.one_thread(con):
-        columns = source_columns(con, sources)
-        tables_said, columns_said = _existing_comments(con)
-        for table in dict.fromkeys(c.view for c in columns):
-            about = source_docs.describe_table(table)
-            if about and tables_said.get(table) != about:
-                statements.append(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
-        where = {v.name: v.schema for v in views}
-        for name, column, _, description in described_columns(con, views) + columns:
-            # Source tables outlive builds and keep their comments: only what changed is said again.
-            if description is not None and columns_said.get((name, column)) != description:
-                statements.append(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
-                                  f'IS {_quote(description)}')
-        # One call for all of them: a thousand calls cost a round trip each (0.3 s of a fresh build).
-        if statements:
-            con.execute(";\n".join(statements))
+    columns = source_columns(con, sources)
+    tables_said, columns_said = _existing_comments(con)
+    for table in dict.fromkeys(c.view for c in columns):
+        about = source_docs.describe_table(table)
+        if about and tables_said.get(table) != about:
+            statements.append(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
+    where = {v.name: v.schema for v in views}
+    for name, column, _, description in described_columns(con, views) + columns:
+        # Source tables outlive builds and keep their comments: only what changed is said again.
+        if description is not None and columns_said.get((name, column)) != description:
+            statements.append(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
+                              f'IS {_quote(description)}')
+    return statements
 
 
 def _existing_comments(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:

@@ -1,11 +1,13 @@
 """Materialize: create or replace every model of sql/ in dependency order, in one transaction, with
-the reference tables they read; `rebuild` does it under the writer lock after a ledger load."""
+the reference tables they read, then write their comments; `rebuild` does it under the writer lock
+after a ledger load."""
 from __future__ import annotations
 
 import hashlib
 import re
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -74,11 +76,12 @@ class BuildSnapshots:
     a temp table of the build's connection when the warehouse is small (SNAPSHOT_MAX_ROWS). Views
     keep reading the view models themselves: they outlive the build."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, built: list[ViewFile], every_model: list[ViewFile]):
+    def __init__(self, con: duckdb.DuckDBPyConnection, built: list[ViewFile], every_model: list[ViewFile],
+                 result_rows: int):
         self.con, self.taken = con, []
         view_models = {v.name for v in every_model if v.kind == "view"}
         readers = Counter(name for v in built if v.kind == "table" for name in v.relations & view_models)
-        small = con.execute("SELECT count(*) FROM results").fetchall()[0][0] < SNAPSHOT_MAX_ROWS
+        small = result_rows < SNAPSHOT_MAX_ROWS
         self.shared = {name for name, n in readers.items() if n > 1} if small else set()
 
     def schemas_for(self, view: ViewFile, schemas: dict[str, str]) -> dict[str, str]:
@@ -135,52 +138,82 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
     stays); a model's comments are written when it is created, not when it is refilled. With `changed` (the tables a ledger load just wrote: claims, decisions, prices, own measurements),
     only the models that read them, directly or through other models, when every model and reference
     table is as the last full build left it (its fingerprint); else every model. With `profile`,
-    append what each model cost to build (bench/views_profile.py)."""
+    append what each model cost to build (bench/views_profile.py).
+    The comments follow the models' transaction, in transactions of their own (apply_comments), and a
+    full build records what it was built from last: a build stopped between them is not current, so
+    the next one builds again and writes the comments."""
     from warehouse.identity.reference import default_reference  # Pandera: only when building
-    from warehouse.identity.resolve import load_reference_tables
-    from warehouse.identity.round_table import sync_registry
-    views = every_model = in_dependency_order(definitions())
-    schemas = schema_of(views)
+    views = in_dependency_order(definitions())
     inputs = None if ref is not None else inputs_checksum(views)
     ref = ref or default_reference()
     fingerprint = build_fingerprint(views, ref)
-    with db.transaction(con):
-        existing = _existing_kinds(con)
-        partial = changed is not None and _last_fingerprint(con) == fingerprint and all(
-            v.qualified_name in existing for v in views)
-        if partial:
-            views = downstream_of(views, set(changed))
-        else:
-            for schema in dict.fromkeys(schemas.values()):
-                con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-            load_reference_tables(con, ref)
-            sync_registry(con)
-            drop_retired_models(con, views)
-            existing = _existing_kinds(con)
-            definitions_now, recorded = _definition_checksums(con, views), _recorded_definitions(con)
-            views = [v for v in views if not _still_current(v, existing, definitions_now, recorded)]
-        refilled = set() if partial else {v.name for v in views if _same_table(v, existing, definitions_now, recorded)}
-        snapshots = BuildSnapshots(con, views, every_model)
-        for view in views:
-            started, cpu_started = time.perf_counter(), time.process_time()
-            if view.name in refilled:
-                refill(con, view, snapshots.schemas_for(view, schemas))
-            else:
-                create(con, view, existing.get(view.qualified_name), snapshots.schemas_for(view, schemas))
-            if profile is not None:
-                profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
-        snapshots.drop()
+    result_rows = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
+    with db.one_thread(con) if result_rows < ONE_THREAD_MAX_ROWS else nullcontext():
+        with db.transaction(con):
+            build = _build_models(con, views, ref, fingerprint, changed, result_rows, profile)
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
         from warehouse.views.source_docs import source_names
         # a partial build re-comments the source tables the load wrote, as it may have replaced them;
         # a full build every source table (said again only where a comment changed) and the models
         # it created (a refilled table keeps its comments: they follow its definition, not its rows)
-        created = {v.name for v in views} - refilled
-        apply_comments(con, created | (set(changed) if partial else set(source_names())))
-        if not partial:
-            _record_fingerprint(con, fingerprint, inputs)
-            _record_definitions(con, definitions_now)
-    return [v.name for v in views]
+        apply_comments(con, build.created | (set(changed) if build.partial else set(source_names())))
+        if not build.partial:
+            with db.transaction(con):
+                _record_fingerprint(con, fingerprint, inputs)
+                _record_definitions(con, build.definitions)
+    return [v.name for v in build.built]
+
+
+# Below this many result rows, the build runs on one DuckDB thread: its statements are too small to
+# split, and the second thread's allocations stay resident to the end of the build. On the shared
+# rounds (2,960 rows) one thread builds in 1.22-1.31 s against 1.37-1.48 s, and the core path into a
+# warehouse holding v5.1 peaks at 239-240 MiB against 258-260 (bench/run.py core); at 32,000 and
+# 128,000 rows the two take the same time (issue 43).
+ONE_THREAD_MAX_ROWS = 50_000
+
+
+@dataclass(frozen=True)
+class Build:
+    """What the models' transaction did: the models built (in order), those created (not refilled),
+    whether only the ones reading `changed` were, and the definitions a full build is made of."""
+    built: list[ViewFile]
+    created: set[str]
+    partial: bool
+    definitions: dict[str, str]
+
+
+def _build_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile], ref: "Reference", fingerprint: str,
+                  changed: Iterable[str] | None, result_rows: int, profile: list[BuildTime] | None) -> Build:
+    from warehouse.identity.resolve import load_reference_tables
+    from warehouse.identity.round_table import sync_registry
+    every_model, schemas = views, schema_of(views)
+    existing = _existing_kinds(con)
+    partial = changed is not None and _last_fingerprint(con) == fingerprint and all(
+        v.qualified_name in existing for v in views)
+    definitions_now: dict[str, str] = {}
+    if partial:
+        views = downstream_of(views, set(changed))
+    else:
+        for schema in dict.fromkeys(schemas.values()):
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        load_reference_tables(con, ref)
+        sync_registry(con)
+        drop_retired_models(con, views)
+        existing = _existing_kinds(con)
+        definitions_now, recorded = _definition_checksums(con, views), _recorded_definitions(con)
+        views = [v for v in views if not _still_current(v, existing, definitions_now, recorded)]
+    refilled = set() if partial else {v.name for v in views if _same_table(v, existing, definitions_now, recorded)}
+    snapshots = BuildSnapshots(con, views, every_model, result_rows)
+    for view in views:
+        started, cpu_started = time.perf_counter(), time.process_time()
+        if view.name in refilled:
+            refill(con, view, snapshots.schemas_for(view, schemas))
+        else:
+            create(con, view, existing.get(view.qualified_name), snapshots.schemas_for(view, schemas))
+        if profile is not None:
+            profile.append(BuildTime(view, time.perf_counter() - started, time.process_time() - cpu_started))
+    snapshots.drop()
+    return Build(views, {v.name for v in views} - refilled, partial, definitions_now)
 
 
 # A view is bound when it is queried, so one whose definition is unchanged stays as it is (with its
