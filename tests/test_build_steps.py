@@ -4,7 +4,9 @@ warehouse built on one DuckDB thread. A build stopped before its record is not c
 build writes what it missed."""
 from __future__ import annotations
 
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,14 +20,22 @@ from warehouse.views.materialize import views_current
 MATERIALIZE = sys.modules["warehouse.views.materialize"]
 
 
-@pytest.fixture
-def unbuilt(tmp_path):
-    """A new warehouse holding v6.0's 520 rows, no model built yet."""
-    path = str(tmp_path / "new.duckdb")
+@pytest.fixture(scope="module")
+def loaded_once(tmp_path_factory) -> Path:
+    """A new warehouse holding v6.0's 520 rows, no model built yet (loaded once for the module)."""
+    path = tmp_path_factory.mktemp("unbuilt") / "new.duckdb"
     file_name, location = load_registry()["v6.0"].locations(str(MIRROR))[0]
-    with db.connect(path) as con:
+    with db.connect(str(path)) as con:
         ingest_location_with_history(con, "v6.0", "official", file_name, location, Run("backfill"))
     return path
+
+
+@pytest.fixture
+def unbuilt(loaded_once, tmp_path) -> str:
+    """A copy of it of the test's own."""
+    path = tmp_path / "new.duckdb"
+    shutil.copyfile(loaded_once, path)
+    return str(path)
 
 
 def logged(con, build) -> list[str]:
@@ -84,16 +94,12 @@ def test_a_first_build_comments_after_its_models_commit_a_few_hundred_a_transact
     assert len(said) == sum(comment_counts), "every comment said is in the catalog, each said once"
 
 
-def test_a_build_stopped_before_its_comments_is_not_current_and_the_next_writes_them(unbuilt, tmp_path,
+def test_a_build_stopped_before_its_comments_is_not_current_and_the_next_writes_them(unbuilt, shared_con,
                                                                                      monkeypatch):
     """A build interrupted after its models committed: the models are there, without comments; the
-    warehouse does not pass for current, and the next build (from the same files) writes them all."""
-    import shutil
-    clean = str(tmp_path / "clean.duckdb")
-    shutil.copyfile(unbuilt, clean)
-    with db.connect(clean) as con:
-        materialize(con)
-        expected = comments(con)
+    warehouse does not pass for current, and the next build (from the same files) writes every
+    comment a complete build wrote (the session's warehouse: comments follow the files, not rows)."""
+    expected = comments(shared_con)
 
     def stopped(con, names=None):
         raise KeyboardInterrupt
