@@ -191,6 +191,7 @@ def _build_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile], ref: "R
     partial = changed is not None and _last_fingerprint(con) == fingerprint and all(
         v.qualified_name in existing for v in views)
     definitions_now: dict[str, str] = {}
+    refilled: set[str] = set()
     if partial:
         views = downstream_of(views, set(changed))
     else:
@@ -202,7 +203,7 @@ def _build_models(con: duckdb.DuckDBPyConnection, views: list[ViewFile], ref: "R
         existing = _existing_kinds(con)
         definitions_now, recorded = _definition_checksums(con, views), _recorded_definitions(con)
         views = [v for v in views if not _still_current(v, existing, definitions_now, recorded)]
-    refilled = set() if partial else {v.name for v in views if _same_table(v, existing, definitions_now, recorded)}
+        refilled = {v.name for v in views if _same_table(v, existing, definitions_now, recorded)}
     snapshots = BuildSnapshots(con, views, every_model, result_rows)
     for view in views:
         started, cpu_started = time.perf_counter(), time.process_time()
