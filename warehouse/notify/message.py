@@ -26,13 +26,17 @@ class RoundRows:
     changed: int
     withdrawn: int
     corrections: list[str]     # '5.1-0001 llama2-70b-99 Interactive performance: value 8840.42 -> 17680.84'
+    quarantined: int = 0       # published in a record that failed: the last good value kept, stale
+    restored: int = 0          # stale rows published good again
 
     @property
     def any(self) -> bool:
-        return bool(self.added or self.changed or self.withdrawn)
+        return bool(self.added or self.changed or self.withdrawn or self.quarantined or self.restored)
 
     def line(self) -> str:
-        counts = f"{self.added:,} added, {self.changed:,} changed, {self.withdrawn:,} withdrawn result rows"
+        stale = "".join(f", {n:,} {word}" for n, word in ((self.quarantined, "quarantined"), (self.restored, "restored"))
+                        if n)
+        counts = f"{self.added:,} added, {self.changed:,} changed, {self.withdrawn:,} withdrawn{stale} result rows"
         return f"{self.round}: {counts}" + (" (first load)" if self.first_load else "")
 
 
@@ -59,10 +63,17 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
                list(coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric || ': '
                     || CASE change WHEN 'changed' THEN field || ' ' || coalesce(published_before, '(none)') || ' -> '
                                                        || coalesce(published_after, '(none)')
+                                   WHEN 'quarantined' THEN 'quarantined, value ' || published_before || ' kept ('
+                                                           || coalesce(reason, '') || ')'
+                                   WHEN 'restored' THEN 'restored, value ' || published_before || ' -> '
+                                                        || published_after
                                    ELSE change || ' (' || coalesce(published_before, published_after) || ')' END
-                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added')
+                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'quarantined'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'restored')
         FROM c GROUP BY round ORDER BY round""", [source_ids])
-    return [RoundRows(r, bool(first), a, c, w, corrections or []) for r, first, a, c, w, corrections in cursor.fetchall()]
+    return [RoundRows(r, bool(first), a, c, w, corrections or [], q, s)
+            for r, first, a, c, w, corrections, q, s in cursor.fetchall()]
 
 
 def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -> list[str]:

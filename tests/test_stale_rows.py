@@ -1,0 +1,161 @@
+"""A row quarantined in a re-publication is not a withdrawn one (issue 54, item 4): the real v6.0 table,
+served over HTTP on 127.0.0.1, loaded, then re-published with one row's Performance_Result made
+non-numeric. The row keeps its last good value in `results`, marked stale with the quarantine's
+reason; the ledger records it `quarantined`, not `withdrawn`; the marts show it, flagged, outside
+every procurement-grade answer; the next good publication clears the mark; loading the same file
+again changes nothing."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MIRROR, serve
+from tests.readers import connect_file
+
+V60 = Path("inference_results_v6.0") / "main" / "summary_results.json"
+BROKEN = 16  # 6.0-0004 llama2-70b-99 Interactive, 6238.12 Tokens/s on 8 NVIDIA RTX PRO 6000: verified, clean
+REASON = "value: missing or not a number (got 'n/a')"
+KEY = "result_id = '6.0-0004' AND model = 'llama2-70b-99' AND scenario = 'Interactive'"
+BENCHMARK_KEY = KEY.replace("model", "benchmark")
+
+
+def publish(upstream: Path, records: list[dict]) -> None:
+    target = upstream / V60
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(records))
+
+
+def load(db_file: str, server, views: bool = True) -> object:
+    from warehouse.ingest.history import Run, ingest_location_with_history
+    from warehouse.store import db
+    from warehouse.views import materialize
+    with db.connect(db_file) as con:
+        outcome = ingest_location_with_history(con, "v6.0", "official", V60.name, f"{server.url}/{V60.as_posix()}",
+                                               Run("backfill"))
+        if views:
+            materialize(con)
+    return outcome
+
+
+def original() -> list[dict]:
+    return json.loads((MIRROR / V60).read_bytes())
+
+
+def with_value(value) -> list[dict]:
+    records = original()
+    records[BROKEN]["Performance_Result"] = value
+    return records
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("upstream")
+    with serve(folder) as server:
+        yield folder, server
+
+
+@pytest.fixture(scope="module")
+def quarantined(upstream, tmp_path_factory):
+    """v6.0 loaded as published, then re-published with record 16's value 'n/a' and loaded again."""
+    folder, server = upstream
+    db_file = str(tmp_path_factory.mktemp("stale") / "warehouse.duckdb")
+    publish(folder, original())
+    load(db_file, server, views=False)
+    publish(folder, with_value("n/a"))
+    return db_file, load(db_file, server)
+
+
+def copy_of(db_file: str, tmp_path: Path) -> str:
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(db_file, copy)
+    return str(copy)
+
+
+def test_a_quarantined_row_keeps_its_last_good_value_marked_stale(quarantined):
+    db_file, outcome = quarantined
+    assert (outcome.rows_read, outcome.rows_loaded, outcome.rows_quarantined) == (520, 519, 1)
+    with connect_file(db_file, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM results WHERE source_id = 'official/v6.0'").fetchall() == [(520,)]
+        assert con.execute(f"SELECT value, stale, stale_reason, record_no FROM results WHERE {KEY}").fetchall() == [
+            (6238.12, True, REASON, BROKEN)]
+        assert con.execute("SELECT count(*) FROM results WHERE stale").fetchall() == [(1,)]
+        assert con.execute("SELECT record_no, reasons FROM quarantine").fetchall() == [(BROKEN, [REASON])]
+
+
+def test_the_ledger_records_it_quarantined_with_its_reason_not_withdrawn(quarantined):
+    db_file, outcome = quarantined
+    with connect_file(db_file, read_only=True) as con:
+        assert con.execute(
+            "SELECT result_id, model, scenario, change, field, published_before, published_after, reason "
+            "FROM published_changes WHERE NOT first_load").fetchall() == [
+            ("6.0-0004", "llama2-70b-99", "Interactive", "quarantined", "value", "6238.12", "n/a", REASON)]
+        assert con.execute("SELECT results_new, results_changed, results_removed FROM load_events "
+                           "WHERE status = 'reloaded'").fetchall() == [(0, 0, 0)]
+    assert outcome.change_summary == "reloaded: 0 new, 0 changed, 0 removed results, 1 quarantined (last good value kept)"
+
+
+def test_the_run_message_counts_it_quarantined(quarantined):
+    from warehouse.notify.message import rows_of_loads
+    db_file, _ = quarantined
+    with connect_file(db_file, read_only=True) as con:
+        [rows] = rows_of_loads(con, ["official/v6.0"])
+    assert (rows.added, rows.changed, rows.withdrawn, rows.quarantined) == (0, 0, 0, 1)
+    assert rows.line() == "v6.0: 0 added, 0 changed, 0 withdrawn, 1 quarantined result rows"
+    assert rows.corrections == [f"6.0-0004 llama2-70b-99 Interactive performance: quarantined, value 6238.12 kept "
+                                f"({REASON})"]
+
+
+def test_a_stale_row_is_shown_flagged_and_leaves_every_procurement_grade_answer(quarantined):
+    db_file, _ = quarantined
+    with connect_file(db_file, read_only=True) as con:
+        [row] = con.execute(f"SELECT result, stale, stale_reason, findings, procurement_grade, excluded_because "
+                            f"FROM verified_results WHERE {KEY}").fetchall()
+        assert row == (6238.12, True, REASON, ["stale_value"], False, "anomaly finding: stale_value")
+        assert con.execute(f"SELECT stale, stale_reason, usable FROM result_eligibility WHERE {BENCHMARK_KEY}").fetchall() == [
+            (True, REASON, False)]
+        assert con.execute("SELECT result_id, rule, detail FROM anomalies WHERE rule = 'stale_value'").fetchall() == [
+            ("6.0-0004", "stale_value", f"the last good value, kept: the re-published row was quarantined ({REASON})")]
+        board = con.execute(f"SELECT rank_per_accelerator, findings FROM leaderboard WHERE {BENCHMARK_KEY}").fetchall()
+        assert board == [(None, ["stale_value"])]  # listed, unranked
+
+
+def test_loading_the_same_file_again_changes_nothing(quarantined, upstream, tmp_path):
+    db_file, _ = quarantined
+    copy = copy_of(db_file, tmp_path)
+    snapshot = ("SELECT * FROM results ORDER BY ALL", "SELECT * FROM result_changes ORDER BY ALL",
+                "SELECT * FROM quarantine ORDER BY ALL")
+    with connect_file(copy, read_only=True) as con:
+        first = [con.execute(sql).fetchall() for sql in snapshot]
+    outcome = load(copy, upstream[1], views=False)
+    with connect_file(copy, read_only=True) as con:
+        assert [con.execute(sql).fetchall() for sql in snapshot] == first
+    assert outcome.change_summary == "reloaded: the same file, the same results"
+
+
+@pytest.mark.parametrize("value", [6238.12, 6400.5])
+def test_a_fixed_republication_clears_the_stale_mark_and_the_ledger_says_so(quarantined, upstream, tmp_path, value):
+    db_file, _ = quarantined
+    copy = copy_of(db_file, tmp_path)
+    folder, server = upstream
+    publish(folder, with_value(value))
+    try:
+        outcome = load(copy, server)
+    finally:
+        publish(folder, with_value("n/a"))  # as the module's other tests expect it
+    with connect_file(copy, read_only=True) as con:
+        assert con.execute(f"SELECT value, stale, stale_reason FROM results WHERE {KEY}").fetchall() == [
+            (value, False, None)]
+        assert con.execute("SELECT count(*), count(*) FILTER (WHERE stale) FROM results").fetchall() == [(520, 0)]
+        [latest] = con.execute("SELECT max(loaded_at) FROM result_changes").fetchone()
+        assert con.execute(
+            "SELECT result_id, change, field, published_before, published_after, reason FROM result_changes "
+            "WHERE loaded_at = ?", [latest]).fetchall() == [
+            ("6.0-0004", "restored", "value", "6238.12", str(value), None)]
+        # procurement grade again, as the row was before its re-publication broke it
+        assert con.execute(f"SELECT procurement_grade, findings FROM verified_results WHERE {KEY}").fetchall() == [
+            (True, [])]
+    changed = int(value != 6238.12)
+    assert outcome.change_summary == f"reloaded: 0 new, {changed} changed, 0 removed results, 1 restored"
