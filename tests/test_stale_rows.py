@@ -98,7 +98,7 @@ def test_the_ledger_records_it_quarantined_with_its_reason_not_withdrawn(quarant
 
 
 def test_the_run_message_counts_it_quarantined(quarantined):
-    from warehouse.notify.message import rows_of_loads
+    from warehouse.notify.message import compose, rows_of_loads
     db_file, _ = quarantined
     with connect_file(db_file, read_only=True) as con:
         [rows] = rows_of_loads(con, ["official/v6.0"])
@@ -106,6 +106,9 @@ def test_the_run_message_counts_it_quarantined(quarantined):
     assert rows.line() == "v6.0: 0 added, 0 changed, 0 withdrawn, 1 quarantined result rows"
     assert rows.corrections == [f"6.0-0004 llama2-70b-99 Interactive performance: quarantined, value 6238.12 kept "
                                 f"({REASON})"]
+    message = compose("backfill", [], [], [], [], [rows], None)
+    assert message.title == "MLPerf v6.0 re-published"
+    assert f"Rows {rows.line()}:\n- {rows.corrections[0]}\n" in message.body
 
 
 def test_a_stale_row_is_shown_flagged_and_leaves_every_procurement_grade_answer(quarantined):
@@ -159,3 +162,41 @@ def test_a_fixed_republication_clears_the_stale_mark_and_the_ledger_says_so(quar
             (True, [])]
     changed = int(value != 6238.12)
     assert outcome.change_summary == f"reloaded: 0 new, {changed} changed, 0 removed results, 1 restored"
+
+
+def frame(rows: list[dict]):
+    """Rows as rows_before / a validated table give them: every compared field, null unless given."""
+    import polars as pl
+    from warehouse.ingest.changes import compared_fields, result_key
+    columns = {**{c: pl.String for c in result_key() + compared_fields()}, "value": pl.Float64, "stale": pl.Boolean}
+    base = {"entry_id": "e", "used_model": None, "scenario": "Offline", "metric": "performance", "units": "Tokens/s",
+            "stale": False}
+    return pl.DataFrame([{**base, **r} for r in rows], schema=columns)
+
+
+def quarantined_keys(models: list[str]):
+    import polars as pl
+    from warehouse.ingest.validate import empty_quarantined_rows
+    base = {"entry_id": "e", "used_model": None, "scenario": "Offline", "metric": "performance", "units": "Tokens/s"}
+    return pl.DataFrame([{**base, "model": m, "record_no": n, "value_text": "n/a", "reason": "value: bad"}
+                         for n, m in enumerate(models)], schema=empty_quarantined_rows().schema)
+
+
+@pytest.mark.unit
+def test_what_the_ledger_says_of_stale_rows_in_each_case():
+    from warehouse.ingest.changes import field_changes
+    from warehouse.ingest.history import changes_between
+    before = frame([{"model": "a", "value": 1.0, "stale": True},    # still quarantined: nothing again
+                    {"model": "b", "value": 2.0, "stale": True},    # gone from the table: withdrawn
+                    {"model": "c", "value": 3.0, "stale": True, "notes": None},   # good again, a note added
+                    {"model": "d", "value": 4.0}])                  # newly quarantined
+    after = frame([{"model": "c", "value": 3.0, "notes": "re-run"}])
+    held = quarantined_keys(["a", "d"])
+    rows = field_changes(before, after, held).select("model", "change", "field", "published_before",
+                                                     "published_after", "reason").sort("model", "change").rows()
+    assert rows == [("b", "withdrawn", "value", "2.0", None, None),
+                    ("c", "changed", "notes", None, "re-run", None),
+                    ("c", "restored", "value", "3.0", "3.0", None),
+                    ("d", "quarantined", "value", "4.0", "n/a", "value: bad")]
+    counts = changes_between(before, after, held)
+    assert (counts.new, counts.changed, counts.removed, counts.quarantined, counts.restored) == (0, 0, 1, 1, 1)
