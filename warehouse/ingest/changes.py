@@ -55,7 +55,7 @@ def _stale_flags(before: pl.DataFrame) -> pl.Series:
     """Whether each earlier row was already kept stale (a frame without the column: none was)."""
     if "stale" in before.columns:
         return before["stale"].fill_null(False).alias("_stale")
-    return pl.Series("_stale", [False] * before.height, pl.Boolean)
+    return pl.repeat(False, before.height, dtype=pl.Boolean, eager=True).alias("_stale")
 
 
 def _with_quarantine(joined: pl.DataFrame, quarantined: pl.DataFrame | None) -> pl.DataFrame:

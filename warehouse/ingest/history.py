@@ -69,12 +69,11 @@ def changes_between(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.D
     publishes in a quarantined record is kept, not removed (counted once, when it goes stale)."""
     old, new = _keyed_values(before, _stale(before)), _keyed_values(after)
     both = old.join(new, on="key", how="inner", suffix="_new")
-    gone = old.join(new, on="key", how="anti")
     held = quarantined.select(_key()) if quarantined is not None else pl.DataFrame(schema={"key": pl.String})
-    kept = gone.join(held, on="key", how="semi")
+    kept = old.join(held, on="key", how="semi").join(new, on="key", how="anti")  # the few rows kept stale
     return Changes(new=new.height - both.height,
                    changed=both.filter(pl.col("value") != pl.col("value_new")).height,
-                   removed=gone.height - kept.height,
+                   removed=old.height - both.height - kept.height,
                    quarantined=kept.filter(~pl.col("stale")).height,
                    restored=both.filter(pl.col("stale")).height)
 

@@ -11,6 +11,12 @@ from schemas.results import DUPLICATE_KEY, CanonicalResult
 from warehouse.ingest.parse import RECORD, RECORD_NO
 
 NUMERIC_SOURCES = {"value": "value_text"}
+ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
+
+
+def empty_quarantined_rows() -> pl.DataFrame:
+    return pl.DataFrame(schema={**{c: pl.String for c in ROW_KEY}, "record_no": pl.Int64,
+                                "value_text": pl.String, "reason": pl.String})
 
 
 @dataclass
@@ -23,15 +29,7 @@ class Validated:
     # the canonical rows of the quarantined records whose key no good row holds: the key, record_no,
     # value_text and reason (the record's failed checks, '; '-joined). A load keeps the last good
     # value of each such key, marked stale (db.replace_source), rather than withdraw it.
-    quarantined_rows: pl.DataFrame = field(default_factory=lambda: empty_quarantined_rows())
-
-
-ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
-
-
-def empty_quarantined_rows() -> pl.DataFrame:
-    return pl.DataFrame(schema={**{c: pl.String for c in ROW_KEY}, "record_no": pl.Int64,
-                                "value_text": pl.String, "reason": pl.String})
+    quarantined_rows: pl.DataFrame = field(default_factory=empty_quarantined_rows)
 
 
 def failure_reasons(canonical: pl.DataFrame) -> pl.DataFrame:
