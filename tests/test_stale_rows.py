@@ -200,3 +200,21 @@ def test_what_the_ledger_says_of_stale_rows_in_each_case():
                     ("d", "quarantined", "value", "4.0", "n/a", "value: bad")]
     counts = changes_between(before, after, held)
     assert (counts.new, counts.changed, counts.removed, counts.quarantined, counts.restored) == (0, 0, 1, 1, 1)
+
+
+def test_a_warehouse_written_before_stale_rows_gains_their_columns(quarantined, tmp_path):
+    """An earlier version's warehouse (no results.stale, stale_reason, no result_changes.reason) is
+    brought to the current shape by the first connection that may write."""
+    import duckdb
+    from warehouse.store import db
+    db_file, _ = quarantined
+    copy = copy_of(db_file, tmp_path)
+    with duckdb.connect(copy) as con:
+        for table, column in (("results", "stale_reason"), ("results", "stale"), ("result_changes", "reason")):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    with db.connect(copy) as con:
+        assert con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' AND "
+                           "table_name IN ('results', 'result_changes') AND "
+                           "column_name IN ('stale', 'stale_reason', 'reason') ORDER BY ALL").fetchall() == [
+            ("result_changes", "reason"), ("results", "stale"), ("results", "stale_reason")]
+        assert con.execute("SELECT count(*) FILTER (WHERE stale) FROM results").fetchall() == [(0,)]

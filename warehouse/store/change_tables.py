@@ -25,8 +25,6 @@ CREATE TABLE IF NOT EXISTS result_changes (
     published_after VARCHAR,               -- as text; null for a withdrawn row
     reason VARCHAR                         -- a quarantined row: the checks its record failed
 );
--- warehouses written before a quarantined row was told from a withdrawn one
-ALTER TABLE result_changes ADD COLUMN IF NOT EXISTS reason VARCHAR;
 CREATE TABLE IF NOT EXISTS answer_changes (
     changed_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
     kind VARCHAR NOT NULL,                 -- leader_per_accelerator | leader_per_rack | claim_grade | decision_due

@@ -159,6 +159,8 @@ ADDED_COLUMNS = [
      "extra->>'p#') AS DOUBLE) AS BIGINT), 0)"),
     ("results", "stale", "ALTER TABLE results ADD COLUMN stale BOOLEAN NOT NULL DEFAULT false"),
     ("results", "stale_reason", "ALTER TABLE results ADD COLUMN stale_reason VARCHAR"),
+    # a quarantined row told from a withdrawn one (warehouse/ingest/changes.py)
+    ("result_changes", "reason", "ALTER TABLE result_changes ADD COLUMN reason VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
