@@ -218,3 +218,29 @@ def test_a_warehouse_written_before_stale_rows_gains_their_columns(quarantined, 
                            "column_name IN ('stale', 'stale_reason', 'reason') ORDER BY ALL").fetchall() == [
             ("result_changes", "reason"), ("results", "stale"), ("results", "stale_reason")]
         assert con.execute("SELECT count(*) FILTER (WHERE stale) FROM results").fetchall() == [(0,)]
+
+
+def test_a_huge_published_value_is_kept_whole_and_shortened_in_the_message(quarantined, upstream, tmp_path):
+    """A hostile table's value of a million characters: the ledger and the stale row keep the
+    reason whole; the run's message line shows its first 200 characters and how many more."""
+    from warehouse.notify.message import rows_of_loads
+    db_file, _ = quarantined
+    copy = copy_of(db_file, tmp_path)
+    folder, server = upstream
+    records = with_value("n/a")
+    records[BROKEN + 1]["Performance_Result"] = "9" * 1_000_000 + "x"  # 6.0-0004 llama2-70b-99 Offline
+    publish(folder, records)
+    try:
+        load(copy, server, views=False)
+    finally:
+        publish(folder, with_value("n/a"))
+    with connect_file(copy, read_only=True) as con:
+        [(kept, reason)] = con.execute("SELECT value, stale_reason FROM results WHERE result_id = '6.0-0004' AND "
+                                       "model = 'llama2-70b-99' AND scenario = 'Offline'").fetchall()
+        [(ledger,)] = con.execute("SELECT reason FROM result_changes WHERE change = 'quarantined' "
+                                  "AND scenario = 'Offline'").fetchall()
+        [rows] = rows_of_loads(con, ["official/v6.0"])
+    assert kept == 27812.9 and reason == ledger and len(reason) > 1_000_000
+    [line] = rows.corrections
+    assert line.startswith("6.0-0004 llama2-70b-99 Offline performance: quarantined, value 27812.9 kept (value: ")
+    assert line.endswith(f"... ({len(reason) - 200:,} more characters))".replace(",", "")) and len(line) < 400

@@ -51,6 +51,14 @@ ROWS_OF_LOADS = """
     FROM result_changes AS c JOIN loads AS l ON l.source_id = c.source_id AND l.loaded_at = c.loaded_at"""
 
 
+# A quarantine's reason quotes the published value whole (a 20 MB string, from a hostile table); a
+# message line shows its start and how much more there was (the ledger keeps it whole).
+REASON_SHOWN = 200
+SHOWN_REASON = (f"CASE WHEN length(reason) <= {REASON_SHOWN} THEN coalesce(reason, '') "
+                f"ELSE left(reason, {REASON_SHOWN}) || '... (' || (length(reason) - {REASON_SHOWN}) "
+                "|| ' more characters)' END")
+
+
 def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list[RoundRows]:
     if not source_ids:
         return []
@@ -64,7 +72,7 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
                     || CASE change WHEN 'changed' THEN field || ' ' || coalesce(published_before, '(none)') || ' -> '
                                                        || coalesce(published_after, '(none)')
                                    WHEN 'quarantined' THEN 'quarantined, value ' || published_before || ' kept ('
-                                                           || coalesce(reason, '') || ')'
+                                                           || {SHOWN_REASON} || ')'
                                    WHEN 'restored' THEN 'restored, value ' || published_before || ' -> '
                                                         || published_after
                                    ELSE change || ' (' || coalesce(published_before, published_after) || ')' END
