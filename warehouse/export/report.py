@@ -146,6 +146,7 @@ def page_palette(con) -> AcceleratorPalette:
     rows = con.execute("""
         SELECT accelerator FROM leaderboard UNION ALL SELECT accelerator FROM token_economics
         UNION ALL SELECT accelerator FROM scaling_efficiency UNION ALL SELECT accelerator FROM interactivity_frontier
+        UNION ALL SELECT accelerator FROM accelerator_history
         UNION ALL SELECT coalesce(accelerator, accelerator_raw) FROM own_runs""").fetchall()
     return AcceleratorPalette.most_shown_first([accelerator for (accelerator,) in rows])
 

@@ -410,43 +410,125 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     return chart
 
 
-HISTORY_SERIES = 6   # the longest-lived series drawn (small multiples stay readable)
+HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
+HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
+# Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
+HISTORY_SCENARIO = "Offline"
+FAMILY = r"-(9[0-9](\.9)?)$"
+
+
+def accelerator_history_frame(con) -> pl.DataFrame:
+    """Each part's best verified result per accelerator (no anomaly finding), per benchmark and round
+    of its history, Offline throughput, with the round's date and the part's segment."""
+    return db.query_frame(con, f"""
+        SELECT regexp_replace(h.benchmark, '{FAMILY}', '') AS family, h.benchmark, h.result_unit, h.era,
+               h.accelerator, coalesce(w.segment, 'unknown') AS segment, h.round, round_order(h.round) AS round_order,
+               r.published_on, max(h.result / h.accelerator_count) AS per_accelerator,
+               arg_max(h.accelerator_count, h.result / h.accelerator_count) AS accelerator_count,
+               arg_max(h.submitter, h.result / h.accelerator_count) AS submitter,
+               arg_max(h.run_path, h.result / h.accelerator_count) AS run_path
+        FROM accelerator_history AS h
+        JOIN stg_rounds AS r USING (round)
+        LEFT JOIN stg_hardware AS w ON w.hardware = h.accelerator
+        WHERE h.scenario = '{HISTORY_SCENARIO}' AND NOT h.has_finding AND h.accelerator_count > 0
+          AND h.result_unit NOT ILIKE 'latency%' AND r.published_on IS NOT NULL
+        GROUP BY ALL""")
+
+
+def history_panels(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows drawn: per family, its benchmark with the most rounds (bert-99 over bert-99.9); the
+    families still run in the newest round first, then the longest-lived; each part's points with a
+    line id that breaks at an era change and where a round that ran the benchmark did not run the
+    part; the field's record per round (kind 'frontier') and its gain since the era's first round
+    (kind 'label'); the parts drawn: those that set a record, then the longest-lived."""
+    if frame.is_empty():
+        return frame
+    newest = frame["round_order"].max()
+    spans = (frame.group_by("family", "benchmark")
+             .agg(pl.col("round").n_unique().alias("rounds"), pl.col("published_on").min().alias("first"),
+                  (pl.col("round_order").max() == newest).alias("current"))
+             .sort(["rounds", "first", "benchmark"], descending=[True, False, False])
+             .unique("family", keep="first", maintain_order=True)
+             .filter(pl.col("rounds") >= 3)
+             .sort(["current", "first", "rounds"], descending=[True, False, True]).head(HISTORY_PANELS))
+    rows = frame.join(spans.select("benchmark"), on="benchmark").sort("round_order")
+    best = (rows.sort(["per_accelerator", "accelerator"], descending=[True, False])
+            .unique(["benchmark", "round"], keep="first").sort("round_order"))
+    # the field's record: the best per accelerator any part had reached by each round, within an era
+    record = best.with_columns(pl.col("per_accelerator").cum_max().over("benchmark", "era").alias("record"))
+    holders = record.filter(pl.col("per_accelerator") == pl.col("record")).select("benchmark", "accelerator").unique()
+    frontier = record.with_columns(pl.col("record").alias("per_accelerator"), pl.lit("frontier").alias("kind")).drop("record")
+    start = frontier.group_by("benchmark", "era").agg(pl.col("per_accelerator").first().alias("start"),
+                                                      pl.col("published_on").first().alias("since"))
+    labels = (frontier.group_by("benchmark", maintain_order=True).last().join(start, on=["benchmark", "era"])
+              .with_columns(pl.lit("label").alias("kind"),
+                            pl.format("×{} since {}", (pl.col("per_accelerator") / pl.col("start")).round(1),
+                                      pl.col("since").dt.year()).alias("text"))
+              .select(*frontier.columns, "text"))
+    lived = rows.group_by("benchmark", "accelerator").agg(pl.col("round").n_unique().alias("rounds"))
+    chosen = (lived.join(holders.with_columns(pl.lit(True).alias("led")), on=["benchmark", "accelerator"], how="left")
+              .with_columns(pl.col("led").fill_null(False))
+              .sort(["led", "rounds", "accelerator"], descending=[True, True, False])
+              .group_by("benchmark", maintain_order=True).head(HISTORY_PARTS)
+              .select("benchmark", "accelerator"))
+    parts = rows.join(chosen, on=["benchmark", "accelerator"]).with_columns(pl.lit("part").alias("kind"))
+    drawn = pl.concat([parts, frontier, labels], how="diagonal")
+    ran = {b: sorted(g["round_order"].unique().to_list()) for (b,), g in rows.group_by("benchmark")}
+    return drawn.with_columns(
+        pl.struct("kind", "benchmark", "accelerator", "era", "round_order")
+        .map_batches(lambda s: pl.Series(_line_ids(s.to_list(), ran)), return_dtype=pl.String).alias("line"),
+        (pl.col("benchmark") + " · " + pl.col("result_unit")).alias("panel"),
+        (pl.col("accelerator") + " (" + pl.col("segment") + ")").alias("part"))
+
+
+def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
+    """A line id per point: a new line where the era changes or a round the benchmark ran is missing
+    between two of the series' points (the frontier breaks at eras only)."""
+    ids, last = [], {}
+    for point in points:
+        series = (point["kind"], point["benchmark"], point["kind"] != "frontier" and point["accelerator"])
+        rounds = ran[point["benchmark"]]
+        previous = last.get(series)
+        gap = previous is not None and point["kind"] == "part" and (
+            rounds.index(point["round_order"]) - rounds.index(previous["round_order"]) > 1)
+        number = 0 if previous is None else previous["line"] + (gap or previous["era"] != point["era"])
+        last[series] = {**point, "line": number}
+        ids.append(f"{'|'.join(map(str, series))}|{number}")
+    return ids
 
 
 def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
-    frame = db.query_frame(con, f"""
-        WITH series AS (
-            SELECT accelerator, accelerator_count, benchmark, scenario, result_unit, era, count(*) AS rounds,
-                   date_diff('day', min(r.published_on), max(r.published_on)) AS span
-            FROM accelerator_history JOIN stg_rounds AS r USING (round)
-            GROUP BY accelerator, accelerator_count, benchmark, scenario, result_unit, era HAVING count(*) >= 2
-            QUALIFY row_number() OVER (PARTITION BY accelerator ORDER BY span DESC, rounds DESC, accelerator_count,
-                                                                         benchmark, scenario) = 1
-            ORDER BY span DESC, rounds DESC, accelerator LIMIT {HISTORY_SERIES}
-        )
-        SELECT h.accelerator || ' ×' || h.accelerator_count AS panel, h.accelerator, h.accelerator_count,
-               h.benchmark || ' · ' || h.scenario AS benchmark_scenario, h.benchmark, h.scenario, h.round,
-               round_order(h.round) AS round_order, h.result, h.result_unit, h.round_first, h.gain_since_first,
-               h.submitter, h.source_kind, h.run_path, 'verified' AS verification
-        FROM accelerator_history AS h
-        JOIN series AS s USING (accelerator, accelerator_count, benchmark, scenario, result_unit, era)
-        ORDER BY panel, benchmark_scenario, round_order""")
-    shows = (f"verified results; the {HISTORY_SERIES} longest-lived accelerators, each by its longest series (most "
-             "years, then most rounds) of one size, benchmark and scenario: each round's best result over its first "
-             "round's, whoever submitted it; rounds with no published table rebuilt from their submission trees")
-    chart = Chart("accelerator_history", "What each accelerator gained since its first round", shows,
+    frame = history_panels(accelerator_history_frame(con))
+    shows = (f"verified {HISTORY_SCENARIO} results without an anomaly finding, per accelerator (the system's result / its "
+             f"accelerators); the {HISTORY_PANELS} benchmark families run in most rounds; per family the parts that "
+             f"led the field and the longest-lived (at most {HISTORY_PARTS}), the part's segment in brackets; the "
+             "grey line is the field's best per round; lines break where the benchmark changed (its era) or a round "
+             "did not run the part; rounds with no published table rebuilt from their submission trees")
+    chart = Chart("accelerator_history", "How much faster did inference get since 2019, and who carried it", shows,
                   _rounds(frame, "round"), None)
-    if frame.height:
-        lines = alt.Chart().mark_line(point=True).encode(
-            x=alt.X("round:O", title=None, sort=alt.SortField("round_order"), axis=alt.Axis(labelFontSize=LABEL_FONT)),
-            y=alt.Y("gain_since_first:Q", title="× its first round", scale=alt.Scale(type="log")),
-            color=alt.Color("benchmark_scenario:N", title="benchmark · scenario"),
-            tooltip=[*_identity("accelerator", "accelerator_count", "benchmark", "scenario", "round", "submitter",
-                                "source_kind", "run_path", "round_first"),
-                     alt.Tooltip("result:Q", format=",.2f"), "result_unit:N",
-                     alt.Tooltip("gain_since_first:Q", format=".2f", title="gain since its first round (×)")])
-        chart.chart = lines.properties(width=220, height=160, data=frame).facet(
-            facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12)), columns=3)
+    if frame.is_empty():
+        return chart
+    x = alt.X("published_on:T", title=None, axis=alt.Axis(format="%Y", tickCount="year", labelFontSize=LABEL_FONT))
+    y = alt.Y("per_accelerator:Q", title="per accelerator (log)", scale=alt.Scale(type="log", nice=False, padding=6),
+              axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
+    tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),
+               alt.Tooltip("published_on:T", format="%Y-%m-%d", title="published"),
+               alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"), "result_unit:N"]
+    base = alt.Chart()
+    field = base.transform_filter("datum.kind == 'frontier'").mark_line(
+        color="#9e9e9e", strokeWidth=6, opacity=0.4, interpolate="step-after").encode(x=x, y=y, detail="line:N")
+    gained = base.transform_filter("datum.kind == 'label'").mark_text(
+        align="right", dx=-4, dy=-9, fontSize=12, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+    parts = base.transform_filter("datum.kind == 'part'")
+    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
+                       legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
+                                         labelLimit=260, columns=2))
+    lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
+    points = parts.mark_point(filled=True, size=40).encode(
+        x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
+    chart.chart = alt.layer(field, lines, points, gained).properties(width=300, height=170, data=frame).facet(
+        facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+        columns=3).resolve_scale(y="independent")
     return chart
 
 
