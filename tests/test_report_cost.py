@@ -70,38 +70,3 @@ def test_the_answer_table_shows_dollars_per_million_tokens_after_prices_load(sha
         f"+{(runner_up / best - 1) * 100:.1f}% (×{runner_up / best:.2f})"]
     assert (blocked, errors) == ([], [])
 
-
-# Client and workstation parts (consumer cards, laptop GPUs, workstation cards), as accelerators.csv sells them
-DESK_SEGMENTS = ("client", "workstation")
-
-
-def test_each_buyer_reads_an_answer_of_its_own_and_cost_names_the_unpriced_leaders(trees_warehouse, tmp_path, cli,
-                                                                                   browser):
-    """The shared rounds with their trees (run summaries settle which edge figures were measured), prices
-    loaded: the datacenter buyer's table holds datacenter-class parts alone; consumer, laptop and
-    workstation parts answer only in the edge table, each labelled with its segment; the page names
-    the leaders it could not price and the command that prices them."""
-    from tests.readers import connect_file
-    path = tmp_path / "warehouse.duckdb"
-    shutil.copyfile(trees_warehouse, path)
-    assert cli("--db", path, "prices", "load", PRICES)[0] == 0
-    code, _, err = cli("--db", path, "report", "--out", tmp_path / "report")
-    assert code == 0, err
-    con = connect_file(str(path), read_only=True)
-    desk = {a for (a,) in con.execute("SELECT accelerator FROM dim_accelerators WHERE segment IN ?",
-                                      [list(DESK_SEGMENTS)]).fetchall()}
-    con.close()
-    assert {"GeForce RTX 4090", "GeForce GTX 1650 Ti", "RTX PRO 4500 Blackwell"} <= desk
-    page, _, blocked, errors = open_report(browser, tmp_path / "report" / "index.html")
-    named = {table: set(page.locator(f"#{table} td.figure .value b").all_inner_texts())
-             for table in ("answer-table", "answer-table-edge")}
-    edge_badges = page.locator("#answer-table-edge td.figure .badge.segment").all_inner_texts()
-    unpriced_note = page.locator("#answer-table-unpriced").inner_text()
-    page.close()
-    assert named["answer-table"] and not named["answer-table"] & desk
-    assert named["answer-table-edge"] & desk  # v6.0 resnet Offline: HPE's RTX PRO 4500 6.0-0055 leads there
-    assert set(edge_badges) <= {"datacenter", "edge", *DESK_SEGMENTS} and "workstation" in edge_badges
-    # examples/prices.example.csv prices B200 and GB200; B300, GB300 and MI355X lead other columns of v6.0
-    assert "Per dollar ranks only the accelerators you priced; B300, GB300, MI355X" in unpriced_note
-    assert "mlperf-wh prices load FILE" in unpriced_note
-    assert (blocked, errors) == ([], [])
