@@ -102,7 +102,7 @@ priced AS (
     LEFT JOIN stg_prices AS pr ON pr.accelerator = t.accelerator
 )
 SELECT
-    t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,
+    t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators, t.market,
     t.benchmark, t.benchmark_family, t.accuracy_target, t.repeats_lower_target, t.scenario,
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,

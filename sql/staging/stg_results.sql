@@ -12,6 +12,11 @@
 --   (datacenter, workstation, edge, client), form_factor ('CPU' for a processor), line (product
 --   line): the canonical accelerator's (ref_accelerators) or cpu's (ref_processors); null for a mixed
 --   or unmatched name.
+-- market: whose answer the row belongs to (the report's answer tables, README question 6): 'datacenter'
+--   for a datacenter-class part (segment datacenter) in the datacenter suite; 'edge' for every other
+--   part that ran: an edge part, a datacenter-class part in the edge suite alone, and workstation and
+--   client parts (consumer cards, laptop GPUs) in any suite, so a consumer card never answers the
+--   datacenter buyer; null for an unmatched or mixed part. The one place this rule is written.
 -- benchmark: the canonical benchmark of the published model name (base_benchmark_names says how);
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
@@ -116,6 +121,11 @@ identified AS (
              WHEN p.cpu IS NOT NULL THEN total_processors END AS hardware_count,
         coalesce(a.vendor, pr.vendor) AS vendor, coalesce(a.family, pr.family) AS family, a.generation,
         a.tdp_watts, coalesce(a.segment, pr.segment) AS segment,
+        CASE WHEN coalesce(a.segment, pr.segment) = 'datacenter'
+                  AND NOT coalesce(r.suite ILIKE '%edge%' AND r.suite NOT ILIKE '%datacenter%', false)
+                 THEN 'datacenter'
+             WHEN coalesce(a.segment, pr.segment) IS NOT NULL THEN 'edge'
+        END AS market,
         CASE WHEN p.cpu IS NOT NULL THEN 'CPU' ELSE a.form_factor END AS form_factor,
         coalesce(a.line, pr.line) AS line,
         coalesce(b.benchmark, r.model) AS benchmark,
