@@ -119,3 +119,16 @@ def test_dgx_a100_x8_server_results_are_ranked_again_and_a_slice_only_beside_sli
                          "AND suite = 'datacenter' AND benchmark = 'resnet' AND scenario = 'Offline' "
                          "AND partition IS NULL AND rank_system IS NOT NULL")
     assert wholes[0]["best"] == 1
+
+
+def test_per_accelerator_answers_give_a_slice_no_per_gpu_figure(v21):
+    # Before: NVIDIA's one 1g.10gb instance was "A100 SXM x1" at 5,589.01 samples/s per GPU, beside
+    # DGX A100 x8's 335,144 / 8 = 41,893 per GPU
+    found = _query(v21, "SELECT accelerator, partition, accelerator_count, throughput_per_accelerator "
+                        "FROM token_economics WHERE benchmark = 'resnet' AND scenario = 'Offline' AND system IN "
+                        "('NVIDIA DGX A100 (1x A100-SXM-80GB-MIG-1x1g.10gb, TensorRT)', "
+                        "'NVIDIA DGX A100 (8x A100-SXM-80GB, TensorRT)') ORDER BY accelerator_count")
+    assert found == [{"accelerator": "A100 SXM", "partition": "1g.10gb", "accelerator_count": 1,
+                      "throughput_per_accelerator": None},
+                     {"accelerator": "A100 SXM", "partition": None, "accelerator_count": 8,
+                      "throughput_per_accelerator": 41893.0}]
