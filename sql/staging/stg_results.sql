@@ -11,12 +11,12 @@
 --   total_partitions: the instances the run used: as the platform names them, the harness's
 --   convention ('DGX-A100_A100-SXM-80GB-MIG_56x1g.10gb': 56 on 8 GPUs of 7x1g.10gb;
 --   'Apollo_6500_gen10_plus_A100-SXM-80GB-MIG_1x1g.10gb': 1, though its description counts 8 GPUs of
---   1x1g.10gb, and its 5,357.92 samples/s are one instance's), else total_accelerators x
+--   1x1g.10gb, and its 5,559.41 resnet samples/s are one instance's), else total_accelerators x
 --   partitions_per_device. The entry still counts its devices in total_accelerators (8).
 -- cpu: for a CPU-only system (no accelerator published), the canonical processor of the published
 --   processor name (base_processor_names); total_processors = nodes (1 when not published) x
 --   processors per node. hardware: what the result measures and the comparisons key on, the
---   accelerator or, for a CPU-only system, the cpu; hardware_kind 'accelerator' | 'cpu';
+--   accelerator (its partition, for a partitioned device) or, for a CPU-only system, the cpu; hardware_kind 'accelerator' | 'cpu';
 --   hardware_count: total_accelerators (total_partitions for a partition), or total_processors for a
 --   CPU-only system.
 -- vendor, family, generation (order within a vendor, newer is larger), tdp_watts, segment
