@@ -11,8 +11,9 @@
 --     SingleStream latency implies (one sample per latency: 1000 / ms, 1 / s); Offline is the
 --     throughput ceiling, so one of the two is wrong. Both rows get the finding, each naming the other;
 --   out_of_range: the result per accelerator is more than 10x above or below the median of every
---     closed or open result of the same benchmark, scenario and accelerator (in tokens/s where they are
---     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares;
+--     closed or open result of the same benchmark, scenario and hardware (in tokens/s where they are
+--     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares. A
+--     partition of a device (MIG 1g.10gb) is measured per partition, against the same partition only;
 --   stale_value: the latest table of the row's source publishes it in a record that failed
 --     validation; the row shows its last good value, from an earlier load (stg_results.stale), which
 --     no procurement-grade answer uses until a good value is published again.
@@ -24,7 +25,8 @@
 -- either row: int_scaling_pairs and `anomalies`.
 WITH perf AS MATERIALIZED (
     -- read once: every rule below scans these rows
-    SELECT source_id, record_no, entry_id, round, result_id, submitter, platform, accelerator, benchmark, model,
+    SELECT source_id, record_no, entry_id, round, result_id, submitter, platform, accelerator, hardware,
+           hardware_count, partition, benchmark, model,
            used_model, scenario, value, units, higher_is_better, total_accelerators, nodes, accelerators_per_node,
            accelerator_raw, accelerator_count_disagrees, unit_verdict, tokens_per_second, verification, stale_reason,
            CASE WHEN unit_verdict = 'suspect' THEN unit_note END AS suspect_note  -- a note only where one is used
@@ -86,25 +88,27 @@ offline_below AS (
     FROM offline_pairs
 ),
 rates AS (
-    SELECT source_id, record_no, benchmark, scenario, accelerator,
+    -- per device, or per partition for a partition of one (its peers: the same partition, never whole devices)
+    SELECT source_id, record_no, benchmark, scenario, hardware,
+           CASE WHEN partition IS NULL THEN 'accelerator' ELSE 'partition' END AS per,
            CASE WHEN tokens_per_second IS NOT NULL THEN 'tokens/s' ELSE units END AS rate_unit,
-           coalesce(tokens_per_second, value) / total_accelerators AS rate
+           coalesce(tokens_per_second, value) / hardware_count AS rate
     FROM perf
-    WHERE higher_is_better AND accelerator IS NOT NULL AND total_accelerators > 0
+    WHERE higher_is_better AND accelerator IS NOT NULL AND hardware_count > 0
       AND unit_verdict IS DISTINCT FROM 'suspect' AND verification IN ('verified', 'preview', 'open', 'rdi')
 ),
 peer_medians AS (
-    SELECT benchmark, scenario, rate_unit, accelerator, median(rate) AS peer_median, count(*) AS peers
+    SELECT benchmark, scenario, rate_unit, hardware, median(rate) AS peer_median, count(*) AS peers
     FROM rates
     GROUP BY ALL
 ),
 ranged AS (
-    SELECT * FROM rates JOIN peer_medians USING (benchmark, scenario, rate_unit, accelerator)
+    SELECT * FROM rates JOIN peer_medians USING (benchmark, scenario, rate_unit, hardware)
 ),
 out_of_range AS (
     SELECT source_id, record_no, 'out_of_range' AS rule,
-           format('{} {} per accelerator is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit,
-                  round(rate / peer_median, 3), peers, benchmark, scenario, accelerator) AS detail,
+           format('{} {} per {} is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit, per,
+                  round(rate / peer_median, 3), peers, benchmark, scenario, hardware) AS detail,
            NULL AS related_result_id, NULL::BIGINT AS related_record_no
     FROM ranged
     WHERE peers >= 3 AND (rate > 10 * peer_median OR rate < peer_median / 10)

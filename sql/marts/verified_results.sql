@@ -13,6 +13,7 @@ SELECT
     published_units AS published_unit, unit_verdict, unit_note, higher_is_better,
     accelerator, accelerator_raw, vendor, family, generation,
     accelerators_per_node, nodes, total_accelerators AS accelerator_count, value_per_accelerator AS result_per_accelerator,
+    partition, partition_fraction, value_per_partition AS result_per_partition,
     software, stack, weight_data_types, inferred, inferred_cause, inferred_result, not_comparable_because,
     repeats_lower_target, verification, stale, stale_reason, e.findings, e.procurement_grade, e.excluded_because,
     source_id

@@ -164,7 +164,7 @@ ADDED_COLUMNS = [
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
-                         | {"run_summaries", "tree_files"})
+                         | {"run_summaries", "tree_files", "systems"})
 
 
 class ReadOnlyViolation(RuntimeError):
