@@ -56,6 +56,21 @@ def stop_on_signals():
             signal.signal(s, handler)
 
 
+# A notification a signal cut short: (targets that had received it, targets), said by the interrupted
+# command's line. A run notifies after its loads committed, so its writer lock's "cut short" is no
+# rolled-back load then.
+_notifications_cut_short: list[tuple[int, int]] = []
+
+
+def notification_cut_short(reached: int, targets: int) -> None:
+    _notifications_cut_short.append((reached, targets))
+
+
+def cut_short_notification() -> tuple[int, int] | None:
+    """(targets reached, targets) of the notification a signal stopped in this process, or None."""
+    return _notifications_cut_short[-1] if _notifications_cut_short else None
+
+
 def _die_with(parent_pid: int):
     """preexec_fn: the child gets SIGKILL when the thread that started it dies (Linux)."""
     libc = ctypes.CDLL(None, use_errno=True)

@@ -69,16 +69,18 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
     due = newly_due(con)
     due_moves = answers.due_moves(due)
     answers.record(con, moves + due_moves, report.kind, report.flow_run_id)
-    mark_announced(con, due)
     failed = [o for o in report.outcomes if o.failed]
     rows = rows_of_loads(con, [o.source_id for o in report.outcomes if o.status == "loaded" and o.source_id])
     message = compose(report.kind, failure_lines(failed), [o.round for o in failed], moves, due_moves, rows,
                       report.flow_run_id)
     targets = configured_targets()
     if message is None or not targets:
+        mark_announced(con, due)  # no one to tell: answer_changes and the run's own lines announce it
         return Notified(message)
     notified = Notified(message, deliver(message, targets))
     record(con, message, notified.deliveries, report.kind, report.flow_run_id)
+    if any(d.delivered for d in notified.deliveries):  # else the next run announces it again
+        mark_announced(con, due)
     return notified
 
 
