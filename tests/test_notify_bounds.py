@@ -207,3 +207,16 @@ def test_a_decision_is_announced_only_when_a_target_received_it(private_con, sma
     assert heard.deliveries[0].delivered and [m["title"] for m in receiver.messages] == [
         "MLPerf: 1 decision due for review"]
     assert private_con.execute(notices).fetchall() == [("catalog-review-by-date",)]
+
+
+def test_a_token_an_earlier_version_stored_is_redacted_by_the_next_record(tmp_path):
+    from datetime import datetime, timezone
+
+    from warehouse.notify.deliver import Delivery, Message, record
+    from warehouse.store import db
+    with db.connect(str(tmp_path / "w.duckdb")) as con:
+        con.execute("INSERT INTO deliveries VALUES (?, NULL, 'watch', ?, 't', true, 1, NULL)",
+                    [datetime(2026, 12, 1, tzinfo=timezone.utc), f"json://127.0.0.1:9/hooks/{TOKEN}"])
+        record(con, Message("t", "b"), [Delivery("block:custom-webhook/ops", True, 1, None)], "watch", None)
+        assert con.execute("SELECT target FROM deliveries ORDER BY attempted_at").fetchall() == [
+            ("json://127.0.0.1:9/hooks/REDACTED",), ("block:custom-webhook/ops",)]

@@ -308,3 +308,13 @@ def record(con: duckdb.DuckDBPyConnection, message: Message, deliveries: list[De
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [[attempted_at, flow_run_id, run_kind, d.target, message.title, d.delivered, d.attempts, d.reason]
              for d in deliveries])
+    redact_earlier_targets(con)
+
+
+def redact_earlier_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """Rows an earlier version wrote hold Apprise's privacy form of a target, which masks a password
+    but not a token in a webhook's path (json://host/hooks/TOKEN): redacted in place, each once."""
+    earlier = [target for (target,) in con.execute("SELECT DISTINCT target FROM deliveries").fetchall()
+               if not target.startswith("block:") and redact(target) != target]
+    for target in earlier:
+        con.execute("UPDATE deliveries SET target = ? WHERE target = ?", [redact(target), target])
