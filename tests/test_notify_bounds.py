@@ -108,7 +108,7 @@ def test_notify_test_reports_a_dripping_target_as_timed_out_within_its_budget(mo
         code = main(["notify", "--test", "--format", "csv"])
         took = time.monotonic() - started
     out, err = capsys.readouterr()
-    assert code == 1 and took < 3, (took, out, err)
+    assert code == 1 and took < 5, (took, out, err)  # its 1-s budget, and the command around it
     rows = out.strip().splitlines()
     assert rows[1].startswith(f"json://127.0.0.1:{slow.port}/hook,false,1,\"timed out: no answer within 1 s "
                               "(MLPERF_NOTIFY_TARGET_BUDGET"), rows
@@ -127,22 +127,24 @@ def test_the_runs_budget_bounds_all_its_targets_together(monkeypatch, small_budg
         started = time.monotonic()
         deliveries = deliver(Message("t", "b"), configured_targets())
         took = time.monotonic() - started
-    assert 1.4 < took < 2.5, took
+    assert 1.4 < took < 4, took
     assert [(d.delivered, d.reason.split(" (")[0]) for d in deliveries] == [
         (False, "timed out: no answer within 1.5 s")] * 3
     assert all("MLPERF_NOTIFY_RUN_BUDGET" in d.reason for d in deliveries)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 def test_a_run_whose_webhook_drips_ends_within_the_budget_and_keeps_its_load(monkeypatch, small_budgets, tmp_path):
     from warehouse.cli import main
     db_file = str(tmp_path / "w.duckdb")
     with receiving(statuses=[("drip", 0.2)]) as slow:
         monkeypatch.setenv("MLPERF_NOTIFY", f"json://127.0.0.1:{slow.port}/hook")
         started = time.monotonic()
-        assert main(["ingest", "v6.0", "--file", str(V60), "--db", db_file, "-q"]) == 0
+        assert main(["backfill", "--rounds", "v6.0", "--source", str(MIRROR), "--db", db_file, "-q"]) == 0
         took = time.monotonic() - started
-    assert took < 10, took
+    # the load's own seconds (2-3 on a quiet machine) and the notification's 1.5; unbounded, the
+    # receiver's answer takes 10,000 x 0.2 s
+    assert took < 60, took
     with connect_file(db_file, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM results").fetchone() == (520,)
         [(delivered, reason)] = con.execute("SELECT delivered, reason FROM deliveries").fetchall()
