@@ -222,3 +222,12 @@ def test_a_token_an_earlier_version_stored_is_redacted_by_the_next_record(tmp_pa
         record(con, Message("t", "b"), [Delivery("block:custom-webhook/ops", True, 1, None)], "watch", None)
         assert con.execute("SELECT target FROM deliveries ORDER BY attempted_at").fetchall() == [
             ("json://127.0.0.1:9/hooks/REDACTED",), ("block:custom-webhook/ops",)]
+
+
+@pytest.mark.unit
+def test_a_reason_loses_every_part_of_the_address_that_may_be_a_token():
+    from warehouse.notify.deliver import scrub, url_secrets
+    reason = "Failed to reach T1JJ3T3L2 with TIiajkdnlazkcOXrIdevi7FQ; bot 123456789:AAHk3Zq8RkT1mWv4Lp0 at 127.0.0.1:8080"
+    assert scrub(reason, url_secrets(SLACK) + url_secrets("tgram://123456789:AAHk3Zq8RkT1mWv4Lp0/")
+                 + url_secrets("json://127.0.0.1:8080/hook")) == (
+        "Failed to reach **** with ****; bot 123456789:**** at 127.0.0.1:8080")

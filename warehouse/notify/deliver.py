@@ -93,11 +93,14 @@ def configured_targets() -> list[Target]:
 
 def url_secrets(url: str) -> tuple[str, ...]:
     """The parts of a notification URL that may be credentials: the user's password, every path
-    segment and query value (Slack's and Discord's tokens are path segments), long enough to matter."""
+    segment and query value (Slack's and Discord's tokens are path segments), every part of the
+    address but a dotted host and a port (slack://TokenA/..., tgram://BOT:TOKEN/...), long enough
+    to matter."""
     parts = urlsplit(url)
     found = [parts.password or "", parts.username or ""]
     found += [unquote(segment) for segment in parts.path.split("/")]
     found += [value for _, value in parse_qsl(parts.query)]
+    found += [part for part in re.split(r"[:@]", parts.netloc) if "." not in part and not part.isdigit()]
     if "@" in parts.netloc:
         found.append(parts.netloc.rsplit("@", 1)[0])
     return tuple(sorted({s for s in found if len(s) >= 4}, key=len, reverse=True))
