@@ -19,6 +19,7 @@ class Receiver(http.server.ThreadingHTTPServer):
         self.statuses = list(statuses)
         self.authorizations: list[str | None] = []
         self.bodies: list[bytes] = []
+        self.dropped: list[float] = []   # when a caller closed a dripping answer (time.monotonic())
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -41,10 +42,13 @@ class Receiver(http.server.ThreadingHTTPServer):
                 self.send_response(200)
                 self.send_header("Content-Length", str(length))
                 self.end_headers()
-                for _ in range(length):
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                    time.sleep(seconds)
+                try:
+                    for _ in range(length):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(seconds)
+                except ConnectionError:  # the caller closed the connection
+                    receiver.dropped.append(time.monotonic())
 
             def log_message(self, *args):
                 pass

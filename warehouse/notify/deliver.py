@@ -10,8 +10,9 @@ on a message.
 Budgets: every target is sent to in a daemon thread of its own, side by side, and the run stops
 waiting for one at its wall-clock budget (MLPERF_NOTIFY_TARGET_BUDGET, retries included) or at the
 run's (MLPERF_NOTIFY_RUN_BUDGET, all targets), whichever comes first: Apprise's timeouts bound each
-read, not a receiver that drips its answer a byte at a time. Such a target is recorded as timed out;
-its thread, left behind, makes no further attempt and ends with the process.
+read, not a receiver that drips its answer a byte at a time. Such a target is recorded as timed out
+and its connection shut down, which ends its thread's read (a Prefect block's, sent over httpx, is
+left to end with the process).
 
 Credentials: a target is recorded and printed as `redact` writes it (scheme, host and path, every
 part that may be a token masked), and every secret part of the URL is removed from a reason before
@@ -22,6 +23,7 @@ import contextvars
 import io
 import logging
 import re
+import socket
 import threading
 import time
 from contextlib import contextmanager
@@ -178,6 +180,7 @@ def quiet_senders() -> None:
     for name in ("urllib3.connectionpool", "httpx"):
         if _not_a_sending_thread not in logging.getLogger(name).filters:
             logging.getLogger(name).addFilter(_not_a_sending_thread)
+    _track_sending_sockets()
 
 
 def _not_a_sending_thread(record: logging.LogRecord) -> bool:
@@ -239,6 +242,27 @@ def hosts_only(text: str) -> str:
     return _URL.sub(lambda m: f"{m.group(1)}{urlsplit(m.group(0)).hostname or ''}/...", text)
 
 
+_sending_here = threading.local()   # .sending: the Sending whose thread this is
+
+
+def _track_sending_sockets() -> None:
+    """Every socket urllib3 (Apprise's requests) opens in a sending thread is kept by its Sending,
+    which shuts it down at its deadline: the thread's read ends, and a receiver cannot keep it
+    reading (a drip, or gigabytes of answer) for as long as the process lives. Wrapped once."""
+    from urllib3.util import connection
+    if getattr(connection.create_connection, "tracked", False):
+        return
+    create = connection.create_connection
+
+    def create_tracked(*args, **kwargs):
+        sock = create(*args, **kwargs)
+        if (sending := getattr(_sending_here, "sending", None)) is not None:
+            sending.opened(sock)
+        return sock
+    create_tracked.tracked = True
+    connection.create_connection = create_tracked
+
+
 class Budget(NamedTuple):
     deadline: float     # time.monotonic()
     seconds: float
@@ -252,12 +276,28 @@ class Sending:
     def __init__(self, target: Target, message: Message, budget: Budget) -> None:
         self.target, self.budget, self.deadline = target, budget, budget.deadline
         self.attempts, self.delivery = 0, None
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
         # In this thread's context: a Prefect block is loaded with the settings of the run's context.
         self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._send, message),
                                         name=f"{SENDING_THREAD}{target.label}", daemon=True)
         self._thread.start()
 
+    def opened(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if time.monotonic() >= self.deadline:
+                self._cut_off()
+
+    def _cut_off(self) -> None:
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # closed already
+                pass
+
     def _send(self, message: Message) -> None:
+        _sending_here.sending = self
         attempts = settings.current().notify_retries + 1 if self.target.retried else 1
         backoff, reason = settings.current().notify_backoff, None
         while self.attempts < attempts and time.monotonic() < self.deadline:
@@ -278,9 +318,11 @@ class Sending:
         self._thread.join(max(0.0, self.deadline - time.monotonic()))
         if self.delivery is not None:
             return self.delivery
+        with self._lock:
+            self._cut_off()
         return Delivery(self.target.label, False, self.attempts,
-                        f"timed out: no answer within {self.budget.seconds:g} s ({self.budget.variable}; the "
-                        "receiver may still be sending, it is no longer waited for)")
+                        f"timed out: no answer within {self.budget.seconds:g} s ({self.budget.variable}; "
+                        "the connection was closed)")
 
     @property
     def delivered(self) -> bool:
