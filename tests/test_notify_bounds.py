@@ -235,3 +235,10 @@ def test_a_reason_loses_every_part_of_the_address_that_may_be_a_token():
     assert scrub(reason, url_secrets(SLACK) + url_secrets("tgram://123456789:AAHk3Zq8RkT1mWv4Lp0/")
                  + url_secrets("json://127.0.0.1:8080/hook")) == (
         "Failed to reach **** with ****; bot 123456789:**** at 127.0.0.1:8080")
+
+
+@pytest.mark.unit
+def test_config_shows_a_targets_scheme_but_never_a_token_written_as_one():
+    from warehouse.settings import hidden
+    assert hidden(f"json://127.0.0.1/hooks/{TOKEN} {BARE}://x mailtos://a:b@gmail.com") == (
+        "json://(hidden) (hidden)://(hidden) mailtos://(hidden)")

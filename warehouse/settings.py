@@ -273,10 +273,16 @@ def settings_rows() -> list[dict[str, str | None]]:
     return rows
 
 
+_SHOWN_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,11}")
+
+
 def hidden(value: str) -> str:
-    """A secret setting as it may be shown: each URL's scheme, the rest hidden."""
-    return " ".join(f"{part.split('://', 1)[0]}://(hidden)" if "://" in part else "(hidden)"
-                    for part in re.split(r"[\s,]+", value.strip()) if part)
+    """A secret setting as it may be shown: each URL's scheme (when it reads as one, not as a token
+    written before ://), the rest hidden."""
+    def shown(part: str) -> str:
+        scheme = part.split("://", 1)[0]
+        return f"{scheme if _SHOWN_SCHEME.fullmatch(scheme) else '(hidden)'}://(hidden)"
+    return " ".join(shown(part) if "://" in part else "(hidden)" for part in re.split(r"[\s,]+", value.strip()) if part)
 
 
 def _text(value) -> str | None:
