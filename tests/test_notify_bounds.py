@@ -2,7 +2,7 @@
 (nor a bare token given as MLPERF_NOTIFY), a receiver that accepts and then drips its answer holds
 neither `notify --test` nor a run past its budget, a message is bounded and parses as XML whatever a
 name holds, and a decision is announced only when a target received it. A real webhook on 127.0.0.1
-(tests/webhook_receiver.py) and real loads; small budgets set through the settings' variables."""
+(tests/webhook_receiver.py) and real runs; small budgets set through the settings' variables."""
 from __future__ import annotations
 
 import logging
@@ -20,7 +20,6 @@ from tests.webhook_receiver import receiving
 TOKEN = "hk7f3Q9zXw2Lr8Vt5Bn1"  # a webhook's secret, as a path segment
 SLACK = "slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ"
 BARE = "xoxb-2718281828-3141592653-Zq8RkT1mWv4Lp0Xs"
-V60 = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"
 
 
 @pytest.fixture
