@@ -212,6 +212,8 @@ def test_a_decision_is_announced_only_when_a_target_received_it(private_con, sma
     assert heard.deliveries[0].delivered and [m["title"] for m in receiver.messages] == [
         "MLPerf: 1 decision due for review"]
     assert private_con.execute(notices).fetchall() == [("catalog-review-by-date",)]
+    assert private_con.execute("SELECT subject FROM answer_changes WHERE kind = 'decision_due'").fetchall() == [
+        ("catalog-review-by-date",)]  # told twice, recorded once
 
 
 def test_a_token_an_earlier_version_stored_is_redacted_by_the_next_record(tmp_path):
