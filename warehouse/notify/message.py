@@ -15,6 +15,7 @@ from warehouse.notify.deliver import Message
 
 SHOWN = 8          # lines per section; the rest is counted, and in answer_changes / published_changes
 CHANGED_SHOWN = 10
+LINE_MAX = 500     # characters of one line (a published note may be megabytes); the rest is counted
 KIND_WORDS = {"leader_per_accelerator": "per accelerator", "leader_per_rack": "per rack"}
 
 
@@ -84,10 +85,17 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
             for r, first, a, c, w, corrections, q, s in cursor.fetchall()]
 
 
+def capped(line: str, limit: int = LINE_MAX) -> str:
+    """The line cut at `limit` characters, saying how many were cut."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}... ({len(line) - limit:,} characters cut)"
+
+
 def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -> list[str]:
     if not lines:
         return []
-    out = [f"{title}:"] + [f"- {line}" for line in lines[:shown]]
+    out = [f"{title}:"] + [f"- {capped(line)}" for line in lines[:shown]]
     if len(lines) > shown:
         out.append(f"- and {len(lines) - shown} more{more}")
     return out + [""]
@@ -124,7 +132,7 @@ def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: 
     rounds = sorted({r.round for r in changed} | set(failed_rounds))
     body = []
     if error_lines:
-        body += [f"error: {line}" for line in error_lines] + [""]
+        body += [f"error: {capped(line)}" for line in error_lines] + [""]
     body += _section("New leaders (the best of every loaded round)", [leader_line(m) for m in leaders],
                      more=' (mlperf-wh sql "SELECT * FROM answer_changes ORDER BY changed_at DESC")')
     body += _section("Claims whose grade changed", [f"{m.subject}: {m.before} -> {m.after}" for m in grades])

@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS answer_changes (
 );
 CREATE TABLE IF NOT EXISTS deliveries (
     attempted_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
-    target VARCHAR NOT NULL,               -- the Apprise URL with its secrets masked, or block:NAME
+    target VARCHAR NOT NULL,               -- the Apprise URL redacted (source_urls.redact), or block:NAME
     title VARCHAR NOT NULL, delivered BOOLEAN NOT NULL, attempts INTEGER NOT NULL,
     reason VARCHAR                         -- why it was not delivered (null when it was)
 );
