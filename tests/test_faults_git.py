@@ -269,3 +269,37 @@ def test_a_run_stopped_mid_clone_leaves_no_git_behind(signum, served, tmp_path, 
     if signum == signal.SIGTERM:
         assert process.returncode == 128 + signum and len(err.strip().splitlines()) == 1, err
     assert not [p for p in (tmp_path / "trees").glob(f".{REPOSITORY}.*")] or signum == signal.SIGKILL
+
+
+# ---------------------------------------------------------------------------------------------
+# the forms a git URL may take
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("given, url, credentials", [
+    ("https://github.com/mlcommons", "https://github.com/mlcommons", (None, None)),
+    (f"https://{USER}:{TOKEN}@Git.Example:8443/org", "https://git.example:8443/org", (USER, TOKEN)),
+    (f"http://{USER}:{TOKEN}@[::1]:8080/org", "http://[::1]:8080/org", (USER, TOKEN)),
+    ("ssh://git@git.example/org", "ssh://git@git.example/org", (None, None)),
+    ("git@github.com:mlcommons", "git@github.com:mlcommons", (None, None)),
+    ("file:///srv/repositories", "file:///srv/repositories", (None, None)),
+])
+def test_an_accepted_git_url_keeps_no_credential(given, url, credentials):
+    from warehouse.ingest.git_remote import parse_git_url
+    remote = parse_git_url(given)
+    assert (remote.url, (remote.username, remote.token)) == (url, credentials)
+    assert TOKEN not in repr(remote)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("given", [
+    "", "-c", "--upload-pack=x", "ext::sh -c x", "fd::3", "https://h/x y", "https://h/x\n", "ssh://-oProxyCommand=x/y",
+    "ssh://h/-x", "ssh://alice:pw@h/x", "git@-h:x", "git@h:-x", "h:x", "file://remote/x", "file:///", "https:///x",
+    "https://h:port/x", "https://h/x?token=1", "git+ssh://h/x", "javascript://h/x", "/srv/repositories"])
+def test_anything_else_is_refused_without_being_repeated(given):
+    from warehouse.ingest.git_remote import ACCEPTED, GitUrlRefused, parse_git_url
+    with pytest.raises(GitUrlRefused) as refused:
+        parse_git_url(given)
+    assert str(refused.value).startswith("--git: not a git URL")
+    said = str(refused.value).replace(ACCEPTED, "").replace("file:///path/to/repositories", "")
+    assert len(given) < 3 or given not in said

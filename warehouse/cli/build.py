@@ -243,7 +243,8 @@ def trees(
     git: Annotated[Optional[str], typer.Option("--git", metavar="URL", help=(
         "for a round MLCommons published no table of, clone its tree from URL/inference_results_vX.Y: a "
         "partial, sparse clone of the system descriptions and run summaries alone, e.g. "
-        "--git https://github.com/mlcommons"))] = None,
+        "--git https://github.com/mlcommons (https://, http://, ssh://, user@host:path or file://; a "
+        "token as user:token@ or in MLPERF_GIT_TOKEN reaches git through its environment, never stored)"))] = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:
     """Rebuild the rows of the rounds MLCommons published no table of from their submission trees;

@@ -9,19 +9,19 @@ a space or control character, a host or path beginning with '-' are refused in o
 not repeat what it refuses (it may be a token)."""
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from warehouse.errors import UsageError
 from warehouse.ingest.source_urls import redact
+from warehouse.settings import current, variable
 
 ACCEPTED = "https://, http://, ssh://, user@host:path or file:///path"
 SCHEMES = ("https", "http", "ssh", "file")
 # What git may speak at all (GIT_ALLOW_PROTOCOL): ext::, fd:: and every other transport are refused by git too.
 ALLOWED_PROTOCOLS = "https:http:ssh:file"
-USERNAME_ENV, TOKEN_ENV = "MLPERF_GIT_USERNAME", "MLPERF_GIT_TOKEN"
+USERNAME_ENV, TOKEN_ENV = variable("git_username"), variable("git_token")
 
 _SCP_LIKE = re.compile(r"^(?P<user>[A-Za-z0-9._-]+)@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*):(?P<path>[^:].*)$")
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)$")
@@ -51,12 +51,13 @@ class GitRemote:
         parts = urlsplit(self.url)
         return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else None
 
-    def with_environment_credentials(self, environ=os.environ) -> "GitRemote":
+    def with_environment_credentials(self) -> "GitRemote":
         """Credentials from MLPERF_GIT_USERNAME / MLPERF_GIT_TOKEN when the URL brought none (how an
         unattended run or a deployment is given them)."""
-        if self.token or not environ.get(TOKEN_ENV):
+        settings = current()
+        if self.token or not settings.git_token:
             return self
-        return GitRemote(self.url, environ.get(USERNAME_ENV) or "git", environ[TOKEN_ENV])
+        return GitRemote(self.url, settings.git_username or "git", settings.git_token)
 
 
 def parse_git_url(text: str, what: str = "--git") -> GitRemote:
@@ -67,32 +68,23 @@ def parse_git_url(text: str, what: str = "--git") -> GitRemote:
         return GitRemote(text)  # user@host:path, checked by _refusal
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
-    if scheme in ("http", "https"):
-        netloc = parts.netloc.rpartition("@")[2]
-        return GitRemote(urlunsplit((scheme, netloc, parts.path, "", "")),
+    if scheme in ("http", "https"):  # the query and fragment were refused: redact takes user:token@ out
+        return GitRemote(redact(urlunsplit((scheme, parts.netloc, parts.path, "", ""))),
                          unquote(parts.username) if parts.username else None,
                          unquote(parts.password) if parts.password else None)
     return GitRemote(urlunsplit((scheme, parts.netloc, parts.path, "", "")))
-
-
-def shown(text: str) -> str:
-    """A URL as a message may name it: redacted, or nothing of it when it does not parse."""
-    try:
-        return redact(text) if "://" in text else ("a user@host:path URL" if _SCP_LIKE.match(text) else "it")
-    except ValueError:
-        return "it"
 
 
 def _refusal(text: str) -> str | None:
     """Why `text` is refused, in words that do not repeat it; None when it is accepted."""
     if not text:
         return "it is empty"
-    if re.search(r"[\s\x00-\x1f\x7f]", text):
-        return "it holds a space or a control character"
     if text.startswith("-"):
         return "it begins with '-', which git reads as an option"
     if _TRANSPORT_HELPER.match(text):
         return "a transport helper (SCHEME::), which makes git run a program"
+    if re.search(r"[\s\x00-\x1f\x7f]", text):
+        return "it holds a space or a control character"
     if "://" not in text:
         return None if _scp_like_accepted(text) else "no scheme://, and not user@host:path"
     return _url_refusal(text)
@@ -114,7 +106,7 @@ def _url_refusal(text: str) -> str | None:
         return f"scheme {scheme!r} is not one git is allowed here" if re.fullmatch(r"[a-z0-9+.-]{1,20}", scheme) \
             else "its scheme is not one git is allowed here"
     if parts.query or parts.fragment:
-        return f"a git URL takes no ?query or #fragment (give a token in {TOKEN_ENV} or as user:token@)"
+        return f"a git URL takes no ?query or #fragment: give a token in {TOKEN_ENV} or as user:token@"
     if any(segment.startswith("-") for segment in unquote(parts.path).split("/")):
         return "a part of its path begins with '-'"
     if scheme == "file":
