@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED
-from tests.faults import one_error_line
+from tests.faults import one_error_line, run  # noqa: F401 - run: the CLI in this process, without Prefect
 from tests.git_server import TOKEN, USER, commit_round, git_http_server, run_git
 from tests.test_faults_signals import alive, descendants, wait_gone
 from tests.test_secrets import everything_in, flush_prefect_logs, prefect_database
@@ -74,9 +74,9 @@ def checked_out(tree: Path) -> set[str]:
 @pytest.mark.parametrize("planted", [
     "--upload-pack=touch {marker};", "ext::sh -c touch% {marker}", "-c", "ssh://-oProxyCommand=touch%20{marker}/x",
     "file:///srv/repos?x=1", "https://alice:" + TOKEN + "@h/x#y", "ftp://h/x", "alice:" + TOKEN + "@host"])
-def test_a_git_url_that_is_not_one_is_refused_before_git_runs(planted, plain_cli, tmp_path, home):
+def test_a_git_url_that_is_not_one_is_refused_before_git_runs(planted, run, tmp_path, home):
     marker = tmp_path / "marker"
-    code, out, err = plain_cli("trees", "--rounds", "v0.5", "--git", planted.format(marker=marker),
+    code, out, err = run("trees", "--rounds", "v0.5", "--git", planted.format(marker=marker),
                                "--db", tmp_path / "w.duckdb")
     line = one_error_line(err)
     assert code == 2 and "--git: not a git URL" in line, (code, err)
@@ -84,10 +84,10 @@ def test_a_git_url_that_is_not_one_is_refused_before_git_runs(planted, plain_cli
     assert not (tmp_path / "trees").exists()
 
 
-def test_a_remembered_source_that_is_an_option_runs_nothing(plain_cli, tmp_path, monkeypatch, home):
+def test_a_remembered_source_that_is_an_option_runs_nothing(run, tmp_path, monkeypatch, home):
     marker = tmp_path / "marker"
     monkeypatch.setenv("MLPERF_SOURCE", f"--upload-pack=touch {marker};")
-    code, out, err = plain_cli("trees", "--rounds", "v0.5", "--db", tmp_path / "w.duckdb")
+    code, out, err = run("trees", "--rounds", "v0.5", "--db", tmp_path / "w.duckdb")
     one_error_line(err)
     assert code != 0 and not marker.exists()
 
@@ -158,7 +158,9 @@ def test_trees_as_a_flow_run_keeps_the_token_out_of_every_output_and_prefect(ser
     assert "v0.5: 1 result rows rebuilt from 2 files" in out
     assert bad_code == 1 and "git clone" in one_error_line(bad_err)
     assert TOKEN not in out + err + bad_out + bad_err
-    assert files_holding(TOKEN, db_file, Path(reader_path(str(db_file))), tmp_path / "trees", home) == []
+    published = Path(reader_path(str(db_file)))
+    assert published.is_file() and (tmp_path / "trees" / REPOSITORY / ".git").is_dir()
+    assert files_holding(TOKEN, db_file, published, tmp_path / "trees", home) == []
     flush_prefect_logs()
     time.sleep(0.5)
     stored = everything_in(prefect_database())
@@ -249,7 +251,7 @@ def git_processes_below(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_a_run_stopped_mid_clone_leaves_no_git_behind(signum, served, tmp_path, home):
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "MLPERF_PREFECT_TEMPORARY_SERVER": "0"}
     env.pop("PREFECT_API_URL", None)
@@ -266,9 +268,29 @@ def test_a_run_stopped_mid_clone_leaves_no_git_behind(signum, served, tmp_path, 
         process.send_signal(signum)
         _, err = process.communicate(timeout=30)
         assert wait_gone(gits, 5) == set()
-    if signum == signal.SIGTERM:
+    if signum != signal.SIGKILL:
         assert process.returncode == 128 + signum and len(err.strip().splitlines()) == 1, err
-    assert not [p for p in (tmp_path / "trees").glob(f".{REPOSITORY}.*")] or signum == signal.SIGKILL
+        assert list((tmp_path / "trees").glob(f".{REPOSITORY}.*")) == []  # the partial clone was removed
+
+
+def test_a_clone_past_its_time_limit_is_ended_with_its_group(served, tmp_path, home, monkeypatch):
+    from warehouse.ingest import tree_clone
+    monkeypatch.setattr(tree_clone, "GIT_SECONDS", 1)
+    with git_http_server(served, credentials=None, stall=30) as server:
+        started = time.monotonic()
+        with pytest.raises(CloneFailed, match="took longer than 1 s"):
+            clone_round(server.url, load_registry()["v0.5"], tmp_path / "trees")
+        assert time.monotonic() - started < 10
+    remote_helpers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
+                      and server.url.encode() in _cmdline(p)]
+    assert remote_helpers == [] and list((tmp_path / "trees").iterdir()) == []
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 # ---------------------------------------------------------------------------------------------
