@@ -189,7 +189,7 @@ def test_a_clone_stopped_before_its_sparse_checkout_is_cloned_again(served, tmp_
     (cache / f".{REPOSITORY}.clone-x1y2").mkdir()
     tree = clone_round(f"file://{served}", load_registry()["v0.5"], cache).root
     assert checked_out(tree) == {SYSTEM, SUMMARY}
-    assert sorted(p.name for p in cache.iterdir()) == [REPOSITORY]
+    assert sorted(p.name for p in cache.iterdir()) == [f".{REPOSITORY}.lock", REPOSITORY]
 
 
 def test_a_rerun_with_another_url_clones_from_it(served, tmp_path, home):
@@ -200,6 +200,44 @@ def test_a_rerun_with_another_url_clones_from_it(served, tmp_path, home):
     tree = clone_round(f"file://{other}", load_registry()["v0.5"], cache).root
     assert "closed/X/systems/other.json" in checked_out(tree)
     assert run_git("config", "--get", "remote.origin.url", cwd=tree).strip() == f"file://{other}/{REPOSITORY}"
+
+
+def test_a_run_waits_for_another_runs_clone_of_the_same_round(served, tmp_path, home):
+    """Two runs at once: the second would otherwise remove the first's temporary clone as a leftover."""
+    import fcntl
+    import threading
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    done: list = []
+    with open(cache / f".{REPOSITORY}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        (cache / f".{REPOSITORY}.clone-inflight").mkdir()
+        second = threading.Thread(target=lambda: done.append(clone_round(f"file://{served}", load_registry()["v0.5"], cache)))
+        second.start()
+        second.join(1.0)
+        assert second.is_alive() and (cache / f".{REPOSITORY}.clone-inflight").is_dir()
+    second.join(30)
+    assert checked_out(done[0].root) == {SYSTEM, SUMMARY}
+
+
+def test_a_clone_that_is_a_link_is_replaced_not_fetched_into(served, tmp_path, home):
+    elsewhere = clone_round(f"file://{served}", load_registry()["v0.5"], tmp_path / "elsewhere").root
+    before = {p: p.stat().st_mtime_ns for p in elsewhere.rglob("*")}
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / REPOSITORY).symlink_to(elsewhere)
+    tree = clone_round(f"file://{served}", load_registry()["v0.5"], cache).root
+    assert not tree.is_symlink() and checked_out(tree) == {SYSTEM, SUMMARY}
+    assert {p: p.stat().st_mtime_ns for p in elsewhere.rglob("*")} == before
+
+
+def test_a_link_planted_as_the_lock_is_refused_in_one_line(served, tmp_path, home):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / f".{REPOSITORY}.lock").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(CloneFailed, match="cannot be the clone's lock file"):
+        clone_round(f"file://{served}", load_registry()["v0.5"], cache)
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_path, home):
@@ -270,7 +308,7 @@ def test_a_run_stopped_mid_clone_leaves_no_git_behind(signum, served, tmp_path, 
         assert wait_gone(gits, 5) == set()
     if signum != signal.SIGKILL:
         assert process.returncode == 128 + signum and len(err.strip().splitlines()) == 1, err
-        assert list((tmp_path / "trees").glob(f".{REPOSITORY}.*")) == []  # the partial clone was removed
+        assert list((tmp_path / "trees").glob(f".{REPOSITORY}.clone-*")) == []  # the partial clone was removed
 
 
 def test_a_clone_past_its_time_limit_is_ended_with_its_group(served, tmp_path, home, monkeypatch):
@@ -283,7 +321,7 @@ def test_a_clone_past_its_time_limit_is_ended_with_its_group(served, tmp_path, h
         assert time.monotonic() - started < 10
     remote_helpers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and alive(int(p.name))
                       and server.url.encode() in _cmdline(p)]
-    assert remote_helpers == [] and list((tmp_path / "trees").iterdir()) == []
+    assert remote_helpers == [] and list((tmp_path / "trees").glob(f"*{REPOSITORY}.clone-*")) == []
 
 
 def _cmdline(process: Path) -> bytes:

@@ -23,12 +23,14 @@ of its own, under a shell that kills the group when this process dies (SIGKILL i
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,15 +77,34 @@ def clone_round(git_base: str | GitRemote, round, cache: Path) -> ClonedTree:
     `<git_base>/<repository>`."""
     base = git_base if isinstance(git_base, GitRemote) else parse_git_url(git_base)
     remote = base.with_environment_credentials().joined(round.repository)
-    dest = cache / round.repository
     cache.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(cache, round.repository)
-    if (dest / ".git").is_dir() and _whole_clone_of(dest, remote, round.branch) and _updated(dest, remote, round.branch):
+    with _held(cache / f".{round.repository}.lock"):  # another run's clone of the round is left alone
+        return _cloned(remote, round.branch, cache / round.repository)
+
+
+@contextmanager
+def _held(lock: Path):
+    """An exclusive lock on `lock` for the block (released by the kernel if this process dies)."""
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:  # a link or a directory planted there: never followed
+        raise CloneFailed(f"{lock}: cannot be the clone's lock file ({exc.strerror}); remove it") from exc
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
+
+
+def _cloned(remote: GitRemote, branch: str, dest: Path) -> ClonedTree:
+    _remove_leftovers(dest.parent, dest.name)
+    if not dest.is_symlink() and (dest / ".git").is_dir() and _whole_clone_of(dest, remote, branch) \
+            and _updated(dest, remote, branch):
         return ClonedTree(dest)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{round.repository}.clone-", dir=cache))
+    fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.clone-", dir=dest.parent))
     fresh.chmod(0o755)  # as git clone makes a directory (mkdtemp's is the user's alone)
     try:
-        refused = _clone_into(fresh, remote, round.branch)
+        refused = _clone_into(fresh, remote, branch)
         _put_in_place(fresh, dest)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
