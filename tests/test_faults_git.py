@@ -244,7 +244,8 @@ def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_
     """Tree entries git refuses to check out ('.git', '..') fail `git checkout` whole; the round's
     other files are still checked out and loaded. One among the files the rebuild reads is
     quarantined by its path; one elsewhere is not read, as any file outside the sparse set."""
-    from warehouse.ingest.tree_rebuild_load import REFUSED_BY_GIT, rebuild_rounds
+    from warehouse.ingest.tree_clone import REFUSED_BY_GIT
+    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
     work = tmp_path / "work"
 
     def mktree(listing: str) -> str:
@@ -271,6 +272,42 @@ def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_
     with connect_file(str(db_file), read_only=True) as con:
         [(raw, reasons)] = con.execute("SELECT raw_record, reasons FROM quarantine").fetchall()
     assert "closed/.git/systems/x.json" in raw and reasons == [REFUSED_BY_GIT]
+
+
+def test_a_file_name_that_is_not_utf8_is_one_quarantined_file(tmp_path, home):
+    """Linux names are bytes; a name that is not UTF-8 would fail the whole round where its path is
+    hashed and stored."""
+    from warehouse.ingest.tree_clone import NOT_UTF8
+    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    odd = os.fsdecode(b"closed/NVIDIA/systems/T4x8-\xff.json")
+    served = commit_round(tmp_path / "work", {**round_files(), odd: (V05 / SYSTEM).read_bytes()},
+                          tmp_path / "served" / REPOSITORY).parent
+    db_file = tmp_path / "w.duckdb"
+    [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{served}")
+    assert (done.rows, done.quarantined, done.missing) == (1, 1, None)
+    from tests.readers import connect_file
+    with connect_file(str(db_file), read_only=True) as con:
+        [(raw, reasons)] = con.execute("SELECT raw_record, reasons FROM quarantine").fetchall()
+    assert "T4x8-\\\\xff.json" in raw and reasons == [NOT_UTF8]
+
+
+def test_a_link_in_the_remote_tree_is_checked_out_as_a_file_never_followed(tmp_path, home):
+    """A symbolic link committed at a system description's path, to a file of this machine: the
+    checkout holds a plain file with the link's text, quarantined; the machine's file is never read."""
+    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET\n")
+    work = tmp_path / "work"
+    bare = commit_round(work, round_files(), tmp_path / "served" / REPOSITORY)
+    os.symlink(secret, work / "closed/NVIDIA/systems/leak.json")
+    run_git("add", "-A", cwd=work)
+    run_git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "link", cwd=work)
+    run_git("push", "-q", "--", str(bare), "main", cwd=work)
+    db_file = tmp_path / "w.duckdb"
+    [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{bare.parent}")
+    tree = tmp_path / "trees" / REPOSITORY
+    assert not any(p.is_symlink() for p in tree.rglob("*")) and (done.rows, done.quarantined) == (1, 1)
+    assert files_holding("TOPSECRET", tmp_path / "trees", db_file) == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -64,12 +64,16 @@ class CloneFailed(ExpectedFailure):
         self.said = said
 
 
+REFUSED_BY_GIT = "git refuses this path of the remote tree (an invalid path): not checked out, not read"
+NOT_UTF8 = "a file name that is not UTF-8 (shown with \\x escapes): removed from the checkout, not read"
+
+
 @dataclass(frozen=True)
 class ClonedTree:
-    """A round's clone: its root, and the paths git refused to check out (an invalid path in the
-    remote tree, such as a '.git' or '..' part), left out and quarantined rather than failing the round."""
+    """A round's clone: its root, and the paths left out of it with why (a path git refuses to check
+    out, such as a '.git' or '..' part; a name that is not UTF-8), quarantined rather than failing the round."""
     root: Path
-    refused: tuple[str, ...] = ()
+    left_out: tuple[tuple[str, str], ...] = ()
 
 
 def clone_round(git_base: str | GitRemote, round, cache: Path) -> ClonedTree:
@@ -79,7 +83,9 @@ def clone_round(git_base: str | GitRemote, round, cache: Path) -> ClonedTree:
     remote = base.with_environment_credentials().joined(round.repository)
     cache.mkdir(parents=True, exist_ok=True)
     with _held(cache / f".{round.repository}.lock"):  # another run's clone of the round is left alone
-        return _cloned(remote, round.branch, cache / round.repository)
+        root, refused = _cloned(remote, round.branch, cache / round.repository)
+        left_out = [(path, REFUSED_BY_GIT) for path in refused]
+        return ClonedTree(root, tuple(left_out + [(path, NOT_UTF8) for path in _undecodable_names_removed(root)]))
 
 
 @contextmanager
@@ -96,11 +102,12 @@ def _held(lock: Path):
         os.close(descriptor)
 
 
-def _cloned(remote: GitRemote, branch: str, dest: Path) -> ClonedTree:
+def _cloned(remote: GitRemote, branch: str, dest: Path) -> tuple[Path, tuple[str, ...]]:
+    """The clone at `dest`, brought up to date or made again; the paths git refused."""
     _remove_leftovers(dest.parent, dest.name)
     if not dest.is_symlink() and (dest / ".git").is_dir() and _whole_clone_of(dest, remote, branch) \
             and _updated(dest, remote, branch):
-        return ClonedTree(dest)
+        return dest, ()
     fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.clone-", dir=dest.parent))
     fresh.chmod(0o755)  # as git clone makes a directory (mkdtemp's is the user's alone)
     try:
@@ -108,7 +115,23 @@ def _cloned(remote: GitRemote, branch: str, dest: Path) -> ClonedTree:
         _put_in_place(fresh, dest)
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
-    return ClonedTree(dest, refused)
+    return dest, refused
+
+
+def _undecodable_names_removed(root: Path) -> list[str]:
+    """Files of the checkout whose path is not UTF-8 (a Linux name may be any bytes; the warehouse's
+    text may not), removed; their paths with \\x escapes."""
+    removed = []
+    for folder, folders, files in os.walk(os.fsencode(root)):
+        folders[:] = [f for f in folders if f != b".git"]
+        for name in files:
+            path = os.path.relpath(os.path.join(folder, name), os.fsencode(root))
+            try:
+                path.decode("utf-8")
+            except UnicodeDecodeError:
+                os.unlink(os.path.join(folder, name))
+                removed.append(path.decode("utf-8", "backslashreplace"))
+    return sorted(removed)
 
 
 def _updated(dest: Path, remote: GitRemote, branch: str) -> bool:
@@ -258,13 +281,14 @@ def _without_secret(text: str, remote: GitRemote) -> str:
 
 def _environment(remote: GitRemote | None) -> dict:
     """git's environment: never a prompt; only the allowed transports; no hooks, no background
-    maintenance; no credential helper of the user's (one could store the token on disk), and, when there are credentials, one that hands
+    maintenance, no symbolic links in a checkout; no credential helper of the user's (one could store the token on disk), and, when there are credentials, one that hands
     them to the URL's host from this environment."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_CONFIG_") and k not in (TOKEN_ENV, USERNAME_ENV)}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
     config = [("credential.helper", ""), ("protocol.ext.allow", "never"), ("core.hooksPath", os.devnull),
-              ("maintenance.auto", "false"), ("gc.auto", "0")]  # no git left behind in the background
+              ("maintenance.auto", "false"), ("gc.auto", "0"),  # no git left behind in the background
+              ("core.symlinks", "false")]  # a link in the remote tree is checked out as a file holding its target
     scope = remote.credential_scope() if remote is not None and remote.token else None
     if scope:
         config.append((f"credential.{scope}.helper", _CREDENTIAL_HELPER))

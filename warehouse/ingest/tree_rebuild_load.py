@@ -34,7 +34,6 @@ RESULT_SCHEMA = {
     "notes": pl.String,
 }
 VERIFICATION = {"available": "verified", "preview": "preview", "rdi": "rdi"}
-REFUSED_BY_GIT = "git refuses this path of the remote tree (an invalid path): not checked out, not read"
 
 
 def source_id(round_name: str) -> str:
@@ -116,11 +115,11 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     from warehouse.ingest.source_urls import local_path
     done = []
     for round in [r for r in rounds if not r.has_table]:
-        refused: tuple[str, ...] = ()
+        left_out: tuple[tuple[str, str], ...] = ()
         if git:
             from warehouse.ingest.tree_clone import clone_round
             cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
-            root, refused = cloned.root, cloned.refused
+            root, left_out = cloned.root, cloned.left_out
         else:
             root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
         if root is None or not holds_a_tree(str(root)):
@@ -129,7 +128,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
         rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address)
-        rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [REFUSED_BY_GIT]} for path in refused)
+        rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
         with db.connect(db_file) as con:
             loaded = load_rebuilt(con, rebuilt)
         done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
