@@ -135,7 +135,7 @@ def test_a_clone_refused_by_the_server_names_the_url_without_its_token(served, t
         with pytest.raises(CloneFailed) as refused:
             clone_round(wrong, load_registry()["v0.5"], tmp_path / "trees")
     message = str(refused.value)
-    assert TOKEN not in message and f"{server.url}/{REPOSITORY}" in message and "they were given" in message
+    assert TOKEN not in message and f"{server.url}/{REPOSITORY}" in message and "the token given was refused" in message
     assert files_holding(TOKEN, tmp_path) == [] and not (tmp_path / "trees" / REPOSITORY).exists()
 
 

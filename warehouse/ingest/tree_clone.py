@@ -20,6 +20,9 @@ from another URL is cloned again. The URL is checked first (git_remote.py) and a
 credentials reach git through its environment alone (a credential helper that reads them from there,
 for the URL's host only), never its arguments or the clone's .git/config. git runs in a process group
 of its own, under a shell that kills the group when this process dies (SIGKILL included) or stops it.
+Two runs take turns on a round's clone (an flock beside it). One odd path of the remote tree (one git
+refuses, a name that is not UTF-8) is left out of the checkout and quarantined, never a failed round;
+a symbolic link is checked out as a file holding its target.
 """
 from __future__ import annotations
 
@@ -269,8 +272,8 @@ def _failure(arguments: list[str], remote: GitRemote, said: str) -> str:
     if "filter" in said.lower() and "not" in said.lower():
         said += " (the server must allow partial clones: uploadpack.allowFilter)"
     if "authentication failed" in said.lower() or "could not read username" in said.lower():
-        said += (f" (credentials: user:token@ in the URL, or {TOKEN_ENV}; they were "
-                 f"{'given' if remote.token else 'not given'})")
+        said += (" (the token given was refused" if remote.token else " (no token was given") + \
+            f": give one as user:token@ in the URL or in {TOKEN_ENV})"
     shown = " ".join(a for a in arguments if not a.startswith("/") and a not in (remote.url, "--"))[:120]
     return f"git {shown} failed for {remote.url}: {said}"
 
@@ -281,8 +284,9 @@ def _without_secret(text: str, remote: GitRemote) -> str:
 
 def _environment(remote: GitRemote | None) -> dict:
     """git's environment: never a prompt; only the allowed transports; no hooks, no background
-    maintenance, no symbolic links in a checkout; no credential helper of the user's (one could store the token on disk), and, when there are credentials, one that hands
-    them to the URL's host from this environment."""
+    maintenance, no symbolic links in a checkout; no credential helper of the user's (one could store
+    the token on disk), and, when there are credentials, one that hands them to the URL's host from
+    this environment."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_CONFIG_") and k not in (TOKEN_ENV, USERNAME_ENV)}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
