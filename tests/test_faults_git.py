@@ -84,12 +84,22 @@ def test_a_git_url_that_is_not_one_is_refused_before_git_runs(planted, run, tmp_
     assert not (tmp_path / "trees").exists()
 
 
-def test_a_remembered_source_that_is_an_option_runs_nothing(run, tmp_path, monkeypatch, home):
-    marker = tmp_path / "marker"
-    monkeypatch.setenv("MLPERF_SOURCE", f"--upload-pack=touch {marker};")
-    code, out, err = run("trees", "--rounds", "v0.5", "--db", tmp_path / "w.duckdb")
-    one_error_line(err)
-    assert code != 0 and not marker.exists()
+@pytest.mark.parametrize("where", ["MLPERF_SOURCE", "the warehouse"])
+def test_a_remembered_source_that_is_an_option_runs_nothing(where, run, tmp_path, monkeypatch, home):
+    """The source a run falls back on, from the environment or from a shared warehouse's last load."""
+    import duckdb
+    marker, db_file = tmp_path / "marker", tmp_path / "w.duckdb"
+    planted = f"--upload-pack=touch {marker};"
+    if where == "MLPERF_SOURCE":
+        monkeypatch.setenv("MLPERF_SOURCE", planted)
+    else:
+        monkeypatch.delenv("MLPERF_SOURCE", raising=False)
+        with duckdb.connect(str(db_file)) as con:
+            con.execute("CREATE TABLE sources (url VARCHAR, origin VARCHAR, loaded_at TIMESTAMP)")
+            con.execute("INSERT INTO sources VALUES (?, 'official', now())",
+                        [f"{planted}/inference_results_v6.0/main/summary_results.json"])
+    code, out, err = run("trees", "--rounds", "v0.5", "--db", db_file)
+    assert code == 1 and planted in one_error_line(err) and not marker.exists()
 
 
 @pytest.mark.parametrize("plant", ["uploadpack", "fsmonitor", "hook", "ext-origin"])
