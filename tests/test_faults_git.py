@@ -175,7 +175,8 @@ def test_trees_as_a_flow_run_keeps_the_token_out_of_every_output_and_prefect(ser
     time.sleep(0.5)
     stored = everything_in(prefect_database())
     assert f"{server.url}/{REPOSITORY}" in stored or server.url in stored  # the run and its URL are there ...
-    assert TOKEN not in stored  # ... its token is not
+    assert TOKEN not in stored  # ... its token is not, nor in any file of Prefect's home
+    assert files_holding(TOKEN, prefect_database().parent) == []
 
 
 # ---------------------------------------------------------------------------------------------
