@@ -4,7 +4,11 @@ of rounds the shared data does not hold; and the order of the rows (first match 
 whose names contain one another apart."""
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
+import shutil
 from collections import defaultdict
 
 import pytest
@@ -135,3 +139,52 @@ def test_fewer_than_one_percent_of_verified_rows_lack_their_accelerator_in_every
     assert [r["round"] for r in found] == ["v0.5", "v0.7", "v1.1", "v2.0", "v2.1", "v4.1", "v5.1", "v6.0"]
     assert [r["named_rows"] for r in found[:5]] == [101, 636, 1086, 1520, 953]
     assert [r for r in found if r["unnamed"] >= 0.01 * r["named_rows"]] == []
+
+
+def test_drift_names_each_raw_name_no_row_maps_per_round_and_one_line_clears_it(
+        private_con, tmp_path, monkeypatch, capsys):
+    # A part the reference does not know yet, made by breaking two rows' patterns in a copy of the
+    # reference (the rows stay: other tables name them): RTX PRO 6000 Blackwell (v5.1 and v6.0) and
+    # MI325X, which v5.1 also publishes inside a name of two parts.
+    from warehouse.cli import main
+    from warehouse.identity.rounds import REFERENCE_DIR
+    reference = tmp_path / "reference"
+    shutil.copytree(REFERENCE_DIR, reference)
+    shipped = (REFERENCE_DIR / "accelerators.csv").read_text().splitlines()
+    edited = [line.replace(r"RTX\s*PRO\s*6000", "RTX PRO 6000 not yet").replace(r"\bMI325X\b", r"\bMI325Y\b")
+              for line in shipped]
+    (reference / "accelerators.csv").write_text("\n".join(edited) + "\n")
+    assert len([a for a, b in zip(shipped, edited) if a != b]) == 2   # one line per part
+    [(path,)] = private_con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+                                    ).fetchall()
+    loaded = {(r["round"], r["accelerator_raw"]): r["n"] for r in rows(
+        private_con, "SELECT round, accelerator_raw, count(*) AS n FROM stg_results "
+                     "WHERE accelerator_raw LIKE '%RTX PRO 6000%' OR accelerator_raw LIKE '%MI325X%' GROUP BY ALL")}
+    private_con.close()
+
+    monkeypatch.setenv("MLPERF_REFERENCE_DIR", str(reference))
+    assert main(["views", "refresh", "--db", path]) == 0
+    capsys.readouterr()
+    assert main(["drift", "--db", path, "--format", "csv"]) == 0
+    drift = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["kind"] == "accelerator"]
+    named = {(r["round"], r["term"]): int(r["rows"]) for r in drift}
+    assert named == {(round_name, as_drift_term(raw)): n for (round_name, raw), n in loaded.items()}
+    assert {round_name for round_name, _ in named} == {"v5.1", "v6.0"}
+    assert named[("v6.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition")] > 0
+    assert named[("v5.1", "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16) "
+                          '(no row matches "AMD Instinct MI325X 256GB HBM3e")')] > 0
+
+    # the shipped reference holds the two lines: nothing is left to name
+    monkeypatch.delenv("MLPERF_REFERENCE_DIR")
+    assert main(["views", "refresh", "--db", path]) == 0
+    with connect_file(path, read_only=True) as con:
+        assert rows(con, "SELECT * FROM drift WHERE kind = 'accelerator'") == []
+
+
+def as_drift_term(raw: str) -> str:
+    """A name of several parts says which part (the MI325X one, its count annotation cleaned) no row maps."""
+    parts = re.split(r",| and ", raw)
+    if len(parts) == 1:
+        return raw
+    part = next(p for p in parts if "MI325X" in p)
+    return f'{raw} (no row matches "{re.sub(r" [(]x[0-9]+[)]", "", part).strip()}")'
