@@ -118,9 +118,19 @@ KEPT_BACK = {
 }
 
 
+# Read after the rules above were written, one system of each submitter: 9 of 10 mapped then; SiMa's
+# MLSoC (v3.0 closed/SiMa/systems/davinci_dualm2.json) had no row and has one since.
+KEPT_BACK_LATER = {
+    "v1.0": ["QUALCOMM Cloud AI 100 PCIe HHHL", "NVIDIA A100-PCIe"],
+    "v3.0": ["MLSOC DualM.2", "QUALCOMM Cloud AI 100 PCIe/HHHL Pro", "NVIDIA A40", "NVIDIA L4"],
+    "v3.1": ["TPU v5e", "Habana Gaudi2", "MOFFETT S30-PCIe/FHFL-60GB"],
+    "v4.0": ["TPU v5e"],
+}
+
+
 @pytest.mark.unit
 def test_names_of_rounds_the_shared_data_does_not_hold_map():
-    names = [name for found in KEPT_BACK.values() for name in found]
+    names = [name for sample in (KEPT_BACK, KEPT_BACK_LATER) for found in sample.values() for name in found]
     canonical = canonical_accelerators(names)
     assert [n for n in names if canonical[n] is None] == []
 
