@@ -395,6 +395,17 @@ def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
     assert (first["benchmark"], first["scenario"], first["accelerator"], first["result_id"]) == \
            ("llama3.1-8b", "Offline", "B200", "6.0-0062")
     assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (160403 * 3600) * 1e6, rel=1e-9)
+    # among priced accelerators only: the leaders per accelerator with no price are named. v6.0
+    # llama2-70b-99 Offline: NVIDIA's GB300 NVL72 6.0-0078, 1,126,850 / 72 = 15,651 tokens/s a GPU, over
+    # Cisco's B300 x8 6.0-0010, 115,731 / 8 = 14,466; neither GB300 nor B300 has an example price.
+    unpriced = {r["unpriced_leader"]: r["workloads_led"]
+                for r in rows(private_con, readme_query("SELECT accelerator AS unpriced_leader"))}
+    assert published("v6.0", "6.0-0078", "llama2-70b-99", "Offline") / 72 > \
+        published("v6.0", "6.0-0010", "llama2-70b-99", "Offline") / 8
+    assert set(unpriced) == {"GB300", "B300"}
+    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.0' "
+                            "AND rank_per_accelerator = 1 GROUP BY ALL")
+    assert unpriced == {r["accelerator"]: r["n"] for r in led if r["accelerator"] in unpriced}
 
 
 def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
