@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from tests.cli_tables import table_rows
 from tests.conftest import SHARED_ROUNDS, serve
 from tests.shared_rows import rows
 from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
@@ -53,6 +54,28 @@ def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli
     for round_name, count in (("v4.1", 937), ("v5.1", 1448), ("v6.0", 520)):
         assert (section[round_name]["result_rows"], section[round_name]["with_run_summary"],
                 section[round_name]["without"]) == (count, count, 0)
+
+
+def test_status_sums_up_each_section_in_a_line_and_lists_the_rows_on_asking(trees_warehouse, cli, monkeypatch):
+    # Issue 55: with the trees loaded, `status` printed 1,683 lines at 80 columns. Now a line per
+    # section (its totals, from the same rows --format json gives), the rows with --list or --section.
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli("status", "--db", trees_warehouse)
+    sections = json.loads(cli("status", "--format", "json", "--db", trees_warehouse)[1])
+    summary = {row["section"]: row["summary"] for row in table_rows(out)}
+    assert code == 0 and list(summary) == list(sections) and len(out.splitlines()) < 45
+    assert out.splitlines()[-1] == "every row: mlperf-wh status --list; one section: mlperf-wh status --section NAME"
+    runs = sections["run-summaries"]
+    with_summary, performance_rows = (sum(r[c] for r in runs) for c in ("with_run_summary", "result_rows"))
+    assert summary["run-summaries"].startswith(
+        f"{with_summary:,} of {performance_rows:,} performance rows have a run summary")
+    loaded = sum(r["files"] for r in sections["tree-files"] if r["status"] == "loaded")
+    assert f"loaded ({loaded:,})" in summary["tree-files"]
+    assert summary["decisions-due"] == "none"
+    code, listed, _ = cli("status", "--list", "--db", trees_warehouse)
+    assert code == 0 and STATUS_TITLE in listed and len(listed.splitlines()) > 2 * len(out.splitlines())
+    code, one, _ = cli("status", "--section", "tree-files", "--db", trees_warehouse)
+    assert one.splitlines()[1] == "## tree files by status" and "loaded" in one
 
 
 V60_GONE_RESULTS = "closed/Dell/results/XE7745_L4x16"
@@ -109,7 +132,7 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
                                             "not a LoadGen summary: no mode, result_valid line"]}]
         loaded_before = rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' ORDER BY path")
         con.close()
-        code, out, _ = cli("status", "--db", private_warehouse)
+        code, out, _ = cli("status", "--list", "--db", private_warehouse)
         assert STATUS_TITLE in out
         code, out, _ = cli("status", "--section", "run-summaries", "--format", "json", "--db", private_warehouse)
         [v60] = [r for r in json.loads(out)["run-summaries"] if r["round"] == "v6.0"]

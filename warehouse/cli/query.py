@@ -82,8 +82,11 @@ def status(
         "claims, decisions-due"))] = None,
     fmt: Annotated[Format, typer.Option("--format", help=(
         "table; json: an object of sections, each a list of rows; csv: one --section"))] = Format.table,
+    every_row: Annotated[bool, typer.Option("--list", help=(
+        "a table: every row of each section (default: a line per section; --section lists its rows)"))] = False,
 ) -> int:
-    """What is loaded, quarantined and unmatched; tree files; claims and decisions due."""
+    """What is loaded, quarantined and unmatched; tree files; claims and decisions due: a line per
+    section, or its rows."""
     from warehouse.store import db
     from warehouse.views.status import SECTION_KEYS, sections
     unknown = [key for key in section or [] if key not in SECTION_KEYS]
@@ -101,6 +104,9 @@ def status(
         for _, frame in found:
             print_rows(frame, fmt)
         return EXIT_OK
+    if not (every_row or section):
+        print_status_summary(found)
+        return EXIT_OK
     for s, frame in found:
         print_wrapped(f"\n## {s.title}")
         if frame.height:
@@ -108,6 +114,16 @@ def status(
         else:
             print("(none)")
     return EXIT_OK
+
+
+def print_status_summary(found) -> None:
+    """A line per section; where its rows are (`--list`, `--section NAME`)."""
+    import polars as pl
+
+    from warehouse.views.status import summary
+    print_rows(pl.DataFrame({"section": [s.key for s, _ in found],
+                             "summary": [summary(s, frame) for s, frame in found]}, orient="col"))
+    print_wrapped("every row: mlperf-wh status --list; one section: mlperf-wh status --section NAME")
 
 
 def drift(fmt: Fmt = Format.table) -> int:
