@@ -122,7 +122,11 @@ def test_every_row_command_prints_csv_and_json(run, ledger_warehouse, fmt):
     views = parsed(run("views", "--format", fmt, "--db", db)[1], fmt)
     assert [v["view"] for v in views] == [v.name for v in definitions() if v.layer == "marts"]
     every = parsed(run("views", "--all", "--format", fmt, "--db", db)[1], fmt)
-    assert [v["view"] for v in every] == [v.name for v in definitions()]
+    tables = [v for v in every if v["layer"] == "sources"]
+    assert [v["view"] for v in every] == [v["view"] for v in tables] + [v.name for v in definitions()]
+    # the loaded tables too, each with what one row is (answer_changes was missing: issue 55)
+    assert {"results", "load_events", "result_changes", "answer_changes"} <= {v["view"] for v in tables}
+    assert all(v["answers"] and v["stored_as"] == "table" for v in tables)
     assert {"claim_audit", "software_gains"} <= {v["view"] for v in views}
 
     drift = parsed(run("drift", "--format", fmt, "--db", db)[1], fmt)

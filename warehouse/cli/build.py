@@ -340,7 +340,8 @@ def views(
     ] = ViewsAction.list,
     fmt: Annotated[Format, typer.Option("--format", help="how the list is printed")] = Format.table,
     every: Annotated[bool, typer.Option("--all", help=(
-        "list the internal models too (base_, stg_, int_: what the marts are built from)"))] = False,
+        "list the loaded tables and the internal models too (base_, stg_, int_: what the marts are built "
+        "from)"))] = False,
 ) -> int:
     """List the marts, the views analysts query (or rebuild every model: `views refresh`)."""
     if action is ViewsAction.refresh:
@@ -350,5 +351,6 @@ def views(
         say(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK
     from warehouse.views import list_views
-    print_rows(list_views(marts_only=not every), fmt)
+    from warehouse.views.source_docs import every_relation
+    print_rows(every_relation() if every else list_views(marts_only=True), fmt)
     return EXIT_OK
