@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -304,6 +305,19 @@ def test_help_names_what_the_package_defines(run, prefect_harness, monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")
     trees_help = run("trees", "--help")[1]
     assert f"(default {DEFAULT_CONCURRENCY})" in trees_help and f"(default {DEFAULT_CHUNK})" in trees_help
+
+
+def test_the_raw_options_help_shows_what_sql_prints(run, shared_warehouse, monkeypatch):
+    # Issue 55: the help said 35420.7999 prints as "535,421".
+    monkeypatch.setenv("COLUMNS", "300")
+    shown = re.search(r"every digit \(([\d.]+)\), not figures for people \(([\d,]+);", run("sql", "--help")[1])
+    assert shown is not None
+    digits, figure = shown.groups()
+
+    def cell(*raw: str) -> str:
+        out = run("sql", f"SELECT {digits}::DOUBLE AS x", *raw, "--db", shared_warehouse)[1]
+        return out.splitlines()[3].strip("│ ")
+    assert (cell("--raw"), cell()) == (digits, figure) == ("35420.7999999999", "35,421")
 
 
 def test_help_and_usage_errors_import_no_heavy_module():

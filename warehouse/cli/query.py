@@ -17,7 +17,7 @@ from warehouse.errors import EXIT_OK, UsageError
 
 Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv, json or markdown")]
 Raw = Annotated[bool, typer.Option("--raw", help=(
-    "tables and markdown: every digit (35420.7999999999), not figures for people (535,421; 2.93)"))]
+    "tables and markdown: every digit (35420.7999999999), not figures for people (35,421; 2.93)"))]
 
 
 def register(app: typer.Typer) -> None:
