@@ -11,6 +11,7 @@ import pytest
 from tests.cli_tables import table_rows
 from tests.conftest import SHARED_ROUNDS, serve
 from tests.shared_rows import rows
+from warehouse import counts as progress_counts
 from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
 from tests.readers import connect_file
 
@@ -100,10 +101,16 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
     without(root, "v6.0", V60_GONE_SYSTEM)
     replace_file(root, "v6.0", V60_GARBLED, b"MLPerf Results Summary\nScenario : Offline\nResult is : maybe\n")
     faults = {f"/inference_results_v6.0/main/{V60_FLAKY}": [503]}  # once: retried, then served
-    with serve(root, faults) as server:
+    heard = []
+    with serve(root, faults) as server, progress_counts.listening(
+            lambda done, total, what: heard.append((done, total)) if what == "files fetched" else None):
         code, out, err = cli("trees", "--source", server.url, "--db", private_warehouse, "--rounds", "v6.0",
                              "--concurrency", "4", "--chunk-size", "32")
         assert code == 0, err
+        # the files fetched, counted as each chunk of 32 ends (what a terminal shows: "608 of 630 files fetched")
+        total = heard[-1][1]
+        assert heard[-1] == (total, total) and [done for done, _ in heard] == sorted({done for done, _ in heard})
+        assert len(heard) == -(-total // 32) and total > 500
         assert server.handler.requests_seen.count(f"/inference_results_v6.0/main/{V60_FLAKY}") == 2
         # The garbled file is reported in one line naming it and every reason.
         assert f"{V60_GARBLED}: quarantined: line 3 (Result is): 'maybe' is not Yes/No/VALID/INVALID; " \
