@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 
 from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
@@ -167,17 +167,17 @@ HEADER_BREAKS, WORD_BREAKS, PROSE_BREAKS = "_", "-_/", " "
 STEPS = (("header", 2), ("prose", 2), ("word", 2), ("header", None), ("prose", None), ("word", None))
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Column:
     name: str
-    cells: list[str]
+    cells: tuple[str, ...]
     numeric: bool
     kind: str                     # fixed (numbers, short codes: never wrap), word (no space in any cell), prose
     header_lines: int | None = 1
     cell_lines: int | None = 1
 
     def header_width(self) -> int:
-        return _narrowest([self.name], self.header_lines, HEADER_BREAKS)
+        return _narrowest((self.name,), self.header_lines, HEADER_BREAKS)
 
     def cells_width(self) -> int:
         if self.kind == "fixed" or self.cell_lines == 1:
@@ -195,7 +195,7 @@ class _Column:
 
     def shown_cells(self) -> list[str]:
         if self.kind != "word":
-            return self.cells
+            return list(self.cells)
         return [_broken(cell, self.width(), WORD_BREAKS) for cell in self.cells]
 
     def narrowed(self, what: str, lines: int | None) -> "_Column | None":
@@ -224,7 +224,7 @@ def _layout(frame, raw: bool, width: int) -> list[_Column] | None:
         name = escape_control(name)
         kind = "fixed" if keep or max([len(name), *map(len, column)]) <= SHORT_TEXT else \
             "prose" if any(_has_space(cell) for cell in column) else "word"
-        columns.append(_Column(name, column, is_number, kind))
+        columns.append(_Column(name, tuple(column), is_number, kind))
 
     if len(columns) == 1:
         return columns
@@ -280,18 +280,25 @@ def _lines(parts: list[str], width: int) -> list[str]:
     return [*lines, line.rstrip(" ")]
 
 
-def _narrowest(texts: list[str], lines: int | None, breaks: str) -> int:
+@lru_cache(maxsize=256)
+def _narrowest(texts: tuple[str, ...], lines: int | None, breaks: str) -> int:
     """The narrowest width at which every text, broken only after its break characters, takes at most
-    `lines` lines (None: any number; its longest part)."""
+    `lines` lines (None: any number; its longest part). Found by halving: a wider line never needs
+    more lines. Kept per (texts, lines, breaks): the layout asks again as it tries each step."""
     split = [_parts(text, breaks) for text in texts if text]
     if not split:
         return 0
-    width = max(len(part.rstrip(" ")) for parts in split for part in parts)
+    narrow = max(len(part.rstrip(" ")) for parts in split for part in parts)
     if lines is None:
-        return width
-    while any(len(_lines(parts, width)) > lines for parts in split):
-        width += 1
-    return width
+        return narrow
+    wide = max(map(len, texts))  # one line each
+    while narrow < wide:
+        middle = (narrow + wide) // 2
+        if all(len(_lines(parts, middle)) <= lines for parts in split):
+            wide = middle
+        else:
+            narrow = middle + 1
+    return narrow
 
 
 def _broken(text: str, width: int, breaks: str) -> str:
