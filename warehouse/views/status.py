@@ -113,8 +113,16 @@ def _by(frame: pl.DataFrame, key: str, column: str | None = None) -> str:
 
 
 def _rounds(frame: pl.DataFrame) -> str:
-    names = sorted(set(frame.get_column("round").drop_nulls().to_list()), key=round_sort_key)
+    names = sorted(set(frame.get_column("round").drop_nulls().to_list()), key=_round_order)
     return f"{len(names)} round{'s' if len(names) != 1 else ''} ({', '.join(names)})"
+
+
+def _round_order(name: str) -> tuple:
+    """Publication order; a name the registry would refuse (never loaded so) last, as text."""
+    try:
+        return (0, *round_sort_key(name))
+    except ValueError:
+        return (1, name)
 
 
 SUMMARIES = {
