@@ -423,3 +423,14 @@ def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
     with counts.listening(lambda done, total, what: heard.append((done, total, what))):
         assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name) == ["a", "b", "c"]
     assert heard == [(n, 3, "views written") for n in (1, 2, 3)]  # what `export` shows on a terminal
+
+
+@pytest.mark.unit
+def test_the_views_of_a_previous_export_are_read_from_its_manifest_and_any_other_file_holds_none(tmp_path):
+    from warehouse.export.bi_files import exported_views
+    manifest = tmp_path / "manifest.json"
+    for text, views in (('{"views": {"dim_rounds": {}, "claim_audit": {}}}', ["dim_rounds", "claim_audit"]),
+                        ("[" * 100_000, []), ("null", []), ('{"views": [1]}', []), ("not json", [])):
+        manifest.write_text(text)
+        assert exported_views(tmp_path) == views, text[:40]
+    assert exported_views(tmp_path / "none") == []

@@ -102,7 +102,7 @@ def exported_views(directory: Path) -> list[str]:
         if not path.is_file() or path.stat().st_size > MANIFEST_READ_LIMIT:
             return []
         views = json.loads(path.read_bytes()).get("views")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # RecursionError: nested too deeply
         return []
     return [name for name in views if isinstance(name, str)] if isinstance(views, dict) else []
 
