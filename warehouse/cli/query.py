@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
             "mlperf-wh sql \"DESCRIBE claim_audit\" --limit 0",
             "mlperf-wh sql -f audit.sql --format json",
             "mlperf-wh sql < audit.sql")(sql)
-    command(app, "status", "mlperf-wh status", "mlperf-wh status --section drift --format csv",
+    command(app, "status", "mlperf-wh status", "mlperf-wh status --list", "mlperf-wh status --section drift --format csv",
             "mlperf-wh status --format json")(status)
     command(app, "drift", "mlperf-wh drift", "mlperf-wh drift --format json")(drift)
     command(app, "loads", "mlperf-wh loads --round v6.1", "mlperf-wh loads --format csv")(loads)
