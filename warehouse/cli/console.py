@@ -175,6 +175,7 @@ class _Column:
     kind: str                     # fixed (numbers, short codes: never wrap), word (no space in any cell), prose
     header_lines: int | None = 1
     cell_lines: int | None = 1
+    room: int = 0                 # prose drawn at width(): what it is given beyond its narrowest
 
     def header_width(self) -> int:
         return _narrowest((self.name,), self.header_lines, HEADER_BREAKS)
@@ -187,7 +188,11 @@ class _Column:
         return _narrowest(self.cells, self.cell_lines, WORD_BREAKS if self.kind == "word" else PROSE_BREAKS)
 
     def width(self) -> int:
-        return max(self.header_width(), self.cells_width())
+        return max(self.header_width(), self.cells_width() + self.room)
+
+    def widest(self) -> int:
+        """Its width with the header and every cell on one line."""
+        return max(len(self.name), *map(len, self.cells))
 
     def sized(self) -> bool:
         """Drawn at width() (else prose left to Rich, at least FLEXIBLE_MIN wide)."""
@@ -250,6 +255,10 @@ def _layout(frame, raw: bool, width: int) -> list[_Column] | None:
         columns[index] = before.undone(narrowed)
         if needed() > width:
             columns[index] = narrowed
+    # What the terminal has left goes to the prose drawn at a width of its own, so it wraps less.
+    for index, column in enumerate(columns):
+        if column.kind == "prose" and column.sized():
+            columns[index] = replace(column, room=max(0, min(width - needed(), column.widest() - column.width())))
     return columns
 
 
