@@ -98,9 +98,11 @@ def test_a_figure_a_pair_finding_blames_gives_way_to_the_best_eligible_row(histo
     with connect_file(history_warehouse, read_only=True) as con:
         counts = rows(con, "SELECT count(*) FILTER (WHERE comparable_with_previous) AS comparable, "
                            "count(*) FILTER (WHERE procurement_grade) AS graded FROM accelerator_history")
-    # 145 gains compare with their previous round; 12 rested on a blamed figure (133 graded) before
-    # the best eligible row replaced it; 2 still do: no row of that hardware and size in the round is eligible
-    assert counts == [{"comparable": 145, "graded": 143}]
+    # 146 gains compare with their previous round (145, and GATEOverflow's 2x RTX 4090 resnet Offline, v5.1 ->
+    # v6.0, since its v6.0 figure is above any conversion of its own runs); 12 rested on a blamed figure
+    # (133 graded) before the best eligible row replaced it; 2 still do: no row of that hardware and size in
+    # the round is eligible
+    assert counts == [{"comparable": 146, "graded": 144}]
 
 
 def test_no_gain_across_a_change_of_metric_or_data_set(history_warehouse):
