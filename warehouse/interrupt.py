@@ -23,6 +23,20 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _signalled: list[int] = []
 
+# A notification a signal cut short: (targets that had received it, targets), said by the interrupted
+# command's line. A run notifies after its loads committed, so its writer lock's "cut short" is no
+# rolled-back load then.
+_notifications_cut_short: list[tuple[int, int]] = []
+
+
+def notification_cut_short(reached: int, targets: int) -> None:
+    _notifications_cut_short.append((reached, targets))
+
+
+def cut_short_notification() -> tuple[int, int] | None:
+    """(targets reached, targets) of the notification a signal stopped in this process, or None."""
+    return _notifications_cut_short[-1] if _notifications_cut_short else None
+
 
 def _raise_interrupted(signum, _frame):
     _signalled.append(signum)
@@ -48,6 +62,7 @@ def stop_on_signals():
         yield
         return
     _signalled.clear()
+    _notifications_cut_short.clear()
     previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
     try:
         yield

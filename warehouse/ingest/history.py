@@ -40,29 +40,46 @@ class Changes:
     new: int
     changed: int
     removed: int
+    quarantined: int = 0   # rows the new table publishes in a failed record: kept stale, not removed
+    restored: int = 0      # stale rows the new table publishes good again
 
     def summary(self, first_load: bool, same_file: bool = False) -> str:
         if first_load:
             return f"first load: {self.new} results"
-        if not (self.new or self.changed or self.removed):
+        if not (self.new or self.changed or self.removed or self.quarantined or self.restored):
             return ("reloaded: the same file, the same results" if same_file
                     else "reloaded: the same results (the file changed, its results did not)")
-        return f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results"
+        stale = [f"{self.quarantined} quarantined (last good value kept)"] if self.quarantined else []
+        stale += [f"{self.restored} restored"] if self.restored else []
+        return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results", *stale])
 
 
-def _keyed_values(frame: pl.DataFrame) -> pl.DataFrame:
+def _key() -> pl.Expr:
     # Keys may hold nulls (used_model, units): compare them as text so null matches null.
-    return frame.select(pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in _result_key()],
-                                      separator="\x1f").alias("key"), "value")
+    return pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in _result_key()],
+                         separator="\x1f").alias("key")
 
 
-def changes_between(before: pl.DataFrame, after: pl.DataFrame) -> Changes:
-    """Result rows (key -> value) of an earlier load against a new one."""
-    old, new = _keyed_values(before), _keyed_values(after)
+def _keyed_values(frame: pl.DataFrame, *more: pl.Expr) -> pl.DataFrame:
+    return frame.select(_key(), "value", *more)
+
+
+def changes_between(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.DataFrame | None = None) -> Changes:
+    """Result rows (key -> value) of an earlier load against a new one; a row the new table
+    publishes in a quarantined record is kept, not removed (counted once, when it goes stale)."""
+    old, new = _keyed_values(before, _stale(before)), _keyed_values(after)
     both = old.join(new, on="key", how="inner", suffix="_new")
+    held = quarantined.select(_key()) if quarantined is not None else pl.DataFrame(schema={"key": pl.String})
+    kept = old.join(held, on="key", how="semi").join(new, on="key", how="anti")  # the few rows kept stale
     return Changes(new=new.height - both.height,
                    changed=both.filter(pl.col("value") != pl.col("value_new")).height,
-                   removed=old.height - both.height)
+                   removed=old.height - both.height - kept.height,
+                   quarantined=kept.filter(~pl.col("stale")).height,
+                   restored=both.filter(pl.col("stale")).height)
+
+
+def _stale(before: pl.DataFrame) -> pl.Expr:
+    return (pl.col("stale").fill_null(False) if "stale" in before.columns else pl.lit(False)).alias("stale")
 
 
 def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared: "Prepared",
@@ -75,8 +92,9 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     previous = _previous_sha256(con, source_id)
     loaded_at = datetime.now(timezone.utc)  # the load event's and its result_changes rows' (one load)
     outcome = load(con, fetched, prepared, round_name, origin, allow,
-                   also=field_changes.writer(loaded_at, round_name, source_id, before, prepared.validated.good))
-    changes = changes_between(before, prepared.validated.good) if previous else \
+                   also=field_changes.writer(loaded_at, round_name, source_id, before, prepared.validated.good,
+                                             prepared.validated.quarantined_rows))
+    changes = changes_between(before, prepared.validated.good, prepared.validated.quarantined_rows) if previous else \
         Changes(prepared.validated.rows_loaded, 0, 0)
     summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
     # the run report reads what the load changed from its outcome, whether or not a flow run holds it
