@@ -145,8 +145,12 @@ def test_a_claim_naming_no_size_is_graded_on_the_equal_size_best_against_best_fi
         "equal-size figure, best against best, 1.4974; best against best at equal size (4 accelerators, Server: "
         "6.1-0081 over 6.0-0080) 1.4974; across sizes (4 -> 72 accelerators, Server: 6.1-0074 over 6.0-0080) "
         "1.5586 (not software alone)")
-    # the verdict still rests on NVIDIA's own rows, across sizes: directional
+    # the verdict still rests on NVIDIA's own rows, across sizes: directional, and it says the equal-size figure
     assert (row["scale_changed"], row["verdict"]) == (True, DIRECTIONAL)
+    assert row["verdict_reason"] == (
+        "the gain compares a 4-accelerator system with a 72-accelerator one: scale, not software alone, and the "
+        "claim's rows have no pair at equal size (1.5586); the grade rests on the hardware's best against best at "
+        "equal size, 1.4974")
 
 
 def test_the_submitters_own_equal_size_figure_is_shown_beside_the_graded_one(tmp_path):

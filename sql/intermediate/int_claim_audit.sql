@@ -497,8 +497,15 @@ SELECT
         WHEN uses_preview THEN 'a row used is a preview submission'
         WHEN scale_changed
             THEN format('the gain compares a {}-accelerator system with a {}-accelerator one: scale, not software '
-                        'alone, and no result at equal size reproduces it ({})',
-                        rows_used[2].total_accelerators, rows_used[1].total_accelerators, round(recomputed, 4))
+                        'alone, and {} ({}){}',
+                        rows_used[2].total_accelerators, rows_used[1].total_accelerators,
+                        CASE WHEN recomputed_equal_scale IS NULL THEN 'no result at equal size reproduces it'
+                             ELSE 'the claim''s rows have no pair at equal size' END,
+                        round(recomputed, 4),
+                        CASE WHEN recomputed_equal_scale IS NOT NULL
+                             THEN format('; the grade rests on the hardware''s best against best at equal size, {}',
+                                         round(recomputed_equal_scale, 4))
+                             ELSE '' END)
         WHEN len(findings_used) > 0
             THEN format('a row it rests on breaks an anomaly rule ({}; see anomalies)', array_to_string(findings_used, ', '))
         WHEN recomputed IS NULL THEN 'no rows reproduce it'
