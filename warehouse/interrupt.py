@@ -71,12 +71,12 @@ def stop_on_signals():
             signal.signal(s, handler)
 
 
-def _die_with(parent_pid: int):
-    """preexec_fn: the child gets SIGKILL when the thread that started it dies (Linux)."""
+def die_with_parent(parent_pid: int, signum: int = signal.SIGKILL):
+    """preexec_fn: the child gets `signum` when the thread that started it dies (Linux)."""
     libc = ctypes.CDLL(None, use_errno=True)
 
     def preexec() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc.prctl(PR_SET_PDEATHSIG, signum)
         if os.getppid() != parent_pid:  # the parent died before prctl took effect
             os._exit(1)
     return preexec
@@ -105,7 +105,7 @@ class _TiedSubprocess:
     def Popen(*args, **kwargs):  # noqa: N802 - stands in for subprocess.Popen
         # Its own session: a terminal's Ctrl-C reaches the CLI, which then stops the server itself
         # (Prefect's atexit), instead of the server dying first under a client still talking to it.
-        process = subprocess.Popen(*args, preexec_fn=_die_with(os.getpid()), start_new_session=True,
+        process = subprocess.Popen(*args, preexec_fn=die_with_parent(os.getpid()), start_new_session=True,
                                    **kwargs)
         _tied.append(process)
         return process
@@ -208,7 +208,7 @@ def prefect_server_on(port: int, log: Path):
         process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with(os.getpid()), start_new_session=True)
+            preexec_fn=die_with_parent(os.getpid()), start_new_session=True)
     try:
         _wait_until_healthy(f"{url}/api", process, log)
         yield f"{url}/api"

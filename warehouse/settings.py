@@ -155,6 +155,11 @@ FIELDS: dict[str, Field] = {
     "watch_cron": Field("0 6 * * *", text, "cron schedule of the watch-rounds deployment (`serve`), UTC"),
     "dask_address": Field(None, text, (
         "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here")),
+    "git_token": Field(None, text, (
+        "the token `trees --git` gives git for the URL's host (a private mirror); git reads it from its "
+        "environment, never its arguments or .git/config (docs/operations-guide.md); unset: none, or "
+        "the user:token@ of the --git URL"), secret=True),
+    "git_username": Field(None, text, "the user name given to git with MLPERF_GIT_TOKEN; unset: git"),
     "export_dir": Field(None, optional_path, (
         "where a run that loaded something regenerates the BI export; unset: not regenerated")),
     "report_dir": Field(None, optional_path, (

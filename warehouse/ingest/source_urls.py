@@ -25,6 +25,8 @@ def redact(url: str) -> str:
         return redact_target(url)
     parts = urlsplit(url)
     netloc = parts.hostname or ""
+    if ":" in netloc:  # an IPv6 address keeps its brackets
+        netloc = f"[{netloc}]"
     if parts.port:
         netloc = f"{netloc}:{parts.port}"
     query = urlencode([(k, "REDACTED" if _SECRET_PARAMETER.search(k) else v)

@@ -17,6 +17,7 @@ import polars as pl
 
 from schemas.failures import failures_of
 from schemas.results import CanonicalResult
+from warehouse import counts
 from warehouse.ingest.tree_rebuild import FORMAT, ORIGIN, SOURCE_PREFIX, Rebuilt
 from warehouse.store import db
 from warehouse.store.db import RESULT_COLUMNS
@@ -113,11 +114,14 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
     from warehouse.ingest.tree_rebuild import rebuild_tree
     from warehouse.ingest.source_urls import local_path
-    done = []
-    for round in [r for r in rounds if not r.has_table]:
+    done, to_rebuild = [], [r for r in rounds if not r.has_table]
+    for round in to_rebuild:
+        counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
+        left_out: tuple[tuple[str, str], ...] = ()
         if git:
             from warehouse.ingest.tree_clone import clone_round
-            root = clone_round(git, round, Path(db_file).resolve().parent / "trees")
+            cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
+            root, left_out = cloned.root, cloned.left_out
         else:
             root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
         if root is None or not holds_a_tree(str(root)):
@@ -126,6 +130,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
         rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address)
+        rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
         with db.connect(db_file) as con:
             loaded = load_rebuilt(con, rebuilt)
         done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
