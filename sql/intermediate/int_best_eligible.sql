@@ -20,6 +20,9 @@
 --   best_per_accelerator: the verified row with the highest value_per_accelerator of its (round,
 --     accelerator, benchmark, scenario, units) at any size, whoever submitted it.
 -- usable, procurement_grade, findings: int_result_eligibility's, for the row.
+-- Cost (bench/views_profile.py's million rows, a shared machine): about 5 CPU seconds, as
+-- int_best_results; the hardware_best pairs it feeds moved out of int_software_gains (4.1 -> 2.3 CPU s)
+-- into int_hardware_gains (1.4): every model together about 19.5 -> 23 CPU s.
 WITH graded AS (
     SELECT
         r.round, r.round_order, r.submitter, r.hardware, r.hardware_kind, r.hardware_count, r.accelerator, r.cpu,
@@ -31,7 +34,7 @@ WITH graded AS (
     FROM stg_results AS r
     JOIN int_result_eligibility AS e USING (source_id, record_no)
     WHERE r.metric = 'performance' AND r.verification IN ('verified', 'preview')
-      AND r.hardware IS NOT NULL AND r.hardware_count IS NOT NULL AND r.not_comparable_because IS NULL
+      AND r.hardware IS NOT NULL AND r.hardware_count IS NOT NULL AND e.comparable
 ),
 flagged AS (
     SELECT
