@@ -17,7 +17,7 @@ from warehouse.errors import one_line
 from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
-from warehouse.ingest.tree_files import RefusedTreeFile, read_tree_file
+from warehouse.ingest.tree_files import RefusedTreeFile, file_identity, read_tree_file
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
@@ -93,7 +93,7 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
     if not is_http(file.location):  # a directory: read only through the one check of tree_files.py
         if file.root is None:
             raise ValueError(f"{file.location}: a tree file on a directory needs its tree root")
-        return Fetched.of(file.location, name, read_tree_file(local_path(file.root), file.path, settings.max_bytes, keep))
+        return _read_unless_unchanged(file, name, settings, keep, force)
     delays = settings.retry_delays()
     for attempt in range(len(delays) + 1):
         try:
@@ -103,6 +103,20 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
                 raise
             time.sleep(delays[attempt])
     raise AssertionError("unreachable")
+
+
+def _read_unless_unchanged(file: TreeFile, name: str, settings: FetchSettings, keep: int | None,
+                           force: bool) -> Fetched:
+    """A directory's file: not opened when its size, mtime and inode are those of the last load
+    (not_modified, as an HTTP 304); else read through tree_files' one check, its identity kept."""
+    root = local_path(file.root)
+    identity = file_identity(root, file.path)
+    previous = file.previous
+    if not force and identity is not None and previous is not None and previous.identity == identity:
+        return Fetched(file.location, name, None, previous.sha256, 0, not_modified=True, identity=identity)
+    fetched = Fetched.of(file.location, name, read_tree_file(root, file.path, settings.max_bytes, keep))
+    fetched.identity = identity
+    return fetched
 
 
 def fetch_chunk(files: list[TreeFile], settings: FetchSettings, force: bool = False) -> list[FileOutcome]:

@@ -134,8 +134,9 @@ def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | No
 
 
 def _previous(con) -> dict[tuple[str, str], tuple]:
-    """(round, run folder or system file) -> (path, sha256, etag, last_modified, url) of its last load."""
-    rows = con.execute("SELECT round, coalesce(run_path, path), path, sha256, etag, last_modified, url "
+    """(round, run folder or system file) -> (path, sha256, etag, last_modified, url, file_identity) of its
+    last load."""
+    rows = con.execute("SELECT round, coalesce(run_path, path), path, sha256, etag, last_modified, url, file_identity "
                        "FROM tree_files WHERE status IN ('loaded', 'quarantined')").fetchall()
     return {(r, key): rest for r, key, *rest in rows}
 
@@ -144,9 +145,10 @@ def _previous_fetch(found: tuple | None, url: str) -> Previous | None:
     """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
     if found is None:
         return None
-    sha256, etag, last_modified, previous_url = found
+    sha256, etag, last_modified, previous_url, identity = found
     same_place = previous_url == url
-    return Previous(sha256, etag if same_place else None, last_modified if same_place else None)
+    return Previous(sha256, etag if same_place else None, last_modified if same_place else None,
+                    identity if same_place else None)
 
 
 def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFile]]:
@@ -260,6 +262,10 @@ def load(con, checked: Checked) -> TreeOutcome:
                                           if o.status == "quarantined"], schema=QUARANTINE_SCHEMA),
         "_run_summaries": checked.summaries,
         "_systems": checked.systems,
+        "_tree_identities": pl.DataFrame(
+            [{"round": o.file.round, "path": o.file.path, "file_identity": o.fetched.identity}
+             for o in outcomes if o.status == "unchanged" and o.fetched and not o.fetched.not_modified
+             and o.fetched.identity], schema={"round": pl.String, "path": pl.String, "file_identity": pl.String}),
     }
     slot = "coalesce({0}.run_path, {0}.path)"  # a run folder (whichever of its files), or a system file
     replaced = "f.status IN ('loaded', 'quarantined')"
@@ -279,6 +285,10 @@ def load(con, checked: Checked) -> TreeOutcome:
         con.execute(f"""DELETE FROM tree_files AS t USING _tree_files AS f
                         WHERE t.round = f.round AND {slot.format('t')} = {slot.format('f')}
                           AND ({replaced} OR t.status IN ('missing', 'failed', 'unrecognized'))""")
+        # read again and found the same bytes (touched, copied, or first seen by this version): its
+        # new identity is recorded, so the next run leaves it unopened
+        con.execute("""UPDATE tree_files AS t SET file_identity = i.file_identity FROM _tree_identities AS i
+                       WHERE t.round = i.round AND t.path = i.path""")
         columns = ", ".join(FILE_ROW_SCHEMA)
         con.execute(f"""INSERT INTO tree_files ({columns}) SELECT {columns} FROM _tree_files AS f
                         WHERE NOT EXISTS (SELECT 1 FROM tree_files AS t
@@ -311,7 +321,7 @@ FILE_ROW_SCHEMA = {
     "round": pl.String, "path": pl.String, "kind": pl.String, "url": pl.String, "status": pl.String,
     "sha256": pl.String, "bytes": pl.Int64, "etag": pl.String, "last_modified": pl.String,
     "fetched_at": pl.Datetime("us", "UTC"), "loaded_at": pl.Datetime("us", "UTC"), "message": pl.String,
-    "run_path": pl.String, "files_held": pl.List(pl.String),
+    "run_path": pl.String, "files_held": pl.List(pl.String), "file_identity": pl.String,
 }
 QUARANTINE_SCHEMA = {"round": pl.String, "source_id": pl.String, "record_no": pl.Int64,
                      "raw_record": pl.String, "reasons": pl.List(pl.String)}
@@ -323,7 +333,8 @@ def _file_row(o: FileOutcome, now: datetime) -> dict:
             "status": o.status, "sha256": f.sha256 if f else None, "bytes": f.size if f else None,
             "etag": f.etag if f else None, "last_modified": f.last_modified if f else None,
             "fetched_at": f.fetched_at if f else now, "loaded_at": now,
-            "message": "; ".join(o.reasons) or None, "run_path": o.file.run_path, "files_held": o.files_held}
+            "message": "; ".join(o.reasons) or None, "run_path": o.file.run_path, "files_held": o.files_held,
+            "file_identity": f.identity if f else None}
 
 
 def _quarantine_row(o: FileOutcome) -> dict:

@@ -32,8 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
+from warehouse.ingest.tree_files import file_identity
 from warehouse.ingest.tree_files import read_tree_file as read_inside_tree
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
@@ -151,6 +153,35 @@ def _list_results(base: str, results: str, listing: Listing) -> None:
                     listing.strays.append((folder, ", ".join(held) or "nothing"))
 
 
+REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
+
+
+class TreeIdentity(NamedTuple):
+    digest: str
+    files: int          # run summaries and system descriptions listed
+
+
+def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = ()) -> TreeIdentity:
+    """What a rebuild of the tree would read, without opening a file: a digest of every file listed
+    with its size, mtime and inode (tree_files.file_identity), the stray run folders with what they
+    hold, the files a clone left out, the rules the round is rebuilt by and the version building
+    it. The same digest as at the last rebuild: the rebuild would load the same rows."""
+    listing = list_tree(root)
+    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), listing.strays, list(left_out)],
+                                       sort_keys=True, default=str).encode())
+    for path in sorted(listing.files):
+        digest.update(f"{path}\t{file_identity(root, path)}\n".encode())
+    return TreeIdentity(digest.hexdigest(), len(listing.files))
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("mlperf-warehouse")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 # ---------------------------------------------------------------------------------------------
 # parse (the part that runs on a thread pool or a Dask worker)
 
@@ -204,6 +235,10 @@ class Rules:
         self.rows = [{**r, "order": round_sort_key(r["round_from"])} for r in result_fields.iter_rows(named=True)
                      if round_sort_key(r["round_from"]) <= order]
         self.legacy_multistream = order < (2, 0)   # the checker's uses_legacy_multistream(): v0.5 to v1.1
+
+    def state(self) -> list:
+        """What the rules are, as JSON can say it (tree_identity)."""
+        return [self.rows, sorted(self.aliases.items()), self.legacy_multistream]
 
     def benchmark(self, folder_name: str) -> str | None:
         return self.aliases.get(folder_name.strip().lower())

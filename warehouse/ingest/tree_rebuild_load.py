@@ -73,14 +73,15 @@ def frames(rebuilt: Rebuilt) -> tuple[pl.DataFrame, pl.DataFrame]:
     return good, records
 
 
-def load_rebuilt(con, rebuilt: Rebuilt) -> db.SourceRecord:
-    """Replace the round's rebuilt rows and quarantine records in one transaction."""
+def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None) -> db.SourceRecord:
+    """Replace the round's rebuilt rows and quarantine records in one transaction; `tree_identity`
+    (tree_rebuild.tree_identity, taken before the files were read) is recorded with them."""
     good, quarantine = frames(rebuilt)
     source = db.SourceRecord(
         source_id=source_id(rebuilt.round), round=rebuilt.round, origin=ORIGIN, url=rebuilt.root,
         file_name="submission tree", format=FORMAT, sha256=rebuilt.sha256, bytes=rebuilt.bytes, etag=None,
         last_modified=None, fetched_at=datetime.now(timezone.utc), rows_read=good.height + quarantine.height,
-        rows_loaded=good.height, rows_quarantined=quarantine.height, unknown_columns=[])
+        rows_loaded=good.height, rows_quarantined=quarantine.height, unknown_columns=[], tree_identity=tree_identity)
     db.replace_source(con, source, good.select(RESULT_COLUMNS), quarantine)
     return source
 
@@ -98,10 +99,15 @@ class RoundRebuilt:
     quarantined: int = 0
     files: int = 0
     missing: str | None = None
+    unchanged: bool = False    # every file as at the last rebuild: nothing read, nothing written
 
     def line(self) -> str:
         if self.missing:
             return f"{self.round}: {self.missing}"
+        if self.unchanged:
+            return (f"{self.round}: unchanged since its last rebuild: {self.files} files of its submission tree "
+                    f"({self.root}) listed, none read; its {self.rows} result rows and {self.quarantined} "
+                    "quarantined kept")
         return (f"{self.round}: {self.rows} result rows rebuilt from {self.files} files of its submission tree "
                 f"({self.root}); {self.quarantined} quarantined (source_id {source_id(self.round)})")
 
@@ -112,9 +118,11 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     directory laid out as the trees are), or cloned sparsely from `git` (tree_clone.py), rebuilt
     and loaded in place of its earlier rebuild. A clone is kept beside the warehouse file, in trees/."""
     from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
-    from warehouse.ingest.tree_rebuild import rebuild_tree
+    from warehouse.identity.reference import load_reference
+    from warehouse.ingest.tree_rebuild import rebuild_tree, rules_for, tree_identity
     from warehouse.ingest.source_urls import local_path
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
+    reference = load_reference() if to_rebuild else None
     for round in to_rebuild:
         counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
         left_out: tuple[tuple[str, str], ...] = ()
@@ -129,9 +137,22 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                 f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
-        rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address)
+        identity = tree_identity(Path(root), rules_for(round.name, reference), left_out)
+        last = _last_rebuild(db_file, round.name)
+        if last is not None and last[0] == identity.digest:
+            done.append(RoundRebuilt(round.name, str(root), last[1], last[2], identity.files, unchanged=True))
+            continue
+        rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address, reference=reference)
         rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
         with db.connect(db_file) as con:
-            loaded = load_rebuilt(con, rebuilt)
+            loaded = load_rebuilt(con, rebuilt, identity.digest)
         done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
     return done
+
+
+def _last_rebuild(db_file: str, round_name: str) -> tuple | None:
+    """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild, or None."""
+    with db.connect(db_file) as con:
+        found = con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
+                            [source_id(round_name)]).fetchall()
+    return found[0] if found else None

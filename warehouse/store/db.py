@@ -161,6 +161,8 @@ ADDED_COLUMNS = [
     ("results", "stale_reason", "ALTER TABLE results ADD COLUMN stale_reason VARCHAR"),
     # a quarantined row told from a withdrawn one (warehouse/ingest/changes.py)
     ("result_changes", "reason", "ALTER TABLE result_changes ADD COLUMN reason VARCHAR"),
+    # a rebuilt round's listing as last rebuilt: a rerun that lists the same rebuilds nothing (tree_rebuild_load)
+    ("sources", "tree_identity", "ALTER TABLE sources ADD COLUMN tree_identity VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
@@ -279,6 +281,7 @@ class SourceRecord:
     rows_quarantined: int
     unknown_columns: list[str]
     overrides: list[str] = field(default_factory=list)
+    tree_identity: str | None = None   # a round rebuilt from its tree: tree_rebuild.tree_identity
 
 
 def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,

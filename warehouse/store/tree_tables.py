@@ -1,7 +1,7 @@
 """Column types of the submission-tree tables, from the parsers' own column lists, and their DDL.
 
 tree_files   one row per file the tree ingest asked for: lineage (URL, sha256, bytes, validators,
-             times) and its status: loaded | quarantined | missing | failed | unrecognized.
+             times, a directory file's size/mtime/inode) and its status: loaded | quarantined | missing | failed | unrecognized.
 run_summaries one row per run folder (one per result row), columns of schemas.loadgen.SUMMARY_COLUMNS
              (LoadGen's) and schemas.endpoints.ENDPOINT_COLUMNS (the endpoint harness's).
 systems      one row per system description.
@@ -49,6 +49,7 @@ TABLES = "\n".join([
     message VARCHAR,                                -- why it is not loaded
     run_path VARCHAR,                               -- the run folder a summary kind's file is of
     files_held VARCHAR[],                           -- unrecognized: what the run's folder holds
+    file_identity VARCHAR,                          -- from a directory: 'size mtime_ns inode' when read (unchanged: not opened again)
     PRIMARY KEY (round, path)
 );""",
     _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
@@ -70,6 +71,8 @@ def added_tree_columns(present: set[tuple[str, str]]) -> list[str]:
                   "WHERE kind = 'summary'"]
     if ("tree_files", "files_held") not in present:
         steps.append("ALTER TABLE tree_files ADD COLUMN files_held VARCHAR[]")
+    if ("tree_files", "file_identity") not in present:
+        steps.append("ALTER TABLE tree_files ADD COLUMN file_identity VARCHAR")
     if ("systems", "repeated_keys") not in present:
         steps.append("ALTER TABLE systems ADD COLUMN repeated_keys VARCHAR[]")
     return steps

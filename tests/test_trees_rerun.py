@@ -1,0 +1,110 @@
+"""Unchanged means unread (issue 56, item 2): a rerun of `mlperf-wh trees` over a tree nothing changed
+in lists and compares (size, mtime, inode) and opens no tree file, leaving the tables byte for byte
+as they were; a changed file is read again, alone, and its new value loaded."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.faults import digest, query
+from tests.trees_layout import TREES, _link_or_copy
+
+ROUND = "v0.5"
+T4_SERVER = "closed/NVIDIA/results/T4x8/resnet/Server/performance/run_1"
+TABLES = ("results", "run_summaries", "systems", "quarantine")
+
+
+@pytest.fixture
+def opened(monkeypatch) -> dict[str, list[str]]:
+    """Every tree file opened, by the rebuild and by the tree ingest (both read through tree_files)."""
+    from warehouse.ingest import tree_fetch, tree_rebuild
+    paths: dict[str, list[str]] = {"rebuild": [], "ingest": []}
+
+    def counting(read, step):
+        def read_counted(root, relative, *args, **kwargs):
+            paths[step].append(relative)
+            return read(root, relative, *args, **kwargs)
+        return read_counted
+    monkeypatch.setattr(tree_fetch, "read_tree_file", counting(tree_fetch.read_tree_file, "ingest"))
+    monkeypatch.setattr(tree_rebuild, "read_inside_tree", counting(tree_rebuild.read_inside_tree, "rebuild"))
+    return paths
+
+
+NOTHING = {"rebuild": [], "ingest": []}
+
+
+def _forget(opened: dict[str, list[str]]) -> None:
+    for paths in opened.values():
+        paths.clear()
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    """v0.5's shared tree laid out as ../shared/mlcommons/trees is, in files of its own (hard links)."""
+    shutil.copytree(TREES / f"inference_results_{ROUND}", tmp_path / "trees" / f"inference_results_{ROUND}",
+                    copy_function=_link_or_copy)
+    return tmp_path / "trees"
+
+
+def _trees(plain_cli, source: Path, db_file: Path) -> str:
+    code, out, err = plain_cli("trees", "--rounds", ROUND, "--source", source, "--db", db_file)
+    assert code == 0, (out, err)
+    return out
+
+
+def test_a_rerun_with_nothing_changed_opens_no_tree_file_and_leaves_every_row_as_it_was(
+        plain_cli, source, opened, tmp_path):
+    db_file = tmp_path / "w.duckdb"
+    _trees(plain_cli, source, db_file)
+    assert len(set(opened["rebuild"])) == 647 and len(opened["ingest"]) == 636
+    before = digest(db_file, tables=TABLES)
+    _forget(opened)
+    out = _trees(plain_cli, source, db_file)
+    assert opened == NOTHING
+    assert digest(db_file, tables=TABLES) == before
+    assert "v0.5: unchanged since its last rebuild: 647 files" in out and "none read" in out
+
+
+def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_figure_loads(
+        plain_cli, source, opened, tmp_path):
+    db_file = tmp_path / "w.duckdb"
+    _trees(plain_cli, source, db_file)
+    summary = source / f"inference_results_{ROUND}" / T4_SERVER / "mlperf_log_summary.txt"
+    text = summary.read_text()
+    assert "Scheduled samples per second : 41546.64" in text
+    summary.unlink()   # a hard link into ../shared: written anew, never through the link
+    summary.write_text(text.replace("Scheduled samples per second : 41546.64", "Scheduled samples per second : 41000.5"))
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    # the rebuild reads its round again (its rows are built from every file); the tree ingest reads
+    # the changed summary alone
+    assert len(set(opened["rebuild"])) == 647 and opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"]
+    assert query(db_file, f"SELECT value FROM results WHERE location = '{T4_SERVER}'") == [(41000.5,)]
+    assert query(db_file, "SELECT scheduled_samples_per_second FROM run_summaries "
+                          f"WHERE run_path = '{T4_SERVER}'") == [(41000.5,)]
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened == NOTHING
+
+
+def test_a_touched_file_is_read_once_more_then_left_unopened(plain_cli, source, opened, tmp_path):
+    """The same bytes under a new mtime: read again (its sha256 the same: nothing loaded), its new
+    identity recorded, and not opened at the next run."""
+    import os
+    db_file = tmp_path / "w.duckdb"
+    _trees(plain_cli, source, db_file)
+    before = digest(db_file, tables=TABLES)
+    system = source / f"inference_results_{ROUND}" / "closed/NVIDIA/systems/T4x8.json"
+    content = system.read_bytes()
+    system.unlink()
+    system.write_bytes(content)
+    os.utime(system, (system.stat().st_atime, system.stat().st_mtime + 5))
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened["ingest"] == ["closed/NVIDIA/systems/T4x8.json"]
+    assert digest(db_file, tables=TABLES) == before
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened == NOTHING
