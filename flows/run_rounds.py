@@ -120,10 +120,12 @@ def current_flow_run_id() -> str | None:
 
 
 def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = False,
-               refresh_always: bool = True, allow: frozenset[str] = frozenset()) -> RunReport:
+               refresh_always: bool = True, allow: frozenset[str] = frozenset(), trees: bool = False) -> RunReport:
     """Run the rounds `plan` picks (reading the warehouse, under the writer lock) in the current
     flow run. The plan's second part: rounds the registry does not list, recorded in the round
-    table when they load. Views refresh after a load (always, with refresh_always)."""
+    table when they load. With `trees`, each round loaded has its submission tree read too (its
+    files only), before the views refresh, in the same report. Views refresh after a load (always,
+    with refresh_always)."""
     run = Run(kind, current_flow_run_id())
     settings = FetchSettings.from_env()
     warm_up_notifications()  # ready when the run has loaded
@@ -147,10 +149,13 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
                 record_failure(con, outcome, run)
             elif outcome.status == "loaded" and outcome.round in found:
                 record_found(con, found[outcome.round], dt.date.today())
+        tree_lines = _read_trees(con, [r for r in rounds if r.name in {o.round for o in loaded}], source,
+                                 settings) if trees and loaded else []
         if loaded or refresh_always:
             materialize(con)
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
+        report.trees = tree_lines
         for line in after_run(con, report, before.answers).warnings():
             logger.warning(line)  # on the flow run; the CLI prints the report's warnings
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
@@ -158,6 +163,20 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
                 publish(db_file)
     regenerate_after_run(outcomes, db_file)
     return report
+
+
+def _read_trees(con, rounds: list[Round], source: str, settings: FetchSettings) -> list[str]:
+    """The loaded rounds' trees (tree_ingest.read_trees_here), each round's line logged; a tree that
+    cannot be read is its line, the tables loaded stay loaded."""
+    from warehouse.ingest.tree_ingest import read_trees_here
+    logger = run_logger()
+    try:
+        lines = read_trees_here(con, rounds, source, settings)
+    except EXPECTED_FAILURES as exc:
+        lines = [f"{', '.join(r.name for r in rounds)}: submission trees not read: {exc}"]
+    for line in lines:
+        logger.info(line)
+    return lines
 
 
 @contextmanager

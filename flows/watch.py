@@ -7,7 +7,9 @@ Each run looks, cheaply, at
     file: its sha256);
   - the names the round after the newest known one may carry (after v6.1: v6.2 and v7.0).
 A round that appears is loaded and recorded in the round table (dated the day it was first seen);
-a changed file is reloaded; then the views refresh. A run with nothing new changes nothing.
+a changed file is reloaded; a round loaded has its submission tree read too (its files only: the
+run summaries and system descriptions its results name; other rounds' trees are not read); then
+the views refresh. A run with nothing new changes nothing.
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ def _watch_run_name() -> str:
 @flow(name="watch-rounds", flow_run_name=_watch_run_name, max_workers=MAX_WORKERS)
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
     """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
-    report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False)
+    report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False,
+                        trees=True)
     name_this_deployments_runs(watch_run_name)
     if report.failed:
         raise RoundsFailed(report)

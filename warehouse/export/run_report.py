@@ -109,6 +109,7 @@ class RunReport:
     drifted_rounds: list[str] = field(default_factory=list)  # rounds whose load in this run brought drift
     flagged: list[str] = field(default_factory=list)         # corrected units and anomalies of the loaded rounds
     warnings: list[str] = field(default_factory=list)        # what went wrong beside the rounds (a notification not delivered)
+    trees: list[str] = field(default_factory=list)           # one per loaded round whose tree the run read (the watch)
 
     @property
     def failed(self) -> list[str]:
@@ -199,8 +200,12 @@ class RunReport:
                 f"{d['id']}: {d['due_because']} (mlperf-wh decisions show {d['id']})" for d in self.newly_due]),
             ("Decisions due for review", [
                 f"{d['id']}: {d['title']} ({d['due_because']})" for d in self.due]),
+            (TREES_TITLE, self.trees),
         ]
         return [(title, items) for title, items in found if items]
+
+
+TREES_TITLE = "Submission trees read (run summaries and system descriptions of the rounds loaded)"
 
 
 @dataclass

@@ -341,3 +341,35 @@ def _quarantine_row(o: FileOutcome) -> dict:
     raw = json.dumps({"path": o.file.path, "url": o.file.location, "text": o.raw_text}, ensure_ascii=False)
     return {"round": o.file.round, "source_id": o.file.source_id, "record_no": 0, "raw_record": raw,
             "reasons": [reason for reason in o.reasons if reason != KEPT]}
+
+
+# ---------------------------------------------------------------------------------------------
+# a run that already holds the warehouse (the watch, after loading new rounds' tables)
+
+
+def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettings, workers: int = 2) -> list[str]:
+    """The tree ingest of these rounds (only theirs) on the run's own connection, its chunks on a
+    thread pool: one line per round for the run report. A round whose tree the source does not hold
+    (a directory laid out with its table alone) is said so; the table stays loaded either way, and
+    a file that failed is its round's line, never the run's failure."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from warehouse.ingest.tree_fetch import fetch_chunk
+    lines = []
+    for round in rounds:
+        if not is_http(source) and not holds_a_tree(tree_root(source, round)):
+            lines.append(f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read "
+                         "(mlperf-wh trees --source DIR reads them from elsewhere)")
+            continue
+        files, _ = plan(con, [round], source)
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            outcomes = [o for chunk in pool.map(lambda c: fetch_chunk(c, settings), chunks(files)) for o in chunk]
+        outcome = load(con, check(outcomes))
+        lines.append(tree_line(round.name, outcome))
+    return lines
+
+
+def tree_line(round_name: str, outcome: TreeOutcome) -> str:
+    counts = ", ".join(f"{n:,} {status}" for status, n in sorted(outcome.counts.items()))
+    failed = f"; {len(outcome.failures)} failed: {outcome.failures[0]}" if outcome.failures else ""
+    return f"{round_name}: {outcome.files:,} submission-tree files asked for: {counts or 'none'}{failed}"

@@ -180,8 +180,9 @@ def report_pointer(flow_run_id: str | None) -> str:
 
 
 def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: list[Move], due: list[Move],
-            rows: list[RoundRows], flow_run_id: str | None) -> Message | None:
-    """The run's message, or None when it changed nothing and nothing failed."""
+            rows: list[RoundRows], flow_run_id: str | None, trees: list[str] = ()) -> Message | None:
+    """The run's message, or None when it changed nothing and nothing failed; `trees`: the lines of
+    the loaded rounds' trees the run read (the watch)."""
     changed = [r for r in rows if r.any]
     leaders = merged_twins([m for m in moves if m.kind in KIND_WORDS])
     grades = [m for m in moves if m.kind == "claim_grade"]
@@ -199,6 +200,7 @@ def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: 
     for r in changed:
         body += _section(f"Rows {r.line()}", r.corrections, CHANGED_SHOWN, " (published_changes)") or [
             f"Rows {r.line()}", ""]
+    body += _section("Submission trees read", list(trees))
     body.append(f"Report: {report_pointer(flow_run_id)}")
     return Message(_title(kind, rounds, error_lines, changed, leaders, due), "\n".join(body), bool(error_lines))
 

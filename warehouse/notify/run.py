@@ -79,7 +79,7 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
     failed = [o for o in report.outcomes if o.failed]
     rows = rows_of_loads(con, [o.source_id for o in report.outcomes if o.status == "loaded" and o.source_id])
     message = compose(report.kind, failure_lines(failed), [o.round for o in failed], moves, due_moves, rows,
-                      report.flow_run_id)
+                      report.flow_run_id, report.trees)
     targets = configured_targets()
     if message is None or not targets:
         mark_announced(con, due)  # no one to tell: answer_changes and the run's own lines announce it
