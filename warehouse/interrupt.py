@@ -29,6 +29,11 @@ def _raise_interrupted(signum, _frame):
     raise Interrupted(signum)
 
 
+def signalled() -> int | None:
+    """The signal that stopped this command, if one did (since stop_on_signals began)."""
+    return _signalled[-1] if _signalled else None
+
+
 def raise_if_signalled(exc: BaseException) -> None:
     """DuckDB stops a running statement on a signal and raises its own error ("Query
     interrupted"); after a signal, any error is the interrupt, and must not be taken for a bad

@@ -1,0 +1,159 @@
+"""Fault suite, issue 54 item 7: a signal in any phase of a run says one true line, and leaves the
+warehouse as it was or whole (a rerun finishes it).
+
+A real SIGTERM to this process, sent from inside a phase (the phase's function, wrapped), while the
+command runs as the CLI runs it (its signal handlers; a plain run, no Prefect API). Cases: a round's
+load in its task thread (it used to commit after the line said it was rolled back), the views'
+rebuild (the rerun found nothing new and left the views behind the data), the report and the
+published copy after the load (the line said the load was rolled back: it was kept), and `trees`
+while it lists a tree and reads its files (it held no writer lock and said nothing was written,
+after it had loaded the rebuilt round).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MIRROR, SHARED
+from tests.faults import digest, one_error_line, run  # noqa: F401 - run: a fixture
+from tests.readers import connect_file
+
+V60 = "inference_results_v6.0/main/summary_results.json"
+KEPT = "error: interrupted by SIGTERM: no load was in flight (what was loaded is kept); rerun to finish"
+
+
+@pytest.fixture
+def republished(tmp_path) -> Path:
+    """The shared rounds as a source, v6.0 republished with one figure changed: a backfill loads it."""
+    source = tmp_path / "source"
+    for name in ("v4.1", "v5.1", "v6.0"):
+        relative = f"inference_results_{name}/main/summary_results.json"
+        (source / relative).parent.mkdir(parents=True)
+        shutil.copyfile(MIRROR / relative, source / relative)
+    records = json.loads((source / V60).read_bytes())
+    records[0]["Performance_Result"] *= 1.01
+    (source / V60).write_text(json.dumps(records))
+    return source
+
+
+@pytest.fixture
+def warehouse(shared_warehouse, tmp_path) -> str:
+    path = str(tmp_path / "w.duckdb")
+    shutil.copyfile(shared_warehouse, path)
+    return path
+
+
+def signal_on_call(monkeypatch, module: str, name: str, nth: int = 1, then=None) -> None:
+    """SIGTERM to this process when `module.name` is called the nth time; `then(*args)` after it."""
+    target = importlib.import_module(module)
+    original, calls = getattr(target, name), []
+
+    def wrapped(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == nth:
+            os.kill(os.getpid(), signal.SIGTERM)
+            if then is not None:
+                then(*args, **kwargs)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(target, name, wrapped)
+
+
+def plain_run(run, monkeypatch, *args):
+    with monkeypatch.context() as m:
+        m.setenv("MLPERF_PREFECT_TEMPORARY_SERVER", "0")
+        m.delenv("PREFECT_API_URL", raising=False)
+        return run(*args)
+
+
+def views_behind(db: str) -> bool:
+    with connect_file(db, read_only=True) as con:
+        return con.execute("SELECT (SELECT max(loaded_at) FROM sources) > (SELECT built_at FROM _materialized)"
+                           ).fetchone()[0]
+
+
+def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, warehouse, republished, monkeypatch):
+    """The load runs in a task thread; the signal stops the main thread. The load must not commit
+    after the line said it was rolled back (it did: v6.0 changed)."""
+    before = digest(warehouse, times=False)
+    from warehouse.ingest import changes
+    original = changes.writer
+
+    def writer(*args, **kwargs):  # what the load writes inside its transaction: the signal lands there
+        write = original(*args, **kwargs)
+
+        def signalled_write(con):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.3)  # the main thread is stopped meanwhile; this transaction is still open
+            return write(con)
+        return signalled_write
+    with monkeypatch.context() as m:
+        m.setattr(changes, "writer", writer)
+        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+    assert code == 128 + signal.SIGTERM and "Traceback" not in err
+    assert one_error_line(err) == ("error: interrupted by SIGTERM: the load in flight was rolled back "
+                                   "(what was loaded before it is kept); rerun to finish")
+    time.sleep(0.5)  # a task thread that went on would have committed by now
+    assert digest(warehouse, times=False) == before
+
+
+def test_a_signal_during_the_views_rebuild_is_said_and_the_rerun_rebuilds_them(run, warehouse, republished, monkeypatch):
+    before = digest(warehouse, times=False)
+    with monkeypatch.context() as m:
+        signal_on_call(m, "warehouse.views.materialize", "refill", nth=3)
+        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+    assert code == 128 + signal.SIGTERM
+    assert one_error_line(err) == ("error: interrupted by SIGTERM: the views' rebuild in flight was rolled back "
+                                   "(what was loaded before it is kept); rerun to finish")
+    assert digest(warehouse, times=False) != before and views_behind(warehouse)  # v6.0 kept, its views not built
+    code, out, err = plain_run(run, monkeypatch, "backfill", "--source", republished, "--db", warehouse)
+    assert code == 0, err
+    assert not views_behind(warehouse)  # the rerun loaded nothing and built the views (it found nothing to do)
+
+
+@pytest.mark.parametrize("phase", ["build", "publish"])
+def test_a_signal_after_the_load_says_the_load_was_kept(run, warehouse, republished, monkeypatch, phase):
+    """While the run report is built, or the published copy written: the load had committed."""
+    before = digest(warehouse, times=False)
+    with monkeypatch.context() as m:
+        signal_on_call(m, "flows.run_rounds", phase)
+        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
+    assert digest(warehouse, times=False) != before and not views_behind(warehouse)
+
+
+@pytest.fixture
+def v05_source(tmp_path) -> Path:
+    """Two submitters of the v0.5 tree (a round without a table: `trees` rebuilds its rows first)."""
+    tree = tmp_path / "trees" / "inference_results_v0.5" / "closed"
+    for submitter in ("Hailo", "Alibaba"):
+        shutil.copytree(SHARED / "trees" / "inference_results_v0.5" / "closed" / submitter, tree / submitter)
+    return tmp_path / "trees"
+
+
+def test_a_signal_while_trees_reads_the_files_keeps_the_rounds_rebuilt_before(run, v05_source, tmp_path, monkeypatch):
+    db = str(tmp_path / "w.duckdb")
+    with monkeypatch.context() as m:
+        signal_on_call(m, "flows.trees", "fetch_chunk")
+        code, _, err = plain_run(run, m, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)
+    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
+    with connect_file(db, read_only=True) as con:  # the rows rebuilt before the signal, committed
+        assert con.execute("SELECT count(*) FROM results WHERE source_id = 'rebuilt/v0.5'").fetchone()[0] > 0
+        assert con.execute("SELECT count(*) FROM run_summaries").fetchone()[0] == 0
+    assert plain_run(run, monkeypatch, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)[0] == 0
+    assert not views_behind(db)
+
+
+def test_a_signal_while_trees_lists_a_tree_writes_nothing(run, v05_source, tmp_path, monkeypatch):
+    db = str(tmp_path / "w.duckdb")
+    with monkeypatch.context() as m:
+        signal_on_call(m, "warehouse.ingest.tree_rebuild", "list_folder", nth=2)
+        code, _, err = plain_run(run, m, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)
+    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
+    assert not Path(db).exists() or digest(db)["results"] == "0:0"
