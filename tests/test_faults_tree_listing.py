@@ -111,7 +111,7 @@ def test_an_unrecognized_run_folder_names_its_links_not_what_they_hold(krai_ware
 
 
 def test_a_listing_never_enters_a_link_nor_loops(tmp_path, outside):
-    from warehouse.ingest.tree_files import RefusedTreeFile, list_tree_folder, walk_tree_folder
+    from warehouse.ingest.tree_files import WALKED_DEPTH, RefusedTreeFile, TreeFolder, walk_tree_folder
     folder, marker = outside
     tree = tmp_path / "tree"
     (tree / "a" / "b").mkdir(parents=True)
@@ -119,9 +119,14 @@ def test_a_listing_never_enters_a_link_nor_loops(tmp_path, outside):
     (tree / "a" / "out").symlink_to(folder)
     (tree / "a" / "b" / "up").symlink_to("..")
     (tree / "a" / "dangling").symlink_to(tmp_path / "nothing")
-    entries = list_tree_folder(tree, "a")
+    with TreeFolder.open(tree, "a") as folder:
+        entries = folder.entries()
     assert (entries.folders, entries.files, entries.links) == (["b"], [], ["dangling", "out"])
     assert walk_tree_folder(tree, "a") == (["b/f.txt"], ["b/up", "dangling", "out"], True)
     assert walk_tree_folder(tree, "a", at_most=1)[2] is False
     with pytest.raises(RefusedTreeFile, match="a/out is a symbolic link"):
-        list_tree_folder(tree, "a/out")
+        TreeFolder.open(tree, "a/out")
+    deep = tree / "d" / "/".join(["x"] * (WALKED_DEPTH + 4))
+    deep.mkdir(parents=True)
+    (deep / "f.txt").write_text("x")
+    assert walk_tree_folder(tree, "d") == ([], [], False)  # a folder too deep is not entered, and said

@@ -157,6 +157,7 @@ def _kind_of(mode: int) -> str:
 
 LINK_NOTE = "it is a symbolic link, never followed: a tree is listed only through folders inside it"
 WALKED_AT_MOST = 10_000  # entries a walk below a folder looks at (a hostile tree may hold millions)
+WALKED_DEPTH = 16         # folders below it a walk enters (a run folder's files are two or three deep)
 
 
 class Entries:
@@ -221,38 +222,28 @@ class TreeFolder:
         os.close(self.descriptor)
 
 
-def list_tree_folder(root: str | Path, relative: str = "") -> Entries:
-    """The entries of the folder `relative` ('' for the root) of the tree `root` (TreeFolder.open)."""
-    with TreeFolder.open(root, relative) as folder:
-        return folder.entries()
-
-
 def walk_tree_folder(root: str | Path, relative: str, at_most: int = WALKED_AT_MOST) -> tuple[list[str], list[str], bool]:
     """Every file and every link below the folder `relative`, as paths relative to it, sorted,
     never through a link: (files, links, complete); `complete` is False when the walk stopped after
-    `at_most` entries."""
-    with TreeFolder.open(root, relative) as top:
-        files, links = [], []
-        complete = _walk(top, "", files, links, at_most, [0])
-    return sorted(files), sorted(links), complete
-
-
-def _walk(folder: TreeFolder, prefix: str, files: list[str], links: list[str], at_most: int, seen: list[int]) -> bool:
-    entries = folder.entries()
-    seen[0] += len(entries.folders) + len(entries.files) + len(entries.links)
-    files += [prefix + name for name in entries.files]
-    links += [prefix + name for name in entries.links]
-    for name in entries.folders:
-        if seen[0] > at_most:
-            return False
+    `at_most` entries or left folders deeper than WALKED_DEPTH unlisted. A loop, an iteration: no
+    recursion, and one folder open at a time."""
+    files, links, pending, seen, complete = [], [], [""], 0, True
+    while pending and seen <= at_most:
+        below = pending.pop()
         try:
-            below = folder.enter(name)
-        except RefusedTreeFile:  # swapped for a link since it was listed
-            links.append(prefix + name)
+            folder = TreeFolder.open(root, f"{relative}/{below}" if below else relative)
+        except RefusedTreeFile:  # became a link since it was listed
+            links.append(below)
             continue
         except FetchError:  # removed since it was listed
             continue
-        with below:
-            if not _walk(below, f"{prefix}{name}/", files, links, at_most, seen):
-                return False
-    return seen[0] <= at_most
+        with folder:
+            entries = folder.entries()
+        prefix = f"{below}/" if below else ""
+        seen += len(entries.folders) + len(entries.files) + len(entries.links)
+        files += [prefix + name for name in entries.files]
+        links += [prefix + name for name in entries.links]
+        deep_enough = below.count("/") + 1 >= WALKED_DEPTH if below else False
+        complete = complete and not (deep_enough and entries.folders)
+        pending += [] if deep_enough else [prefix + name for name in entries.folders]
+    return sorted(files), sorted(links), complete and not pending
