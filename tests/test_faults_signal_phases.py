@@ -7,7 +7,8 @@ load in its task thread (it used to commit after the line said it was rolled bac
 rebuild (the rerun found nothing new and left the views behind the data), the report and the
 published copy after the load (the line said the load was rolled back: it was kept), and `trees`
 while it lists a tree and reads its files (it held no writer lock and said nothing was written,
-after it had loaded the rebuilt round).
+after it had loaded the rebuilt round); and one whole `mlperf-wh trees` process stopped while a
+file it reads is held by a loopback server.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import pytest
 from tests.conftest import MIRROR, SHARED
 from tests.faults import digest, one_error_line, run  # noqa: F401 - run: a fixture
 from tests.readers import connect_file
+from tests.test_trees_load import krai_warehouse  # noqa: F401 - a fixture: v6.0 Krai's 2 results on 1 system
 
 V60 = "inference_results_v6.0/main/summary_results.json"
 KEPT = "error: interrupted by SIGTERM: no load was in flight (what was loaded is kept); rerun to finish"
@@ -157,3 +159,34 @@ def test_a_signal_while_trees_lists_a_tree_writes_nothing(run, v05_source, tmp_p
         code, _, err = plain_run(run, m, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)
     assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
     assert not Path(db).exists() or digest(db)["results"] == "0:0"
+
+
+def test_sigterm_to_a_trees_process_reading_a_file_is_one_line_within_seconds(krai_warehouse, tmp_path):
+    """The whole `mlperf-wh trees` process, under the writer lock, its fetch of a run summary held
+    by a loopback server that does not answer (not the first file: `trees` tries that one before
+    the run, and a signal there rightly says the warehouse was not written): SIGTERM ends it within
+    5 s with the one line, and no tree table changed."""
+    import subprocess
+    import sys
+    from tests.conftest import serve
+    from tests.trees_layout import round_repositories
+    repos = round_repositories(tmp_path / "repos", rounds=("v6.0",))
+    held = "/inference_results_v6.0/main/closed/Krai/results/h200_n1-kissv/wan-2.2-t2v-a14b/singlestream/performance/run_1/mlperf_log_summary.txt"
+    before = digest(krai_warehouse, times=False, tables=("run_summaries", "systems", "tree_files", "quarantine"))
+    env = {**os.environ, "MLPERF_PREFECT_TEMPORARY_SERVER": "0", "MLPERF_FETCH_READ_TIMEOUT": "120"}
+    env.pop("PREFECT_API_URL", None)
+    with serve(repos, {held: [("sleep", 60)]}) as server:
+        process = subprocess.Popen([str(Path(sys.executable).parent / "mlperf-wh"), "trees", "--rounds", "v6.0",
+                                    "--source", server.url, "--db", krai_warehouse],
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        give_up = time.monotonic() + 60
+        while held not in server.handler.requests_seen:
+            assert process.poll() is None and time.monotonic() < give_up, process.communicate()
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+        stopped = time.monotonic() - signalled
+    assert process.returncode == 128 + signal.SIGTERM and stopped < 5, (stopped, err)
+    assert [line for line in err.splitlines() if line.startswith("error:")] == [KEPT] and "Traceback" not in err
+    assert digest(krai_warehouse, times=False, tables=("run_summaries", "systems", "tree_files", "quarantine")) == before
