@@ -3,8 +3,8 @@ warehouse as it was or whole (a rerun finishes it).
 
 A real SIGTERM to this process, sent from inside a phase (the phase's function, wrapped), while the
 command runs as the CLI runs it (its signal handlers; a plain run, no Prefect API). Cases: a round's
-load in its task thread (it used to commit after the line said it was rolled back), the views'
-rebuild (the rerun found nothing new and left the views behind the data), the report and the
+load in its task thread (it used to commit after the line said it was rolled back), its load event
+(written after the load's transaction: the load was kept without it), the views' rebuild (the rerun found nothing new and left the views behind the data), the report and the
 published copy after the load (the line said the load was rolled back: it was kept), and `trees`
 while it lists a tree and reads its files (it held no writer lock and said nothing was written,
 after it had loaded the rebuilt round); and one whole `mlperf-wh trees` process stopped while a
@@ -103,6 +103,18 @@ def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, war
                                    "(what was loaded before it is kept); rerun to finish")
     time.sleep(0.5)  # a task thread that went on would have committed by now
     assert digest(warehouse, times=False) == before
+
+
+def test_a_load_and_its_load_event_are_kept_together_or_not_at_all(run, warehouse, republished, monkeypatch):
+    """The signal as the load event is written: it was written after the load's transaction, so the
+    reload was kept without its event (out of `mlperf-wh loads`) while the line said it was rolled back."""
+    before = digest(warehouse, times=False, tables=("results", "sources", "load_events"))
+    with monkeypatch.context() as m:
+        signal_on_call(m, "warehouse.ingest.history", "record", then=lambda *_: time.sleep(0.3))
+        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+    assert code == 128 + signal.SIGTERM and "the load in flight was rolled back" in one_error_line(err)
+    time.sleep(0.5)
+    assert digest(warehouse, times=False, tables=("results", "sources", "load_events")) == before
 
 
 def test_a_signal_during_the_views_rebuild_is_said_and_the_rerun_rebuilds_them(run, warehouse, republished, monkeypatch):
