@@ -3,7 +3,8 @@ warehouse as it was or whole (a rerun finishes it).
 
 A real SIGTERM to this process, sent from inside a phase (the phase's function, wrapped), while the
 command runs as the CLI runs it (its signal handlers; a plain run, no Prefect API). Cases: a round's
-load in its task thread (it used to commit after the line said it was rolled back), its load event
+load in its task thread (it used to commit after the line said it was rolled back), its parsing
+(the thread then loaded the round after the line), its load event
 (written after the load's transaction: the load was kept without it), the views' rebuild (the rerun found nothing new and left the views behind the data), the report and the
 published copy after the load (the line said the load was rolled back: it was kept), and `trees`
 while it lists a tree and reads its files (it held no writer lock and said nothing was written,
@@ -103,6 +104,18 @@ def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, war
                                    "(what was loaded before it is kept); rerun to finish")
     time.sleep(0.5)  # a task thread that went on would have committed by now
     assert digest(warehouse, times=False) == before
+
+
+def test_a_signal_while_a_round_is_parsed_loads_nothing_after_the_line(run, warehouse, republished, monkeypatch):
+    """Parse and validate run in the round's task thread: the thread went on to load the round after
+    the line (the load committed in this process, or not, as the exit raced it)."""
+    before = digest(warehouse, times=False, tables=("results", "sources", "load_events"))
+    with monkeypatch.context() as m:
+        signal_on_call(m, "flows.run_rounds", "prepare", then=lambda *_: time.sleep(0.3))
+        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
+    time.sleep(1.0)  # the task thread has parsed and tried to load by now
+    assert digest(warehouse, times=False, tables=("results", "sources", "load_events")) == before
 
 
 def test_a_load_and_its_load_event_are_kept_together_or_not_at_all(run, warehouse, republished, monkeypatch):
