@@ -20,6 +20,7 @@ import core_path_bench  # noqa: E402
 import export_bench  # noqa: E402
 import ingest_bench  # noqa: E402
 import notify_bench  # noqa: E402
+import old_trees_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
 import query_bench  # noqa: E402
 import rebuild_bench  # noqa: E402
@@ -31,6 +32,7 @@ SECTIONS = [
     ("ingest", ingest_bench.main),
     ("views", views_bench.main),
     ("trees", trees_bench.main),
+    ("old_trees", old_trees_bench.main),
     ("rebuild", rebuild_bench.main),
     ("orchestration", orchestration_bench.main),
     ("core", core_path_bench.main),

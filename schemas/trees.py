@@ -141,7 +141,10 @@ class SystemDescription(pa.DataFrameModel):
                                 regex=True, nullable=True, ge=0)
     gigabytes: float = pa.Field(alias=r"^.*_memory_gb$", regex=True, nullable=True, gt=0)
     untyped_fields: list[str] = pa.Field(description="fields present but not typeable as counts")
-    raw_json: str = pa.Field(description="the description exactly as published, as JSON")
+    raw_json: str = pa.Field(description="the description as read, as JSON (a key given twice: its last value, as json.load reads it)")
+    repeated_keys: list[str] = pa.Field(description="a finding on the description: each key given twice with two values, "
+                                                    "with the values in file order; the last is read (as MLCommons' "
+                                                    "checker's json.load reads it)")
 
     @pa.dataframe_check(error="a second description for the same round and system file")
     def one_per_system(cls, data) -> pl.LazyFrame:

@@ -179,7 +179,7 @@ def test_a_warehouse_written_by_the_previous_version_is_migrated_in_place(tmp_pa
     with db.connect(path) as con:
         columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
                                              "WHERE table_name = 'results' ORDER BY ordinal_position").fetchall()]
-        assert sorted(columns) == sorted(db.RESULT_COLUMNS)
+        assert sorted(columns) == sorted(db.RESULT_COLUMNS + db.STALE_COLUMNS)
         materialize(con)
         assert con.execute("SELECT accelerator, benchmark, result FROM verified_results").fetchall() == [
             ("B200", "resnet", 1.5)]

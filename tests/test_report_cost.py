@@ -48,12 +48,16 @@ def test_the_answer_table_shows_dollars_per_million_tokens_after_prices_load(sha
     b200, gb200 = published("v6.0", "6.0-0048", "llama2-70b-99", "Server"), published("v6.0", "6.0-0075", "llama2-70b-99", "Server")
     assert (b200, gb200) == (103635.0, 810104.0)
     best, runner_up = million_tokens_cost(4.00, 8, b200), million_tokens_cost(5.00, 72, gb200)
-    assert headers[-1] == "per dollar: dollars per million tokens"
+    assert headers[-1] == "per dollar, among priced accelerators: dollars per million tokens"
     assert f"B200 ${best:.3g} per million tokens" in cost and f"price: {B200_PRICE}" in cost
+    # the leaders of the other columns with no price: B300 (per accelerator, the estimated rack, per kW)
+    # and GB300 (the measured rack, 6.0-0078)
+    assert "not priced: B300, GB300 (lead another column)" in cost
     assert f"{(1 - best / runner_up) * 100:.1f}% less than GB200, ${runner_up:.3g}" in cost
     assert "6.0-0048" in cost
     sentence = page.locator("#answer-sentences li[data-benchmark='llama2-70b-99'][data-scenario='Server']").inner_text()
-    assert f"the cheapest tokens, B200 at ${best:.3g} per million ({B200_PRICE}, 6.0-0048)" in sentence
+    assert (f"the cheapest tokens among priced accelerators, B200 at ${best:.3g} per million ({B200_PRICE}, "
+            "6.0-0048) (B300, GB300, leading elsewhere, have no price)") in sentence
     assert page.locator("#no-prices").count() == 0
 
     choose(page, "compare_a", "6.0-0048")
@@ -65,3 +69,4 @@ def test_the_answer_table_shows_dollars_per_million_tokens_after_prices_load(sha
         f"${runner_up:.3g} ($5.00 per accelerator-hour, made-up example, not a quote, 2026-11-01)",
         f"+{(runner_up / best - 1) * 100:.1f}% (×{runner_up / best:.2f})"]
     assert (blocked, errors) == ([], [])
+

@@ -114,3 +114,24 @@ def test_a_log_axis_spans_the_data_not_decades():
 def test_a_long_caption_is_wrapped_not_cut():
     lines = _wrapped("word " * 100, width=50)
     assert all(len(line) <= 50 for line in lines) and " ".join(lines) == ("word " * 100).strip()
+
+
+def test_log_ticks_put_a_tick_at_or_beyond_each_end():
+    from warehouse.export.report_charts import log_ticks
+    # 4,000 / 1.15 = 3,478 and 14,000 x 1.15 = 16,100: the 1-2-5 steps around them, 2k to 20k
+    assert log_ticks([4000, 14000]) == [2000, 5000, 10000, 20000]
+    assert log_ticks([0.5, 2], margin=1) == [0.5, 1, 2]
+
+
+def test_a_history_line_breaks_where_a_round_skipped_the_part_and_at_an_era_change():
+    from warehouse.export.report_charts import _line_ids
+    ran = {"resnet": [1, 2, 3, 4, 5]}
+
+    def point(kind, accelerator, era, round_order):
+        return {"kind": kind, "benchmark": "resnet", "accelerator": accelerator, "era": era, "round_order": round_order}
+    points = [point("part", "T4", "", 1), point("part", "T4", "", 2), point("part", "T4", "", 4),  # round 3 skipped
+              point("part", "A100", "", 2), point("part", "A100", "v2", 3),                       # a new era
+              point("frontier", "T4", "", 1), point("frontier", "A100", "", 3)]                  # one record line
+    assert _line_ids(points, ran) == ["part|resnet|T4|0", "part|resnet|T4|0", "part|resnet|T4|1",
+                                      "part|resnet|A100|0", "part|resnet|A100|1",
+                                      "frontier|resnet|False|0", "frontier|resnet|False|0"]

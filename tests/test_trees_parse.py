@@ -130,6 +130,33 @@ def test_system_description_failures():
     assert minimal["untyped_fields"] == ["host_processor_core_count"]
 
 
+DELL_XE8545 = TREES / "inference_results_v1.1" / "closed" / "Dell" / "systems" / "XE8545_A100-SXM-80GBx4_TRT.json"
+
+
+def test_a_repeated_key_is_read_as_json_load_reads_it_and_recorded():
+    # Dell's v1.1 XE8545 x4 gives "accelerator_cooling_type": "passive" (line 2), then "" (line 22), and
+    # "host_cooling_type": "air", then "": MLCommons' checker reads it with json.load, the last wins
+    content = DELL_XE8545.read_bytes()
+    record = parse_system(content, str(DELL_XE8545))
+    assert record["repeated_keys"] == ['accelerator_cooling_type: "passive", then "" (the last is read)',
+                                       'host_cooling_type: "air", then "" (the last is read)']
+    assert json.loads(record["raw_json"]) == json.loads(content)   # json.load's reading, every field
+    assert (record["system_name"], record["accelerators_per_node"]) == \
+        ("Dell EMC PowerEdge XE8545 (4x A100-SXM-80GB, TensorRT)", 4)
+
+
+def test_a_repeated_key_a_row_uses_quarantines_the_description():
+    content = DELL_XE8545.read_bytes()
+    twice = content.replace(b'"accelerators_per_node": "4",', b'"accelerators_per_node": "4", "accelerators_per_node": "8",', 1)
+    assert twice != content
+    with pytest.raises(UnparsableFile, match=r'the key \'accelerators_per_node\' twice with two values \("4", then "8"\): '
+                                             "a field the result rows use"):
+        parse_system(twice, str(DELL_XE8545))
+    # the same value twice is one value, and no finding (a v4.1 description gives "network_speed_mbit": "" twice)
+    same = content.replace(b'"accelerators_per_node": "4",', b'"accelerators_per_node": "4", "accelerators_per_node": "4",', 1)
+    assert len(parse_system(same, str(DELL_XE8545))["repeated_keys"]) == 2
+
+
 @pytest.mark.unit
 def test_capacity_in_gb():
     assert capacity_gb("2 TB") == 2000.0

@@ -133,3 +133,28 @@ def test_trees_on_the_shared_trees_loads_a_round_without_a_table_and_its_summari
     # the tree ingest then loaded the same run's summary: "Completed samples per second : 41542.28"
     # (Server's summary figure the unit check reads) is within 0.5 % of the scheduled 41546.64: confirmed
     assert t4 == [(41546.64, "confirmed", 41542.28, "verified")] and quarantined == 9
+
+
+def test_dells_v11_runs_load_and_the_key_its_description_repeats_is_a_finding_on_the_system(tmp_path):
+    from warehouse.identity.rounds import load_registry
+    from warehouse.ingest.fetch import FetchSettings
+    from warehouse.ingest.tree_fetch import fetch_chunk
+    from warehouse.ingest.tree_ingest import check, chunks, load, plan
+    from warehouse.ingest.tree_rebuild import _assembled, rebuild_part, rules_for
+    root, platform = TREES / "inference_results_v1.1", "XE8545_A100-SXM-80GBx4_TRT"
+    part = rebuild_part(str(root), "v1.1", ["closed/Dell"], rules_for("v1.1"))
+    # its description repeats accelerator_cooling_type ("passive", then ""), a field no row uses: the
+    # system's 14 VALID runs load (they were quarantined with it) and nothing of Dell's is quarantined
+    assert len([r for r in part.rows if r["platform"] == platform]) == 14
+    assert [q["path"] for q in part.quarantined] == []
+    system_path = f"closed/Dell/systems/{platform}.json"
+    db_file = str(tmp_path / "w.duckdb")
+    with db.connect(db_file) as con:
+        load_rebuilt(con, _assembled("v1.1", root, [part]))
+        files, _ = plan(con, [load_registry()["v1.1"]], str(TREES))
+        settings = FetchSettings.from_env()
+        assert not load(con, check([o for chunk in chunks(files) for o in fetch_chunk(chunk, settings)])).failed
+        found = con.execute("SELECT repeated_keys, json_extract_string(raw_json, '$.accelerator_cooling_type') "
+                            "FROM systems WHERE system_path = ?", [system_path]).fetchall()
+    assert found == [(['accelerator_cooling_type: "passive", then "" (the last is read)',
+                       'host_cooling_type: "air", then "" (the last is read)'], "")]

@@ -7,7 +7,9 @@ own (CSV, TOML, SQL) is complete only when its last line ends with a line break:
 mid-line (`...,19` of `...,195`) is refused, never loaded as the shorter value. A CSV header naming
 a column twice is refused (a reader would keep one of the two silently). JSON is read with its
 closing bracket as its end mark, and within bounds: nesting no deeper than MAX_DEPTH, integers
-that fit in 64 bits, no key given twice in one object with two values. An id (a claim's, a
+that fit in 64 bits, no key given twice in one object with two values (a submission tree's system
+description alone is read as MLCommons' checker reads it, the last value winning, each repeat
+returned to be recorded: load_json_keeping_last). An id (a claim's, a
 decision's) is trimmed and case-folded, and refused when it holds a control or bidi character,
 before it is compared with the ids other files own.
 
@@ -22,6 +24,7 @@ import json
 import math
 import os
 import stat
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -135,6 +138,47 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 
 JsonOutOfBounds = _OutOfBounds  # what a bounded_decoder raises (a ValueError), for callers that decode pieces
+
+
+@dataclass(frozen=True)
+class RepeatedKey:
+    """A key given twice in one object with two values, read as json.load reads it (the last wins)."""
+    key: str
+    values: tuple          # every value given, in file order
+    top_level: bool        # in the document's own object, not in one nested in it
+
+    def describe(self) -> str:
+        shown = ", then ".join(json.dumps(v, ensure_ascii=False)[:80] for v in self.values)
+        return f"{self.key}: {shown} (the last is read)"
+
+
+def load_json_keeping_last(text: str, label: str, error: type[Exception] = InputRefused, finite: bool = False,
+                           integers: range = INT64) -> tuple[object, list[RepeatedKey]]:
+    """JSON within load_json's bounds, except that a key given twice with two values is read as
+    json.load reads it (the last value wins) and returned beside the value, for a caller to record
+    (MLCommons' submission checker reads a system description with json.load)."""
+    repeats: list[tuple[int, str, tuple]] = []
+
+    def keep_last(pairs: list[tuple[str, object]]) -> dict:
+        found = dict(pairs)
+        if len(found) != len(pairs):
+            for key in found:
+                values = tuple(v for k, v in pairs if k == key)
+                if any(v != values[0] for v in values):
+                    repeats.append((id(found), key, values))
+        return found
+
+    extra = {"parse_constant": _refuse_constant, "parse_float": _finite_float} if finite else {}
+    decoder = json.JSONDecoder(parse_int=lambda digits: _bounded_int(digits, integers),
+                               object_pairs_hook=keep_last, **extra)
+    try:
+        value = decoder.decode(text)
+    except RecursionError:
+        raise error(f"{label}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except _OutOfBounds as exc:
+        raise error(f"{label}: JSON holding {exc}") from None
+    check_depth(value, label, error)
+    return value, [RepeatedKey(key, values, owner == id(value)) for owner, key, values in repeats]
 
 
 def _refuse_constant(name: str):

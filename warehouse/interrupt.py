@@ -23,6 +23,20 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _signalled: list[int] = []
 
+# A notification a signal cut short: (targets that had received it, targets), said by the interrupted
+# command's line. A run notifies after its loads committed, so its writer lock's "cut short" is no
+# rolled-back load then.
+_notifications_cut_short: list[tuple[int, int]] = []
+
+
+def notification_cut_short(reached: int, targets: int) -> None:
+    _notifications_cut_short.append((reached, targets))
+
+
+def cut_short_notification() -> tuple[int, int] | None:
+    """(targets reached, targets) of the notification a signal stopped in this process, or None."""
+    return _notifications_cut_short[-1] if _notifications_cut_short else None
+
 
 def _raise_interrupted(signum, _frame):
     _signalled.append(signum)
@@ -53,6 +67,7 @@ def stop_on_signals():
         yield
         return
     _signalled.clear()
+    _notifications_cut_short.clear()
     previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
     try:
         yield
@@ -61,12 +76,12 @@ def stop_on_signals():
             signal.signal(s, handler)
 
 
-def _die_with(parent_pid: int):
-    """preexec_fn: the child gets SIGKILL when the thread that started it dies (Linux)."""
+def die_with_parent(parent_pid: int, signum: int = signal.SIGKILL):
+    """preexec_fn: the child gets `signum` when the thread that started it dies (Linux)."""
     libc = ctypes.CDLL(None, use_errno=True)
 
     def preexec() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc.prctl(PR_SET_PDEATHSIG, signum)
         if os.getppid() != parent_pid:  # the parent died before prctl took effect
             os._exit(1)
     return preexec
@@ -95,7 +110,7 @@ class _TiedSubprocess:
     def Popen(*args, **kwargs):  # noqa: N802 - stands in for subprocess.Popen
         # Its own session: a terminal's Ctrl-C reaches the CLI, which then stops the server itself
         # (Prefect's atexit), instead of the server dying first under a client still talking to it.
-        process = subprocess.Popen(*args, preexec_fn=_die_with(os.getpid()), start_new_session=True,
+        process = subprocess.Popen(*args, preexec_fn=die_with_parent(os.getpid()), start_new_session=True,
                                    **kwargs)
         _tied.append(process)
         return process
@@ -198,7 +213,7 @@ def prefect_server_on(port: int, log: Path):
         process = subprocess.Popen(
             [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with(os.getpid()), start_new_session=True)
+            preexec_fn=die_with_parent(os.getpid()), start_new_session=True)
     try:
         _wait_until_healthy(f"{url}/api", process, log)
         yield f"{url}/api"

@@ -100,8 +100,10 @@ def matching(pattern: str) -> Callable[[str], str]:
 def notify_targets(value: str) -> tuple[str, ...]:
     """Apprise URLs separated by spaces (or a comma before the next URL: a mailto's to=a,b stays one)."""
     targets = tuple(t for t in re.split(r"[\s,]+(?=[A-Za-z][A-Za-z0-9+.-]*://)|\s+", value.strip()) if t)
-    if bad := [t for t in targets if "://" not in t]:
-        raise ValueError(f"not a notification URL (SCHEME://...): {bad[0].split('@')[-1]!r}")
+    if bad := [i for i, t in enumerate(targets, 1) if "://" not in t]:
+        # Never echoed: a word that is no URL is often a bare token (xoxb-..., a webhook's secret).
+        raise ValueError(f"value {bad[0]} of {len(targets)} is not a notification URL (SCHEME://...); "
+                         "it is not shown, as it may be a token: write it inside its service's URL")
     return targets
 
 
@@ -153,6 +155,11 @@ FIELDS: dict[str, Field] = {
     "watch_cron": Field("0 6 * * *", text, "cron schedule of the watch-rounds deployment (`serve`), UTC"),
     "dask_address": Field(None, text, (
         "a Dask scheduler (tcp://HOST:8786) the tree ingest runs its chunks on; unset: a thread pool here")),
+    "git_token": Field(None, text, (
+        "the token `trees --git` gives git for the URL's host (a private mirror); git reads it from its "
+        "environment, never its arguments or .git/config (docs/operations-guide.md); unset: none, or "
+        "the user:token@ of the --git URL"), secret=True),
+    "git_username": Field(None, text, "the user name given to git with MLPERF_GIT_TOKEN; unset: git"),
     "export_dir": Field(None, optional_path, (
         "where a run that loaded something regenerates the BI export; unset: not regenerated")),
     "report_dir": Field(None, optional_path, (
@@ -170,6 +177,12 @@ FIELDS: dict[str, Field] = {
     "notify_retries": Field(2, number(ge=0, le=10, kind=int), (
         "retries of a notification a target did not accept; the run's outcome never depends on it")),
     "notify_backoff": Field(1.0, number(ge=0, le=60), "seconds before a notification's first retry; doubled for each next one"),
+    "notify_target_budget": Field(10.0, number(gt=0, le=3600), (
+        "seconds one target's delivery may take, its retries included (connect, send, read: a receiver "
+        "that drips its answer is cut off); then it is recorded as timed out")),
+    "notify_run_budget": Field(30.0, number(gt=0, le=3600), (
+        "seconds a run waits for all of its notifications (the targets are sent to side by side); "
+        "the run's outcome never waits longer")),
     "notify_link": Field(None, text, (
         "where a message's reader finds the report (e.g. the URL your MLPERF_REPORT_DIR is served at); "
         "unset: the report directory, or the command that lists the changes")),
@@ -265,10 +278,16 @@ def settings_rows() -> list[dict[str, str | None]]:
     return rows
 
 
+_SHOWN_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,11}")
+
+
 def hidden(value: str) -> str:
-    """A secret setting as it may be shown: each URL's scheme, the rest hidden."""
-    return " ".join(f"{part.split('://', 1)[0]}://(hidden)" if "://" in part else "(hidden)"
-                    for part in re.split(r"[\s,]+", value.strip()) if part)
+    """A secret setting as it may be shown: each URL's scheme (when it reads as one, not as a token
+    written before ://), the rest hidden."""
+    def shown(part: str) -> str:
+        scheme = part.split("://", 1)[0]
+        return f"{scheme if _SHOWN_SCHEME.fullmatch(scheme) else '(hidden)'}://(hidden)"
+    return " ".join(shown(part) if "://" in part else "(hidden)" for part in re.split(r"[\s,]+", value.strip()) if part)
 
 
 def _text(value) -> str | None:

@@ -7,6 +7,15 @@
 -- (the macro accelerator_of, written from ref_accelerators at each materialize). accelerator: the
 -- parts' canonical names, distinct, sorted and joined with " + " (for example "MI300X + MI325X");
 -- null when any part matches no pattern (`mlperf-wh drift` lists those names).
+-- A partition of the device is read before the name is matched, and the annotation left out of the
+-- match (so the device's pattern names the device): an NVIDIA MIG profile "<c>g.<m>gb", as the
+-- accelerator names it ("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)": each GPU runs one 1g.10gb instance;
+-- "(7x1g.10gb MIG)": seven). partition: the profile, lower case ('1g.10gb'), null for a whole device;
+-- partitions_per_device: the instances each device runs (the "7x", 1 when not written);
+-- partition_fraction: the profile's compute slices over the device's (c / 7 on an A100, H100, H200 or
+-- B200, c / 4 on an A30: NVIDIA's MIG user guide, "Supported MIG Profiles"), null when the device's
+-- slices are not known. The accelerator stays the device ('A100 SXM'); stg_results keeps the
+-- partition apart from whole devices (docs/definitions.md, "Partitions").
 WITH accelerator_names AS (
     SELECT accelerator_raw FROM results WHERE accelerator_raw IS NOT NULL
     UNION
@@ -17,7 +26,10 @@ cleaned AS (
         accelerator_raw,
         regexp_replace(
             regexp_replace(
-                regexp_replace(accelerator_raw, '[™®©]|\((?i:tm|r)\)', '', 'g'),
+                regexp_replace(
+                    regexp_replace(accelerator_raw, '[™®©]|\((?i:tm|r)\)', '', 'g'),
+                    '(?i)\(\s*(?:\d+\s*x\s*)?\d+g\.\d+gb(?:\s+mig)?\s*\)|\b(?:\d+\s*x\s*)?\d+g\.\d+gb\b|\bmig\b',
+                    '', 'g'),
                 '\((?i:x\d+|power cap[^)]*)\)', '', 'g'),
             '[\s\x{00A0}\x{2000}-\x{200B}\x{202F}\x{205F}\x{3000}]+', ' ', 'g') AS cleaned
     FROM accelerator_names
@@ -30,13 +42,44 @@ parts AS (
 matched AS (
     SELECT accelerator_raw, part, accelerator_of(part) AS accelerator
     FROM parts
+),
+resolved AS (
+    SELECT
+        accelerator_raw,
+        CASE WHEN bool_and(accelerator IS NOT NULL)
+             THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS accelerator
+    FROM matched
+    GROUP BY accelerator_raw
+    UNION ALL
+    SELECT accelerator_raw, NULL FROM cleaned
+    WHERE accelerator_raw NOT IN (SELECT accelerator_raw FROM parts)
+),
+partitions AS (
+    SELECT
+        accelerator_raw, cleaned,
+        nullif(lower(regexp_extract(accelerator_raw, '(?i)\b(?:\d+\s*x\s*)?(\d+g\.\d+gb)\b', 1)), '') AS partition,
+        coalesce(nullif(regexp_extract(accelerator_raw, '(?i)\b(\d+)\s*x\s*\d+g\.\d+gb\b', 1), '')::INTEGER, 1)
+            AS partitions_per_device
+    FROM cleaned
+),
+-- compute slices of a whole device, by its name (NVIDIA MIG user guide, "Supported MIG Profiles")
+device_slices(device_pattern, slices) AS (
+    VALUES ('(?i)(?:^|[^a-z0-9])A100(?:[^a-z0-9]|$)', 7),
+           ('(?i)(?:^|[^a-z0-9])A30(?:[^a-z0-9]|$)', 4),
+           ('(?i)(?:^|[^a-z0-9])G?H(?:100|200|800)(?:[^a-z0-9]|$)', 7),
+           ('(?i)(?:^|[^a-z0-9])G?B200(?:[^a-z0-9]|$)', 7)
+),
+fractions AS (
+    SELECT p.accelerator_raw, max(regexp_extract(p.partition, '^(\d+)g', 1)::DOUBLE / d.slices) AS partition_fraction
+    FROM partitions AS p
+    JOIN device_slices AS d ON regexp_matches(p.cleaned, d.device_pattern)
+    WHERE p.partition IS NOT NULL
+    GROUP BY p.accelerator_raw
 )
 SELECT
-    accelerator_raw,
-    CASE WHEN bool_and(accelerator IS NOT NULL)
-         THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS accelerator
-FROM matched
-GROUP BY accelerator_raw
-UNION ALL
-SELECT accelerator_raw, NULL FROM cleaned
-WHERE accelerator_raw NOT IN (SELECT accelerator_raw FROM parts)
+    r.accelerator_raw, r.accelerator, p.partition,
+    CASE WHEN p.partition IS NOT NULL THEN p.partitions_per_device END AS partitions_per_device,
+    f.partition_fraction
+FROM resolved AS r
+JOIN partitions AS p USING (accelerator_raw)
+LEFT JOIN fractions AS f USING (accelerator_raw)

@@ -4,6 +4,9 @@
 -- rank_per_accelerator: 1 = highest throughput per accelerator (null for latency or CPU-only rows, and
 --   for a mixed cluster: several accelerator models in one system, named 'MI300X + MI325X', whose
 --   throughput per accelerator belongs to no one model).
+-- A partition of a device (stg_results.partition: one MIG 1g.10gb instance of an A100) is never ranked
+--   beside whole devices: both ranks are within the rows of the same partition profile (whole devices:
+--   partition null), rank_per_accelerator there by the value per partition.
 -- findings: the anomaly rules that name the row (int_result_eligibility: its own and the pair findings
 --   that blame it). Only a procurement-grade row is ranked (int_result_eligibility): a row with a
 --   finding, or one that does not compare as its hardware (an inference, a run without its
@@ -14,7 +17,8 @@
 -- same as within its own group.
 WITH by_suite AS (
     SELECT source_id, record_no, round, benchmark, scenario, units, value, higher_is_better,
-           value_per_accelerator, coalesce(accelerator LIKE '% + %', false) AS mixed,
+           coalesce(value_per_partition, value_per_accelerator) AS value_per_unit, partition,
+           coalesce(accelerator LIKE '% + %', false) AS mixed,
            unnest(string_split(suite, ',')) AS suite
     FROM stg_results
     WHERE metric = 'performance' AND verification = 'verified'
@@ -27,10 +31,10 @@ flagged AS (
 SELECT
     source_id, record_no, suite, findings, excluded_because,
     CASE WHEN NOT unranked THEN
-        rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
+        rank() OVER (PARTITION BY round, suite, benchmark, scenario, units, partition
                      ORDER BY unranked, CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,
-    CASE WHEN value_per_accelerator IS NOT NULL AND NOT unranked AND NOT mixed THEN
-        rank() OVER (PARTITION BY round, suite, benchmark, scenario, units
-                     ORDER BY value_per_accelerator IS NULL OR unranked OR mixed, value_per_accelerator DESC)
+    CASE WHEN value_per_unit IS NOT NULL AND NOT unranked AND NOT mixed THEN
+        rank() OVER (PARTITION BY round, suite, benchmark, scenario, units, partition
+                     ORDER BY value_per_unit IS NULL OR unranked OR mixed, value_per_unit DESC)
     END AS rank_per_accelerator
 FROM flagged

@@ -10,6 +10,8 @@
 --   rules with the other result, "scaling_superlinear (with 6.0-0054)", or for another side without a
 --   result_id (rebuilt from a tree) its submitter and platform,
 --   "scaling_superlinear (with DellEMC DSS8440_T4x12_TRT)".
+-- stale, stale_reason: the source's latest table quarantined the row, which shows its last good value
+--   (stg_results); int_row_findings names it (stale_value), so it is listed, never procurement grade.
 -- comparable: the row takes part in comparisons as its hardware (stg_results.not_comparable_because
 --   null: not run without its accelerator, not 0 accelerators counted, not an inference).
 -- usable: comparable and no finding: a figure that may be set against another.
@@ -33,7 +35,7 @@ judged AS (
     SELECT
         r.source_id, r.record_no, r.round, r.result_id, r.submitter, r.system, r.accelerator, r.cpu, r.hardware,
         r.hardware_kind, r.benchmark, r.scenario, r.units, r.verification, r.division, r.availability,
-        r.inferred, r.inferred_cause, r.not_comparable_because,
+        r.inferred, r.inferred_cause, r.not_comparable_because, r.stale, r.stale_reason,
         list_sort(list_distinct(list_concat(coalesce(o.rules, []), coalesce(b.rules, [])))) AS findings,
         coalesce(o.rules, []) AS own_findings,
         coalesce(list_sort(b.described), []) AS pair_findings,

@@ -11,8 +11,12 @@
 --     SingleStream latency implies (one sample per latency: 1000 / ms, 1 / s); Offline is the
 --     throughput ceiling, so one of the two is wrong. Both rows get the finding, each naming the other;
 --   out_of_range: the result per accelerator is more than 10x above or below the median of every
---     closed or open result of the same benchmark, scenario and accelerator (in tokens/s where they are
---     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares.
+--     closed or open result of the same benchmark, scenario and hardware (in tokens/s where they are
+--     known, else in its checked unit; at least 3 results): a unit, count or setup no peer shares. A
+--     partition of a device (MIG 1g.10gb) is measured per partition, against the same partition only;
+--   stale_value: the latest table of the row's source publishes it in a record that failed
+--     validation; the row shows its last good value, from an earlier load (stg_results.stale), which
+--     no procurement-grade answer uses until a good value is published again.
 -- related_result_id, related_record_no (in the row's own load, source_id): the other row a finding
 --   rests on (offline_below_singlestream: the entry's other scenario), null when none; related: it
 --   for a reader, its result_id, or for a row rebuilt from a submission tree (no result_id) its
@@ -21,9 +25,10 @@
 -- either row: int_scaling_pairs and `anomalies`.
 WITH perf AS MATERIALIZED (
     -- read once: every rule below scans these rows
-    SELECT source_id, record_no, entry_id, round, result_id, submitter, platform, accelerator, benchmark, model,
+    SELECT source_id, record_no, entry_id, round, result_id, submitter, platform, accelerator, hardware,
+           hardware_count, partition, benchmark, model,
            used_model, scenario, value, units, higher_is_better, total_accelerators, nodes, accelerators_per_node,
-           accelerator_raw, accelerator_count_disagrees, unit_verdict, tokens_per_second, verification,
+           accelerator_raw, accelerator_count_disagrees, unit_verdict, tokens_per_second, verification, stale_reason,
            CASE WHEN unit_verdict = 'suspect' THEN unit_note END AS suspect_note  -- a note only where one is used
     FROM stg_results WHERE metric = 'performance'
 ),
@@ -31,6 +36,12 @@ unit_suspects AS (
     SELECT source_id, record_no, 'unit_suspect' AS rule, suspect_note AS detail, NULL AS related_result_id,
            NULL::BIGINT AS related_record_no
     FROM perf WHERE unit_verdict = 'suspect'
+),
+stale_values AS (
+    SELECT source_id, record_no, 'stale_value' AS rule,
+           format('the last good value, kept: the re-published row was quarantined ({})', stale_reason) AS detail,
+           NULL AS related_result_id, NULL::BIGINT AS related_record_no
+    FROM perf WHERE stale_reason IS NOT NULL
 ),
 named AS (
     SELECT *, list_sum(list_transform(regexp_extract_all(accelerator_raw, '\(x([0-9]+)\)', 1),
@@ -77,25 +88,27 @@ offline_below AS (
     FROM offline_pairs
 ),
 rates AS (
-    SELECT source_id, record_no, benchmark, scenario, accelerator,
+    -- per device, or per partition for a partition of one (its peers: the same partition, never whole devices)
+    SELECT source_id, record_no, benchmark, scenario, hardware,
+           CASE WHEN partition IS NULL THEN 'accelerator' ELSE 'partition' END AS per,
            CASE WHEN tokens_per_second IS NOT NULL THEN 'tokens/s' ELSE units END AS rate_unit,
-           coalesce(tokens_per_second, value) / total_accelerators AS rate
+           coalesce(tokens_per_second, value) / hardware_count AS rate
     FROM perf
-    WHERE higher_is_better AND accelerator IS NOT NULL AND total_accelerators > 0
+    WHERE higher_is_better AND accelerator IS NOT NULL AND hardware_count > 0
       AND unit_verdict IS DISTINCT FROM 'suspect' AND verification IN ('verified', 'preview', 'open', 'rdi')
 ),
 peer_medians AS (
-    SELECT benchmark, scenario, rate_unit, accelerator, median(rate) AS peer_median, count(*) AS peers
+    SELECT benchmark, scenario, rate_unit, hardware, median(rate) AS peer_median, count(*) AS peers
     FROM rates
     GROUP BY ALL
 ),
 ranged AS (
-    SELECT * FROM rates JOIN peer_medians USING (benchmark, scenario, rate_unit, accelerator)
+    SELECT * FROM rates JOIN peer_medians USING (benchmark, scenario, rate_unit, hardware)
 ),
 out_of_range AS (
     SELECT source_id, record_no, 'out_of_range' AS rule,
-           format('{} {} per accelerator is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit,
-                  round(rate / peer_median, 3), peers, benchmark, scenario, accelerator) AS detail,
+           format('{} {} per {} is {}x the median of {} results of {} {} on {}', round(rate, 4), rate_unit, per,
+                  round(rate / peer_median, 3), peers, benchmark, scenario, hardware) AS detail,
            NULL AS related_result_id, NULL::BIGINT AS related_record_no
     FROM ranged
     WHERE peers >= 3 AND (rate > 10 * peer_median OR rate < peer_median / 10)
@@ -106,6 +119,7 @@ SELECT f.source_id, f.record_no, p.round, p.result_id, p.submitter, p.accelerato
 FROM (SELECT * FROM unit_suspects
       UNION ALL SELECT * FROM count_mismatches
       UNION ALL SELECT * FROM offline_below
-      UNION ALL SELECT * FROM out_of_range) AS f
+      UNION ALL SELECT * FROM out_of_range
+      UNION ALL SELECT * FROM stale_values) AS f
 JOIN perf AS p USING (source_id, record_no)
 LEFT JOIN perf AS o ON o.source_id = f.source_id AND o.record_no = f.related_record_no

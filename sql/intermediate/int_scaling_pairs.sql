@@ -1,6 +1,9 @@
 -- How close to linear does throughput grow when the same submitter runs more of the same accelerator
 -- on the same benchmark and throughput scenario in one round?
 -- efficiency = (value_large / value_small) / (accelerators_large / accelerators_small); 1.0 is linear.
+-- Both sides are the same hardware (stg_results): a partition of a device (MIG 1g.10gb of an A100) pairs
+-- only with the same partition, and its sizes count partitions (1 -> 56 instances, the 56 on 8 GPUs);
+-- a slice is never one side of a pair with whole devices.
 -- Each size is that submitter's best verified-or-preview result at that size (int_best_results,
 -- best_of_submitter).
 -- superlinear: efficiency above 1.05. More accelerators do not do more than their share each without
@@ -15,10 +18,10 @@
 -- mart also requires both sides procurement grade by the one eligibility rule (int_result_eligibility).
 -- Stored once per load for the marts scaling_efficiency and anomalies.
 SELECT
-    s.round, s.submitter, s.accelerator, s.benchmark, s.scenario, s.units,
-    s.total_accelerators AS accelerators_small, l.total_accelerators AS accelerators_large,
+    s.round, s.submitter, s.accelerator, s.hardware, s.benchmark, s.scenario, s.units,
+    s.hardware_count AS accelerators_small, l.hardware_count AS accelerators_large,
     s.value AS value_small, l.value AS value_large,
-    (l.value / s.value) / (l.total_accelerators::DOUBLE / s.total_accelerators) AS efficiency,
+    (l.value / s.value) / (l.hardware_count::DOUBLE / s.hardware_count) AS efficiency,
     efficiency > 1.05 AS superlinear,
     s.result_id AS result_id_small, l.result_id AS result_id_large,
     s.source_id AS source_id_small, s.record_no AS record_no_small,
@@ -28,6 +31,6 @@ SELECT
     (s.verification = 'verified' AND l.verification = 'verified' AND NOT s.has_finding AND NOT l.has_finding
      AND NOT superlinear) AS procurement_grade
 FROM int_best_results AS s
-JOIN int_best_results AS l USING (round, submitter, accelerator, benchmark, scenario, units)
+JOIN int_best_results AS l USING (round, submitter, accelerator, hardware, benchmark, scenario, units)
 WHERE s.higher_is_better AND s.best_of_submitter AND l.best_of_submitter
-  AND s.total_accelerators < l.total_accelerators
+  AND s.hardware_count < l.hardware_count

@@ -11,6 +11,9 @@
 --   for the row's scenario: LoadGen's 'Tokens per second' (Offline) or 'Completed tokens per second'
 --   (Server, Interactive), never its '(inferred)' lines (samples x a configured count); the endpoint
 --   harness's tps. Null without a loaded summary of the same scenario, or when it prints none.
+-- partition: the MIG profile of a partitioned device (stg_results); its per-accelerator figures are
+--   per device only where its instances fill every device (else null), and the marts that rank
+--   accelerators against each other (accelerator_comparison, rack_throughput) leave it out.
 -- Per accelerator: / total_accelerators. Per rack: per accelerator x accelerators_per_rack
 --   (stg_rack_capacity, with its stated assumption); how the rack figure was got:
 --   measured_rack: the entry ran exactly one rack (total_accelerators = accelerators_per_rack): the
@@ -102,14 +105,15 @@ priced AS (
     LEFT JOIN stg_prices AS pr ON pr.accelerator = t.accelerator
 )
 SELECT
-    t.round, t.submitter, t.system, t.result_id, t.accelerator, t.total_accelerators,
+    t.round, t.submitter, t.system, t.result_id, t.accelerator, t.partition, t.total_accelerators, t.market,
     t.benchmark, t.benchmark_family, t.accuracy_target, t.repeats_lower_target, t.scenario,
     t.value AS throughput, t.units AS throughput_unit, t.unit_verdict,
     t.value_per_accelerator AS throughput_per_accelerator,
     t.tokens_per_second,
     t.units <> 'Tokens/s' AND t.published_tokens_per_second IS NOT NULL AS tokens_derived,
     t.tokens_basis, t.run_tokens_per_second,
-    t.tokens_per_second / t.total_accelerators AS tokens_per_second_per_accelerator,
+    CASE WHEN t.partition IS NULL OR t.value_per_accelerator IS NOT NULL
+         THEN t.tokens_per_second / t.total_accelerators END AS tokens_per_second_per_accelerator,
     t.accelerators_per_rack, t.rack_assumption,
     t.total_accelerators = t.accelerators_per_rack AS measured_rack,
     t.total_accelerators <> t.accelerators_per_rack AND t.total_accelerators >= t.accelerators_per_server

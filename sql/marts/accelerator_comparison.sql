@@ -15,12 +15,15 @@
 --     benchmark and scenario have a result (ties: the larger count); each accelerator's best system
 --     throughput at that count (throughput_same_scale, result_id_same_scale) and its ratio to the best
 --     at that count; null for an accelerator with no result at that count.
+-- A partition of a device (MIG 1g.10gb: int_token_economics.partition) is never set beside whole
+-- devices here.
 -- A mixed cluster (several accelerator models in one system, accelerator 'MI300X + MI325X + MI355X';
 -- mixed_cluster) is listed, never ranked per accelerator nor the best a ratio is taken to.
 -- Ties (two entries with the same figure: v6.0 dlrm-v3 Server, three B200 x8 at 1250.875 a GPU) go to
 -- the smallest result ID, so a rebuild names the same entry whatever order its rows come in.
 WITH graded AS (
-    SELECT * FROM int_token_economics WHERE procurement_grade AND throughput_per_accelerator IS NOT NULL
+    SELECT * FROM int_token_economics
+    WHERE procurement_grade AND throughput_per_accelerator IS NOT NULL AND partition IS NULL
 ),
 per_accelerator AS (
     SELECT round, benchmark, scenario, throughput_unit, accelerator,

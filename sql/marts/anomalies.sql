@@ -1,6 +1,6 @@
 -- Which results contradict themselves or their neighbours, and by which rule?
 -- One row per finding: a result's own (int_row_findings: unit_suspect, accelerator_count_disagrees,
--- offline_below_singlestream, out_of_range; scope 'result') or a pair's (scope 'pair'):
+-- offline_below_singlestream, out_of_range, stale_value; scope 'result') or a pair's (scope 'pair'):
 --   scaling_superlinear: scaling efficiency above 1.05 between two sizes of one submitter's accelerator
 --     (int_scaling_pairs);
 --   implausible_gain: a software gain (int_software_gains) or generation speedup

@@ -7,6 +7,8 @@
 -- rack (measured_rack: the entry ran a whole rack or more), else the most per rack extrapolated from
 -- whole servers (rack_from_servers), else from less than one server; rack_basis says which, in words. Its per-kW figures by basis and the estimated rack
 -- power come with it.
+-- A partition of a device (MIG: int_token_economics.partition) is left out: a rack of whole devices is
+-- what this answers.
 -- Measured racks and estimates are ranked apart, like with like: rank_per_rack is the row's rank among
 -- the round's procurement-grade rows (int_result_eligibility) of the same benchmark, scenario and unit
 -- and the same measured_rack; 1 = the most per rack. An estimate from less than one server (a single
@@ -20,7 +22,7 @@
 WITH racks AS (
     SELECT *
     FROM int_token_economics
-    WHERE throughput_per_rack IS NOT NULL AND verification IN ('verified', 'preview')
+    WHERE throughput_per_rack IS NOT NULL AND verification IN ('verified', 'preview') AND partition IS NULL
     QUALIFY row_number() OVER (PARTITION BY round, benchmark, scenario, throughput_unit, accelerator, verification
                                ORDER BY usable DESC, measured_rack DESC, rack_from_servers DESC,
                                         throughput_per_rack DESC, result_id) = 1

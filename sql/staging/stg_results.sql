@@ -3,15 +3,31 @@
 -- `results` keeps names and units as published; this model adds identity and the checked unit at view
 -- time, so an edited reference CSV reaches every row without a refetch (`mlperf-wh views refresh`).
 -- accelerator: the canonical accelerator of the published name (base_accelerator_names says how).
+-- partition, partitions_per_device, partition_fraction: a partition of the device the entry ran on
+--   (base_accelerator_names: an NVIDIA MIG profile such as '1g.10gb', the instances each device runs,
+--   the profile's share of the device, 1/7 for 1g.10gb of an A100); null for a whole device. The
+--   accelerator stays the device, so its history and family hold; hardware is the partition,
+--   'A100 SXM (MIG 1g.10gb)', so no comparison sets a slice beside whole devices.
+--   total_partitions: the instances the run used: as the platform names them, the harness's
+--   convention ('DGX-A100_A100-SXM-80GB-MIG_56x1g.10gb': 56 on 8 GPUs of 7x1g.10gb;
+--   'Apollo_6500_gen10_plus_A100-SXM-80GB-MIG_1x1g.10gb': 1, though its description counts 8 GPUs of
+--   1x1g.10gb, and its 5,559.41 resnet samples/s are one instance's), else total_accelerators x
+--   partitions_per_device. The entry still counts its devices in total_accelerators (8).
 -- cpu: for a CPU-only system (no accelerator published), the canonical processor of the published
 --   processor name (base_processor_names); total_processors = nodes (1 when not published) x
 --   processors per node. hardware: what the result measures and the comparisons key on, the
---   accelerator or, for a CPU-only system, the cpu; hardware_kind 'accelerator' | 'cpu';
---   hardware_count: total_accelerators, or total_processors for a CPU-only system.
+--   accelerator (its partition, for a partitioned device) or, for a CPU-only system, the cpu; hardware_kind 'accelerator' | 'cpu';
+--   hardware_count: total_accelerators (total_partitions for a partition), or total_processors for a
+--   CPU-only system.
 -- vendor, family, generation (order within a vendor, newer is larger), tdp_watts, segment
 --   (datacenter, workstation, edge, client), form_factor ('CPU' for a processor), line (product
 --   line): the canonical accelerator's (ref_accelerators) or cpu's (ref_processors); null for a mixed
 --   or unmatched name.
+-- market: whose answer the row belongs to (the report's answer tables, README question 6): 'datacenter'
+--   for a datacenter-class part (segment datacenter) in the datacenter suite; 'edge' for every other
+--   part that ran: an edge part, a datacenter-class part in the edge suite alone, and workstation and
+--   client parts (consumer cards, laptop GPUs) in any suite, so a consumer card never answers the
+--   datacenter buyer; null for an unmatched or mixed part. The one place this rule is written.
 -- benchmark: the canonical benchmark of the published model name (base_benchmark_names says how);
 --   the published model name when no alias matches (benchmark_matched = false). output_unit: the
 --   benchmark's (tokens, samples...).
@@ -75,7 +91,10 @@
 --   'Tokens/s' (tokens), 'Samples/s' (samples, Offline) or 'Queries/s' (samples, Server and
 --   Interactive), as the final-report tool labels them. unit_note says which evidence decided.
 -- value_per_accelerator = value / total_accelerators for higher-is-better units; null for latency,
---   power and CPU-only systems.
+--   power and CPU-only systems, and for a partition whose instances do not fill every device
+--   (total_partitions x partition_fraction < total_accelerators: one 1g.10gb instance on an A100,
+--   a per-device figure would be a seventh's). value_per_partition = value /
+--   total_partitions for a partition (higher-is-better units); null for a whole device.
 -- tokens_per_second: the value when it counts tokens (units Tokens/s, checked); the value x the
 --   TOKENS_PER_SAMPLE the accuracy field reports when it counts samples (Samples/s, Queries/s);
 --   null for a suspect row, and otherwise. Tokens are never derived from a number that already counts them.
@@ -109,13 +128,22 @@ identified AS (
         r.* EXCLUDE (units),
         r.units AS published_units,
         n.accelerator, p.cpu,
+        n.partition, n.partitions_per_device, n.partition_fraction,
+        coalesce(CASE WHEN n.partition IS NOT NULL
+                      THEN nullif(regexp_extract(r.platform, '(?i)mig[-_ ]?(\d+)\s*x\s*\d+g\.\d+gb', 1), '')::BIGINT END,
+                 r.total_accelerators * n.partitions_per_device) AS total_partitions,
         CASE WHEN p.cpu IS NOT NULL THEN r.processors_per_node * coalesce(r.nodes, 1) END AS total_processors,
-        coalesce(n.accelerator, p.cpu) AS hardware,
+        coalesce(n.accelerator || ' (MIG ' || n.partition || ')', n.accelerator, p.cpu) AS hardware,
         CASE WHEN n.accelerator IS NOT NULL THEN 'accelerator' WHEN p.cpu IS NOT NULL THEN 'cpu' END AS hardware_kind,
-        CASE WHEN n.accelerator IS NOT NULL THEN r.total_accelerators
+        CASE WHEN n.accelerator IS NOT NULL THEN coalesce(total_partitions, r.total_accelerators)
              WHEN p.cpu IS NOT NULL THEN total_processors END AS hardware_count,
         coalesce(a.vendor, pr.vendor) AS vendor, coalesce(a.family, pr.family) AS family, a.generation,
         a.tdp_watts, coalesce(a.segment, pr.segment) AS segment,
+        CASE WHEN coalesce(a.segment, pr.segment) = 'datacenter'
+                  AND NOT coalesce(r.suite ILIKE '%edge%' AND r.suite NOT ILIKE '%datacenter%', false)
+                 THEN 'datacenter'
+             WHEN coalesce(a.segment, pr.segment) IS NOT NULL THEN 'edge'
+        END AS market,
         CASE WHEN p.cpu IS NOT NULL THEN 'CPU' ELSE a.form_factor END AS form_factor,
         coalesce(a.line, pr.line) AS line,
         coalesce(b.benchmark, r.model) AS benchmark,
@@ -124,7 +152,9 @@ identified AS (
         lt.value_at_99,
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
+                  AND (n.partition IS NULL OR total_partitions * n.partition_fraction >= r.total_accelerators - 0.001)
              THEN r.value / r.total_accelerators END AS value_per_accelerator,
+        CASE WHEN r.higher_is_better AND total_partitions > 0 THEN r.value / total_partitions END AS value_per_partition,
         sp.published_accelerator_watts, sp.accelerator_power_stated_as, sp.accelerator_power_statement,
         sp.power_statement_unread,
         sp.accelerator_absent AS absence_stated,
@@ -234,8 +264,10 @@ judged AS (
 SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
                value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled, absence_stated,
-               value_per_accelerator, stack, benchmark_family, accuracy_target, value_at_99, inferred_cause),
+               value_per_accelerator, value_per_partition, stack, benchmark_family, accuracy_target, value_at_99,
+               inferred_cause),
     CASE WHEN accelerator_absent IS NULL THEN value_per_accelerator END AS value_per_accelerator,
+    CASE WHEN accelerator_absent IS NULL THEN value_per_partition END AS value_per_partition,
     stack,
     benchmark_family,
     accuracy_target,

@@ -243,7 +243,8 @@ def trees(
     git: Annotated[Optional[str], typer.Option("--git", metavar="URL", help=(
         "for a round MLCommons published no table of, clone its tree from URL/inference_results_vX.Y: a "
         "partial, sparse clone of the system descriptions and run summaries alone, e.g. "
-        "--git https://github.com/mlcommons"))] = None,
+        "--git https://github.com/mlcommons (https://, http://, ssh://, user@host:path or file://; a "
+        "token as user:token@ or in MLPERF_GIT_TOKEN reaches git through its environment, never stored)"))] = None,
     fmt: Annotated[Format, typer.Option("--format", help="how the files-by-status table is printed")] = Format.table,
 ) -> int:
     """Rebuild the rows of the rounds MLCommons published no table of from their submission trees;
@@ -255,15 +256,20 @@ def trees(
     from warehouse.ingest.tree_ingest import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
-    if git:
+    remote = None
+    if git is not None:
+        from warehouse.ingest.git_remote import parse_git_url
+        remote = parse_git_url(git)  # before anything runs: a URL is never an option of git
         chosen, source = _cloned_rounds(chosen, bool(parse_round_list(rounds)))
     else:
         source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
-    run = TreeRun(dask_address=dask_address(dask), force=force, git=git, **sizes)
+    run = TreeRun(dask_address=dask_address(dask), force=force, git=remote.url if remote else None, **sizes)
     if not _trees_reachable(chosen, source):
         return EXIT_FAILED
     start_temporary_server_if_needed()
+    if remote is not None and remote.token:
+        _git_credentials_to_environment(remote)
     with step("fetching and loading the submission trees"):
         outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     for rebuilt in outcome.rebuilt:
@@ -276,6 +282,17 @@ def trees(
         error(nothing_found(outcome, source))
         return EXIT_FAILED
     return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _git_credentials_to_environment(remote) -> None:
+    """The credentials of a --git URL go to the run out of band: the flow's parameter is the URL
+    without them, and the clone reads them from this process's environment (as a deployment's runs
+    read MLPERF_GIT_TOKEN from theirs). Set after Prefect's temporary server started: it never sees them."""
+    import os
+
+    from warehouse.ingest.git_remote import TOKEN_ENV, USERNAME_ENV
+    os.environ[USERNAME_ENV] = remote.username or "git"
+    os.environ[TOKEN_ENV] = remote.token
 
 
 def _cloned_rounds(chosen, named: bool):

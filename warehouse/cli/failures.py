@@ -76,9 +76,19 @@ def _forget_earlier_writes() -> None:
 
 def _what_interruption_left() -> str:
     from warehouse.store.lock import WRITES_BEGUN, WRITES_CUT_SHORT
+    if (notification := interrupt.cut_short_notification()) is not None:
+        return _notification_cut_short(*notification, wrote=bool(WRITES_BEGUN))
     if WRITES_CUT_SHORT:
         return (f": {WRITES_CUT_SHORT[-1]} in flight was rolled back (what was loaded before it is kept); "
                 "rerun to finish")
     if WRITES_BEGUN:
         return ": no load was in flight (what was loaded is kept); rerun to finish"
     return ": the warehouse was not written"
+
+
+def _notification_cut_short(reached: int, targets: int, wrote: bool) -> str:
+    """A run notifies after its loads committed, before it refreshes the published copy."""
+    kept = ("what the run loaded is kept, not yet in the published copy readers open (the next "
+            "backfill refreshes it)" if wrote else "the warehouse was not written")
+    return (f" while notifying: {kept}; the message reached {reached} of {targets} "
+            f"target{'s' if targets != 1 else ''} (not recorded in deliveries)")

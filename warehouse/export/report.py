@@ -61,6 +61,15 @@ class Page:
     appendix: list[Chart]
     tables: list[Table]
     prices: int = 0  # prices loaded (mlperf-wh prices load): none, and the page says how to add them
+    edge_answers: list[Answer] = field(default_factory=list)  # the edge buyer's table (stg_results.market)
+
+    @property
+    def answer_tables(self) -> list[tuple[str, str, str, list[Answer]]]:
+        """(market, element id, heading, answers) of each buyer's table, the datacenter buyer first."""
+        return [("datacenter", "answer-table", "For the datacenter: datacenter-class parts, datacenter suite",
+                 self.answers),
+                ("edge", "answer-table-edge", "For the edge and the desk: edge parts, datacenter parts in the edge "
+                 "suite, workstation and client parts (consumer cards, laptop GPUs)", self.edge_answers)]
 
     @property
     def charts(self) -> list[Chart]:
@@ -75,6 +84,16 @@ class Page:
         lead = opening.per_accelerator
         return {"round": self.round, "benchmark": opening.benchmark, "scenario": opening.scenario,
                 "compare": [f.result_id for f in (lead.best, lead.runner_up) if f is not None]}
+
+
+def power_bases_used(answers: list[Answer]) -> dict[str, list[str]]:
+    """Which rows of an answer table take each power basis in their per-kW cell: a column that mixes
+    bases says which row uses which."""
+    used: dict[str, list[str]] = {}
+    for answer in answers:
+        if answer.per_kw.best is not None and answer.per_kw.best.power_basis:
+            used.setdefault(answer.per_kw.best.power_basis, []).append(answer.key)
+    return used
 
 
 def newest_round(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -117,8 +136,9 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     with debug_mode(False):
         interactivity, appendix = charts(con, newest, page_palette(con))
     [(prices,)] = con.execute("SELECT count(*) FROM stg_prices").fetchall()
-    return Page(newest, answers(con, newest, data.link_of()), data, interactivity, appendix,
-                [claim_audit_table(con), decisions_due_table(con)], prices)
+    links = data.link_of()
+    return Page(newest, answers(con, newest, links), data, interactivity, appendix,
+                [claim_audit_table(con), decisions_due_table(con)], prices, answers(con, newest, links, "edge"))
 
 
 def page_palette(con) -> AcceleratorPalette:
@@ -126,6 +146,7 @@ def page_palette(con) -> AcceleratorPalette:
     rows = con.execute("""
         SELECT accelerator FROM leaderboard UNION ALL SELECT accelerator FROM token_economics
         UNION ALL SELECT accelerator FROM scaling_efficiency UNION ALL SELECT accelerator FROM interactivity_frontier
+        UNION ALL SELECT accelerator FROM accelerator_history
         UNION ALL SELECT coalesce(accelerator, accelerator_raw) FROM own_runs""").fetchall()
     return AcceleratorPalette.most_shown_first([accelerator for (accelerator,) in rows])
 
@@ -163,7 +184,7 @@ def _render(con, target: Path, warehouse_file: str | None, images: bool | None, 
             data=spec_json(inert_spec({**page.data.as_json_ready(), "defaults": page.defaults()})),
             style=page_asset("report.css"), script=page_asset("report.js"),
             runtime=runtime.result() if specs else None, images=draw, generated_at=datetime.now(timezone.utc),
-            warehouse=warehouse_file, rounds=_loaded_rounds(con))
+            warehouse=warehouse_file, rounds=_loaded_rounds(con), power_bases_used=power_bases_used)
         (staging / "index.html").write_text(html, encoding="utf-8")
         write_listing(staging, KIND)
     except BaseException:

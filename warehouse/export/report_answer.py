@@ -28,21 +28,28 @@ SCENARIO_ORDER = {"Offline": 0, "Server": 1, "Interactive": 2}
 POWER_BASES = ("measured", "system estimate", "accelerators only")
 
 ANSWER_SQL = """
-WITH per_accelerator AS (
-    SELECT benchmark, scenario, throughput_unit, 'per_accelerator' AS measure, accelerator,
-           throughput_per_accelerator AS value, result_id_per_accelerator AS result_id,
-           submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
-           NULL::VARCHAR AS basis
-    FROM accelerator_comparison WHERE round = $round AND NOT mixed_cluster
+WITH graded AS (
+    SELECT * FROM token_economics
+    WHERE round = $round AND market = $market AND procurement_grade AND NOT mixed_cluster
 ),
+-- per accelerator as accelerator_comparison ranks it, within the market
+per_accelerator AS (
+    SELECT benchmark, scenario, throughput_unit, 'per_accelerator' AS measure, accelerator,
+           throughput_per_accelerator AS value, result_id, submitter, accelerator_count,
+           NULL::VARCHAR AS basis
+    FROM graded WHERE throughput_per_accelerator IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, accelerator
+                               ORDER BY throughput_per_accelerator DESC, result_id) = 1
+),
+-- per rack as rack_throughput picks it: a measured rack when the accelerator has one, else the best
+-- estimate from whole servers (never from less than one server)
 racks AS (
     SELECT benchmark, scenario, throughput_unit,
            CASE WHEN measured_rack THEN 'rack_measured' ELSE 'rack_estimated' END AS measure, accelerator,
            throughput_per_rack AS value, result_id, submitter, accelerator_count, rack_basis AS basis
-    FROM rack_throughput WHERE round = $round AND rank_per_rack IS NOT NULL
-),
-graded AS (
-    SELECT * FROM token_economics WHERE round = $round AND procurement_grade AND NOT mixed_cluster
+    FROM graded WHERE throughput_per_rack IS NOT NULL AND (measured_rack OR rack_from_servers)
+    QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, accelerator
+                               ORDER BY measured_rack DESC, throughput_per_rack DESC, result_id) = 1
 ),
 power AS (
     SELECT *, 'measured' AS power_basis, 1 AS trust, throughput_per_kw_measured AS per_kw FROM graded
@@ -68,15 +75,15 @@ chosen AS (
 ),
 per_kw AS (
     SELECT p.benchmark, p.scenario, p.throughput_unit, 'per_kw' AS measure, p.accelerator, p.per_kw AS value,
-           p.result_id, p.submitter, p.accelerator_count,
+           p.result_id, p.submitter, p.accelerator_count, p.power_basis,
            p.power_basis || CASE p.power_basis
                                 WHEN 'system estimate' THEN coalesce(' (' || p.power_reference || ')', '')
                                 WHEN 'accelerators only' THEN ' (hosts, network and cooling left out)'
                                 ELSE '' END AS basis
     FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
 ),
--- the cheapest tokens by the user's prices: each accelerator's fewest dollars per million tokens,
--- with the price, its source and its date
+-- the cheapest tokens by the user's prices: each priced accelerator's fewest dollars per million
+-- tokens, with the price, its source and its date
 per_dollar AS (
     SELECT t.benchmark, t.scenario, t.throughput_unit, 'per_dollar' AS measure, t.accelerator,
            t.dollars_per_million_tokens AS value, t.result_id, t.submitter, t.accelerator_count,
@@ -106,13 +113,26 @@ outside AS (
            t.throughput_per_accelerator AS value, t.result_id, t.submitter, t.accelerator_count,
            t.excluded_because AS basis, 1 AS place
     FROM token_economics AS t JOIN leaders AS l USING (benchmark, scenario, throughput_unit)
-    WHERE t.round = $round AND NOT t.procurement_grade AND t.throughput_per_accelerator > l.best
+    WHERE t.round = $round AND t.market = $market AND NOT t.procurement_grade
+      AND t.throughput_per_accelerator > l.best
     QUALIFY row_number() OVER (PARTITION BY t.benchmark, t.scenario, t.throughput_unit
                                ORDER BY t.throughput_per_accelerator DESC, t.result_id) = 1
+),
+-- the accelerators that lead a column other than cost and have no price: a per-dollar answer is
+-- "among priced accelerators", and says which leaders it could not weigh
+unpriced AS (
+    SELECT r.benchmark, r.scenario, r.throughput_unit,
+           list(DISTINCT r.accelerator ORDER BY r.accelerator) AS unpriced_leaders
+    FROM ranked AS r
+    WHERE r.measure <> 'per_dollar' AND r.place = 1
+      AND r.accelerator NOT IN (SELECT accelerator FROM stg_prices WHERE accelerator IS NOT NULL)
+    GROUP BY ALL
 )
-SELECT r.*, coalesce(b.llm, false) AS llm
+SELECT r.*, coalesce(b.llm, false) AS llm, coalesce(u.unpriced_leaders, []) AS unpriced_leaders, a.segment
 FROM (SELECT * FROM ranked WHERE place <= 2 UNION ALL BY NAME FROM outside) AS r
 LEFT JOIN dim_benchmarks AS b USING (benchmark)
+LEFT JOIN stg_accelerators AS a USING (accelerator)
+LEFT JOIN unpriced AS u USING (benchmark, scenario, throughput_unit)
 """
 
 COMPETITORS_SQL = """
@@ -132,6 +152,8 @@ class Figure:
     accelerator_count: int
     url: str
     basis: str | None = None  # how a rack was got, which power, or why a row is outside procurement grade
+    segment: str | None = None  # who the part is sold to (datacenter, workstation, edge, client)
+    power_basis: str | None = None  # per kW: measured, system estimate or accelerators only
 
 
 @dataclass(frozen=True)
@@ -163,6 +185,8 @@ class Answer:
     per_kw: Ranked
     per_dollar: Ranked = Ranked()
     outside_grade: Figure | None = None
+    unpriced_leaders: tuple[str, ...] = ()  # accelerators leading another column that have no price
+    market: str = "datacenter"
 
     @property
     def rate(self) -> str:
@@ -190,8 +214,12 @@ class Answer:
             parts += [f"; per kW, {self.per_kw.best.accelerator} with {number(self.per_kw.best.value)} {self.rate} "
                       f"({self.per_kw.best.basis}, ", self.per_kw.best, ")"]
         if self.per_dollar.best is not None:
-            parts += [f"; the cheapest tokens, {self.per_dollar.best.accelerator} at {dollars(self.per_dollar.best.value)} "
-                      f"per million ({self.per_dollar.best.basis}, ", self.per_dollar.best, ")"]
+            parts += [f"; the cheapest tokens among priced accelerators, {self.per_dollar.best.accelerator} at "
+                      f"{dollars(self.per_dollar.best.value)} per million ({self.per_dollar.best.basis}, ",
+                      self.per_dollar.best, ")"]
+            if self.unpriced_leaders:
+                parts += [f" ({', '.join(self.unpriced_leaders)}, leading elsewhere, "
+                          f"{'has' if len(self.unpriced_leaders) == 1 else 'have'} no price)"]
         if self.outside_grade is not None:
             parts += [f"; not ranked: {self.outside_grade.accelerator} at {number(self.outside_grade.value)} "
                       f"per accelerator ({self.outside_grade.basis}, ", self.outside_grade, ")"]
@@ -213,21 +241,23 @@ def percent(share: float | None) -> str:
     return "" if share is None else f"{share * 100:.1f}%"
 
 
-def answer_frame(con: duckdb.DuckDBPyConnection, round_name: str) -> pl.DataFrame:
+def answer_frame(con: duckdb.DuckDBPyConnection, round_name: str, market: str = "datacenter") -> pl.DataFrame:
     """The answer's figures in long form: (benchmark, scenario, unit, measure, place) -> the result."""
-    return db.query_frame(con, ANSWER_SQL, {"round": round_name})
+    return db.query_frame(con, ANSWER_SQL, {"round": round_name, "market": market})
 
 
-def answers(con: duckdb.DuckDBPyConnection, round_name: str | None, links: dict[str, str]) -> list[Answer]:
-    """Every benchmark and scenario of the round with a procurement-grade result, in reading order."""
+def answers(con: duckdb.DuckDBPyConnection, round_name: str | None, links: dict[str, str],
+            market: str = "datacenter") -> list[Answer]:
+    """Every benchmark and scenario of the round with a procurement-grade result in the market (the
+    buyer it answers: stg_results.market), in reading order."""
     if round_name is None:
         return []
-    frame = answer_frame(con, round_name)
+    frame = answer_frame(con, round_name, market)
     competitors = db.query_frame(con, COMPETITORS_SQL, {"round": round_name})
-    return order_answers(assemble(frame, round_name, links), competitors)
+    return order_answers(assemble(frame, round_name, links, market), competitors)
 
 
-def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str]) -> list[Answer]:
+def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str], market: str = "datacenter") -> list[Answer]:
     """Answers from the long-form figures (answer_frame); `links` maps a result ID to its page."""
     built = []
     if frame.is_empty():
@@ -238,14 +268,15 @@ def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str]) -> lis
 
         def ranked(measure: str) -> Ranked:
             return Ranked(figures.get((measure, 1)), figures.get((measure, 2)))
+        unpriced = tuple(rows["unpriced_leaders"].to_list()[0] or ()) if "unpriced_leaders" in rows.columns else ()
         built.append(Answer(round_name, benchmark, scenario, unit, bool(rows["llm"][0]),
-                            *(ranked(m) for m in MEASURES), figures.get(("outside_grade", 1))))
+                            *(ranked(m) for m in MEASURES), figures.get(("outside_grade", 1)), unpriced, market))
     return built
 
 
 def _figure(row: dict, links: dict[str, str]) -> Figure:
     return Figure(row["accelerator"], row["value"], row["result_id"], row["submitter"], row["accelerator_count"],
-                  links.get(row["result_id"], ""), row["basis"])
+                  links.get(row["result_id"], ""), row["basis"], row.get("segment"), row.get("power_basis"))
 
 
 def order_answers(built: list[Answer], competitors: pl.DataFrame) -> list[Answer]:

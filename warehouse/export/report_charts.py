@@ -23,6 +23,7 @@ OWN = "your replay"
 TOP_ENTRIES = 8
 WIDTH = 640
 LABEL_FONT = 11
+COMPACT = "~s"  # axis labels in compact units: 1.2M, 800k
 
 
 @dataclass
@@ -80,6 +81,24 @@ def fitted_log_scale(values: pl.Series, **kwargs) -> alt.Scale:
     return alt.Scale(type="log", domain=[low / margin, high * margin], nice=False, **kwargs)
 
 
+def log_ticks(values: pl.Series | list, margin: float = 1.15) -> list[float]:
+    """1-2-5 steps spanning the values with a tick at or beyond each end, so no mark sits above the
+    last label of a log axis; the axis' domain is its first and last tick."""
+    present = [v for v in (values.drop_nulls().to_list() if isinstance(values, pl.Series) else values) if v and v > 0]
+    low, high = (min(present) / margin, max(present) * margin) if present else (1, 10)  # no mark on an axis line
+    steps = [m * 10 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2)
+             for m in (1, 2, 5)]
+    first = max(t for t in steps if t <= low)
+    last = min(t for t in steps if t >= high)
+    return [t for t in steps if first <= t <= last]
+
+
+def snapped_log_scale(values, format: str = COMPACT, margin: float = 1.15) -> tuple[alt.Scale, alt.Axis]:
+    ticks = log_ticks(values, margin)
+    return (alt.Scale(type="log", domain=[ticks[0], ticks[-1]], nice=False),
+            alt.Axis(values=ticks, format=format, labelOverlap=True, grid=True))
+
+
 # --- throughput against interactivity (section 4 of the page) -----------------------------------
 
 def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette) -> Chart:
@@ -89,15 +108,40 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
     mlperf = interactivity_frame(con)
     own = own_replay_points(con, set(mlperf["benchmark"].unique().to_list()) if mlperf.height else set())
     frame = pl.concat([mlperf, own], how="diagonal_relaxed") if own.height else mlperf
+    untimed = untimed_llm_benchmarks(con, round_name, mlperf)
     chart = Chart("interactivity", "Throughput per accelerator against the pace each user sees",
-                  interactivity_shows(mlperf, own), _rounds(frame, "round"), None)
+                  interactivity_shows(mlperf, own) + (f"; not drawn: {', '.join(untimed)} (no tokens per user "
+                                                      "published or measured)" if untimed else ""),
+                  _rounds(frame, "round"), None)
     if not mlperf.height:
         return chart
-    base = alt.Chart().encode(
-        x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)",
-                scale=fitted_log_scale(frame["per_user"])),
-        y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator",
-                scale=alt.Scale(type="log", nice=False, padding=8)),
+    own_rows = "datum.source == 'your replay'"
+    filters = filters_for(frame, (Filter("round", "round", round_name, unless=own_rows),
+                                  Filter("scenario", "scenario", unless=own_rows), ACCELERATOR,
+                                  Filter("verification", "rows")))
+    # a panel per benchmark of the round the chart opens on, each with its own axes: no axis under an
+    # empty cell, y fitted to its benchmark (a 405B model serves a tenth of an 8B one), x shared
+    opening = mlperf.filter(pl.col("round") == round_name) if round_name else mlperf
+    benchmarks = sorted(opening["benchmark"].unique().to_list())
+    x_scale, x_axis = snapped_log_scale(frame["per_user"])
+    panels = [_interactivity_panel(frame, benchmark, palette, x_scale, x_axis, filters.expression)
+              for benchmark in benchmarks]
+    rows = [alt.hconcat(*panels[i:i + 3]) for i in range(0, len(panels), 3)]
+    grid = alt.vconcat(*rows, data=frame).resolve_scale(shape="shared", color="shared")
+    chart.chart = grid.add_params(*filters.params) if filters.params else grid
+    return chart
+
+
+def _interactivity_panel(frame: pl.DataFrame, benchmark: str, palette: AcceleratorPalette, x_scale, x_axis,
+                         expression: str | None):
+    rows = frame.filter(pl.col("benchmark") == benchmark)
+    y_scale, y_axis = snapped_log_scale(rows["per_accelerator"])
+    base = alt.Chart().transform_filter(alt.datum.benchmark == benchmark)
+    if expression:
+        base = base.transform_filter(expression)
+    base = base.encode(
+        x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)", scale=x_scale, axis=x_axis),
+        y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=y_scale, axis=y_axis),
         color=palette.encoding(frame),
         tooltip=[*_identity("source", "round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
                             "accelerator_count", "stack", "verification", "per_user_from", "tpot_p99_ms"),
@@ -111,16 +155,20 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
         size=alt.condition(alt.datum.source == OWN, alt.value(220), alt.value(60)),
         fill=alt.condition(alt.datum.verification == "preview", alt.value("transparent"),
                            palette.encoding(frame, legend=False)))
-    layers = ([frontier] if mlperf["on_frontier"].fill_null(False).any() else []) + [points]
-    layered = alt.layer(*layers, data=frame).properties(width=280, height=220)
-    own_rows = "datum.source == 'your replay'"
-    filters = (Filter("round", "round", round_name, unless=own_rows), BENCHMARK,
-               Filter("scenario", "scenario", unless=own_rows), ACCELERATOR, Filter("verification", "rows"))
-    # y fitted to each benchmark's own range (a 405B model serves a tenth of an 8B one); x shared
-    faceted = layered.facet(facet=alt.Facet("benchmark:N", title=None, header=alt.Header(labelFontSize=12)),
-                            columns=3).resolve_scale(y="independent")
-    chart.chart = filters_for(frame, filters).apply(faceted)
-    return chart
+    layers = ([frontier] if rows["on_frontier"].fill_null(False).any() else []) + [points]
+    return alt.layer(*layers).properties(width=280, height=220, title=alt.TitleParams(
+        benchmark, fontSize=12, anchor="middle"))
+
+
+def untimed_llm_benchmarks(con, round_name: str | None, drawn: pl.DataFrame) -> list[str]:
+    """The LLM benchmarks of the round with a Server or Interactive result that the chart cannot place."""
+    if round_name is None:
+        return []
+    ran = {b for (b,) in con.execute("""
+        SELECT DISTINCT t.benchmark FROM token_economics AS t JOIN dim_benchmarks AS b USING (benchmark)
+        WHERE b.llm AND t.round = ? AND t.scenario IN ('Server', 'Interactive')""", [round_name]).fetchall()}
+    shown = set(drawn.filter(pl.col("round") == round_name)["benchmark"].to_list()) if drawn.height else set()
+    return sorted(ran - shown)
 
 
 def interactivity_shows(mlperf: pl.DataFrame, own: pl.DataFrame) -> str:
@@ -163,7 +211,7 @@ def interactivity_frame(con) -> pl.DataFrame:
         LEFT JOIN latency AS l USING (result_id, benchmark, scenario)
         LEFT JOIN stacks AS s USING (result_id)
         LEFT JOIN stg_scenario_constraints AS c USING (benchmark, scenario)
-        WHERE f.scenario IN ('Server', 'Interactive')
+        WHERE f.scenario IN ('Server', 'Interactive') AND f.accelerator NOT LIKE '% + %'
           AND coalesce(f.tokens_per_second_per_user, 1000 / c.tpot_p99_ms) IS NOT NULL
         ORDER BY f.round, f.benchmark, f.scenario, f.result_id""")
     return frame
@@ -193,34 +241,39 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
         SELECT l.round, l.benchmark, l.scenario, l.rank_per_accelerator, l.submitter, l.system, l.result_id,
                l.result_per_accelerator AS per_accelerator, l.result AS system_result, l.accelerator,
                l.accelerator_count, l.verification,
-               l.accelerator || ' ×' || l.accelerator_count || ' · ' || l.submitter || ' · ' || l.result_id AS entry
+               l.accelerator || ' ×' || l.accelerator_count || ' · ' || l.submitter || ' · ' || l.result_id AS entry,
+               l.benchmark || ' (' || lower(l.result_unit) || ')' AS benchmark_unit
         FROM leaderboard AS l JOIN dim_benchmarks AS b USING (benchmark)
-        WHERE b.llm AND l.suite = 'datacenter' AND l.result_unit = 'Tokens/s' AND l.accelerator IS NOT NULL
+        WHERE b.llm AND l.suite = 'datacenter' AND l.result_unit IN ('Tokens/s', 'Samples/s', 'Queries/s')
+          AND l.accelerator IS NOT NULL
+          AND l.accelerator NOT LIKE '% + %'
           AND l.scenario IN ('Offline', 'Server', 'Interactive') AND l.rank_per_accelerator <= {TOP_ENTRIES}
         ORDER BY l.round, l.benchmark, l.scenario, l.rank_per_accelerator, l.result_id""")
     shows = (f"verified results without anomaly findings, datacenter suite; the top {TOP_ENTRIES} entries per "
-             "accelerator of each LLM benchmark, round and scenario, one bar per result ID (the whole system's "
-             f"tokens/s in the tooltip); opens on round {round_name}, Server")
-    chart = Chart("leaderboard", "Leaderboard per accelerator: tokens/s per accelerator of each entry", shows,
+             "accelerator of each LLM benchmark, round and scenario, one bar per result ID, in the benchmark's own "
+             "unit (tokens/s; samples/s for a benchmark that publishes no tokens, Qwen3-VL); the whole system's "
+             f"result in the tooltip; mixed clusters left out; opens on round {round_name}, Server")
+    chart = Chart("leaderboard", "Leaderboard per accelerator: each entry's result per accelerator", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
         filters = (Filter("round", "round", round_name, allow_all=False),
                    Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
         bars = alt.Chart(frame).mark_bar().encode(
-            x=alt.X("per_accelerator:Q", title="tokens/s per accelerator"),
+            x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit", axis=alt.Axis(format=COMPACT)),
             y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=420, labelFontSize=LABEL_FONT)),
             color=palette.encoding(frame),
-            row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)),
+            row=alt.Row("benchmark_unit:N", title=None,
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=200)),
             tooltip=[*_identity("round", "benchmark", "scenario", "rank_per_accelerator", "submitter", "system",
                                 "result_id", "accelerator", "accelerator_count", "verification"),
-                     alt.Tooltip("per_accelerator:Q", format=",.1f", title="tokens/s per accelerator"),
-                     alt.Tooltip("system_result:Q", format=",.1f", title="tokens/s, whole system")],
+                     alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"),
+                     alt.Tooltip("system_result:Q", format=",.1f", title="whole system")],
         ).properties(width=420).resolve_scale(x="independent", y="independent")
         chart.chart = filters_for(frame, filters).apply(bars)
     return chart
 
 
-TOKEN_PANELS = {"per_accelerator": "tokens/s per accelerator", "per_rack": "tokens/s per rack",
+TOKEN_PANELS = {"per_accelerator": "per accelerator", "per_rack": "per rack",
                 "per_joule": "tokens per joule (measured power)"}
 RACK_OPACITY = {"measured": 1.0, "estimated": 0.4, "not a rack": 1.0}
 
@@ -233,7 +286,10 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
     shows = (f"procurement-grade results (verified, no anomaly finding) of the LLM benchmarks; per accelerator and "
              f"per rack: each accelerator's best in round {round_name}; per rack: a rack measured whole is solid, "
              "an estimate from whole servers is pale and labelled with the servers it rests on (estimates from "
-             "less than one server are left out); tokens per joule: measured power only "
+             "less than one server are left out); in tokens/s where the benchmark's tokens are known, else its own "
+             "unit (named beside the benchmark); mixed clusters and rows of a single accelerator left out (the answer "
+             "table has them); tokens per joule, every LLM benchmark on "
+             "one scale: measured power only "
              f"({', '.join(_rounds(joules, 'round')) or 'none loaded'}); opens on Offline")
     throughput = frame.filter(pl.col("panel") != "per_joule")
     chart = Chart("token_economics", "Tokens/s per accelerator, per rack and per joule", shows,
@@ -253,49 +309,64 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
     return db.query_frame(con, """
         WITH llm AS (SELECT benchmark FROM dim_benchmarks WHERE llm),
         per_accelerator AS (
-            SELECT 'per_accelerator' AS panel, accelerator AS bar, tokens_per_second_per_accelerator AS value,
+            SELECT 'per_accelerator' AS panel, accelerator AS bar,
+                   coalesce(tokens_per_second_per_accelerator, throughput_per_accelerator) AS value,
+                   CASE WHEN tokens_per_second_per_accelerator IS NOT NULL THEN 'tokens/s' ELSE lower(throughput_unit) END
+                       AS unit,
                    round, benchmark, scenario, accelerator, result_id_per_accelerator AS result_id,
                    submitter_per_accelerator AS submitter, accelerator_count_per_accelerator AS accelerator_count,
                    'not a rack' AS rack, NULL AS rack_basis
-            FROM accelerator_comparison WHERE round = $round AND benchmark IN (FROM llm)
+            FROM accelerator_comparison WHERE round = $round AND benchmark IN (FROM llm) AND NOT mixed_cluster
         ), per_rack AS (
-            SELECT 'per_rack' AS panel, accelerator AS bar, tokens_per_second_per_rack AS value, round, benchmark,
-                   scenario, accelerator, result_id, submitter, accelerator_count,
+            SELECT 'per_rack' AS panel, accelerator AS bar, coalesce(tokens_per_second_per_rack, throughput_per_rack) AS value,
+                   CASE WHEN tokens_per_second_per_rack IS NOT NULL THEN 'tokens/s' ELSE lower(throughput_unit) END
+                       AS unit,
+                   round, benchmark, scenario, accelerator, result_id, submitter, accelerator_count,
                    CASE WHEN measured_rack THEN 'measured' ELSE 'estimated' END AS rack, rack_basis
             FROM rack_throughput
             WHERE round = $round AND verification = 'verified' AND len(findings) = 0 AND rank_per_rack IS NOT NULL
-              AND benchmark IN (FROM llm)
+              AND benchmark IN (FROM llm) AND accelerator NOT LIKE '% + %'
         ), per_joule AS (
-            SELECT 'per_joule' AS panel, accelerator || ' · ' || round AS bar, tokens_per_joule_measured AS value,
+            SELECT 'per_joule' AS panel, benchmark || ' · ' || scenario || ' · ' || accelerator || ' · ' || round AS bar,
+                   tokens_per_joule_measured AS value, 'tokens per joule' AS unit,
                    round, benchmark, scenario, accelerator, result_id, submitter, accelerator_count,
                    'not a rack' AS rack, NULL AS rack_basis
             FROM token_economics
-            WHERE procurement_grade AND accelerator IS NOT NULL AND benchmark IN (FROM llm)
+            WHERE procurement_grade AND accelerator IS NOT NULL AND NOT mixed_cluster AND benchmark IN (FROM llm)
             QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, accelerator, round
                                        ORDER BY tokens_per_joule_measured DESC NULLS LAST, result_id) = 1
         )
         SELECT * REPLACE (CASE rack WHEN 'measured' THEN bar || ' · measured'
                                     WHEN 'estimated' THEN bar || ' · estimated from ' || regexp_extract(rack_basis, '(\\d+)', 1)
-                                    ELSE bar END AS bar)
+                                    ELSE bar END AS bar),
+               benchmark || ' (' || unit || ')' AS benchmark_unit
         FROM (FROM per_accelerator UNION ALL BY NAME FROM per_rack UNION ALL BY NAME FROM per_joule)
         WHERE value IS NOT NULL
+        -- a row of one bar compares nothing: the answer table has it
+        QUALIFY panel = 'per_joule' OR count(*) OVER (PARTITION BY panel, benchmark, scenario) >= 2
         ORDER BY panel, benchmark, scenario, bar, result_id""", {"round": round_name or ""})
 
 
 def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None):
+    """Per accelerator and per rack: a row per benchmark, each on its own scale and unit. Tokens per
+    joule: one unit for every benchmark, so one scale and one bar chart (a row each would be a bar or two)."""
     rows = alt.Chart().transform_filter(alt.datum.panel == panel)
     if expression:
         rows = rows.transform_filter(expression)
-    return rows.mark_bar(stroke="#333", strokeWidth=0.5).encode(
-        x=alt.X("value:Q", title=TOKEN_PANELS[panel]),
-        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=240)),
+    encoding = dict(
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(format=COMPACT, labelOverlap=True)),
+        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=300)),
         color=palette.encoding(frame, legend=False),
         opacity=alt.Opacity("rack:N", legend=None, scale=alt.Scale(type="ordinal", domain=list(RACK_OPACITY),
                                                                    range=list(RACK_OPACITY.values()))),
-        row=alt.Row("benchmark:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12)),
         tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "result_id", "accelerator",
-                            "accelerator_count", "rack_basis"),
-                 alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])],
+                            "accelerator_count", "rack_basis", "unit"),
+                 alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])])
+    bars = rows.mark_bar(stroke="#333", strokeWidth=0.5)
+    if panel == "per_joule":
+        return bars.encode(**encoding).properties(width=220)
+    return bars.encode(**encoding, row=alt.Row("benchmark_unit:N", title=None, header=alt.Header(
+        labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=230))
     ).properties(width=190).resolve_scale(x="independent", y="independent")
 
 
@@ -392,61 +463,163 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     chart = Chart("scaling_efficiency", "Scaling efficiency: what a larger system keeps of linear scaling", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
-        points = alt.Chart(frame).mark_point(size=60, filled=True, opacity=0.8).encode(
+        frame, (low, high) = clipped_to_bulk(frame, "efficiency")
+        outside = frame.filter(pl.col("clipped")).height
+        chart.shows += (f"; {outside} comparison{'s' if outside != 1 else ''} outside {low:g}-{high:g} drawn at the "
+                        "edge and labelled with its value" if outside else "")
+        y_scale, y_axis = snapped_log_scale([low, high], format="~g", margin=1)
+        base = alt.Chart().encode(
             x=alt.X("accelerator_count_large:Q", title="accelerators in the larger system",
                     scale=fitted_log_scale(frame["accelerator_count_large"], base=2)),
-            y=alt.Y("efficiency:Q", title="scaling efficiency (1.0 = linear)",
-                    scale=fitted_log_scale(pl.concat([frame["efficiency"], pl.Series([1.0])]))),
-            color=palette.encoding(frame),
-            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
-                domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
+            y=alt.Y("shown:Q", title="scaling efficiency (1.0 = linear)", scale=y_scale, axis=y_axis),
             tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerator_count_small",
                                 "result_id_small", "accelerator_count_large", "result_id_large", "rows_verification"),
-                     alt.Tooltip("efficiency:Q", format=".2f", title="efficiency (1.0 = linear)")])
-        points = filters_for(frame).apply(points)
-        linear = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 4], color="#999").encode(
-            y="y:Q", tooltip=[alt.Tooltip("y:Q", title="linear scaling")])
-        chart.chart = (linear + points).properties(width=WIDTH, height=300)
+                     alt.Tooltip("efficiency:Q", format=".3f", title="efficiency (1.0 = linear)")])
+        points = base.mark_point(size=60, filled=True, opacity=0.8).encode(
+            color=palette.encoding(frame),
+            shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
+                domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))))
+        labels = base.transform_filter(alt.datum.clipped == True).mark_text(  # noqa: E712
+            align="left", dx=6, fontSize=10, color="#b71c1c").encode(text="label:N")
+        linear = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(y=alt.datum(1.0))
+        layered = alt.layer(linear, points, labels, data=frame)
+        chart.chart = filters_for(frame).apply(layered).properties(width=WIDTH, height=300)
     return chart
 
 
-HISTORY_SERIES = 6   # the longest-lived series drawn (small multiples stay readable)
+def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tuple[float, float]]:
+    """A robust range for a ratio (the 2nd to the 98th percentile, always holding 0.5-1.25 around
+    1.0): values beyond it are drawn at its edge (`shown`), marked `clipped` and labelled."""
+    values = frame[column].drop_nulls()
+    low = min(0.5, values.quantile(0.02) or 0.5)
+    high = max(1.25, values.quantile(0.98) or 1.25)
+    ticks = log_ticks([low, high], margin=1)
+    low, high = ticks[0], ticks[-1]
+    return frame.with_columns(
+        pl.col(column).clip(low, high).alias("shown"),
+        ((pl.col(column) < low) | (pl.col(column) > high)).alias("clipped"),
+        pl.format("{}×", pl.col(column).round(3)).alias("label")), (low, high)
+
+
+HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
+HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
+# Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
+HISTORY_SCENARIO = "Offline"
+FAMILY = r"-(9[0-9](\.9)?)$"
+
+
+def accelerator_history_frame(con) -> pl.DataFrame:
+    """Each part's best verified result per accelerator (no anomaly finding), per benchmark and round
+    of its history, Offline throughput, with the round's date and the part's segment."""
+    return db.query_frame(con, f"""
+        SELECT regexp_replace(h.benchmark, '{FAMILY}', '') AS family, h.benchmark, h.result_unit, h.era,
+               h.accelerator, coalesce(w.segment, 'unknown') AS segment, h.round, round_order(h.round) AS round_order,
+               r.published_on, max(h.result / h.accelerator_count) AS per_accelerator,
+               arg_max(h.accelerator_count, h.result / h.accelerator_count) AS accelerator_count,
+               arg_max(h.submitter, h.result / h.accelerator_count) AS submitter,
+               arg_max(h.run_path, h.result / h.accelerator_count) AS run_path
+        FROM accelerator_history AS h
+        JOIN stg_rounds AS r USING (round)
+        LEFT JOIN stg_hardware AS w ON w.hardware = h.accelerator
+        WHERE h.scenario = '{HISTORY_SCENARIO}' AND NOT h.has_finding AND h.accelerator_count > 0
+          AND h.result_unit NOT ILIKE 'latency%' AND r.published_on IS NOT NULL
+        GROUP BY ALL""")
+
+
+def history_panels(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows drawn: per family, its benchmark with the most rounds (bert-99 over bert-99.9); the
+    families still run in the newest round first, then the longest-lived; each part's points with a
+    line id that breaks at an era change and where a round that ran the benchmark did not run the
+    part; the field's record per round (kind 'frontier') and its gain since the era's first round
+    (kind 'label'); the parts drawn: those that set a record, then the longest-lived."""
+    if frame.is_empty():
+        return frame
+    newest = frame["round_order"].max()
+    spans = (frame.group_by("family", "benchmark")
+             .agg(pl.col("round").n_unique().alias("rounds"), pl.col("published_on").min().alias("first"),
+                  (pl.col("round_order").max() == newest).alias("current"))
+             .sort(["rounds", "first", "benchmark"], descending=[True, False, False])
+             .unique("family", keep="first", maintain_order=True)
+             .filter(pl.col("rounds") >= 3)
+             .sort(["current", "first", "rounds"], descending=[True, False, True]).head(HISTORY_PANELS))
+    rows = frame.join(spans.select("benchmark"), on="benchmark").sort("round_order")
+    best = (rows.sort(["per_accelerator", "accelerator"], descending=[True, False])
+            .unique(["benchmark", "round"], keep="first").sort("round_order"))
+    # the field's record: the best per accelerator any part had reached by each round, within an era
+    record = best.with_columns(pl.col("per_accelerator").cum_max().over("benchmark", "era").alias("record"))
+    holders = record.filter(pl.col("per_accelerator") == pl.col("record")).select("benchmark", "accelerator").unique()
+    frontier = record.with_columns(pl.col("record").alias("per_accelerator"), pl.lit("frontier").alias("kind")).drop("record")
+    start = frontier.group_by("benchmark", "era").agg(pl.col("per_accelerator").first().alias("start"),
+                                                      pl.col("published_on").first().alias("since"))
+    labels = (frontier.group_by("benchmark", maintain_order=True).last().join(start, on=["benchmark", "era"])
+              .with_columns(pl.lit("label").alias("kind"),
+                            pl.format("×{} since {}", (pl.col("per_accelerator") / pl.col("start")).round(1),
+                                      pl.col("since").dt.year()).alias("text"))
+              .select(*frontier.columns, "text"))
+    lived = rows.group_by("benchmark", "accelerator").agg(pl.col("round").n_unique().alias("rounds"))
+    chosen = (lived.join(holders.with_columns(pl.lit(True).alias("led")), on=["benchmark", "accelerator"], how="left")
+              .with_columns(pl.col("led").fill_null(False))
+              .sort(["led", "rounds", "accelerator"], descending=[True, True, False])
+              .group_by("benchmark", maintain_order=True).head(HISTORY_PARTS)
+              .select("benchmark", "accelerator"))
+    parts = rows.join(chosen, on=["benchmark", "accelerator"]).with_columns(pl.lit("part").alias("kind"))
+    drawn = pl.concat([parts, frontier, labels], how="diagonal").sort("kind", "benchmark", "accelerator", "round_order")
+    ran = {b: sorted(g["round_order"].unique().to_list()) for (b,), g in rows.group_by("benchmark")}
+    return drawn.with_columns(
+        pl.struct("kind", "benchmark", "accelerator", "era", "round_order")
+        .map_batches(lambda s: pl.Series(_line_ids(s.to_list(), ran)), return_dtype=pl.String).alias("line"),
+        (pl.col("benchmark") + " · " + pl.col("result_unit")).alias("panel"),
+        (pl.col("accelerator") + " (" + pl.col("segment") + ")").alias("part"))
+
+
+def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
+    """A line id per point: a new line where the era changes or a round the benchmark ran is missing
+    between two of the series' points (the frontier breaks at eras only)."""
+    ids, last = [], {}
+    for point in points:
+        series = (point["kind"], point["benchmark"], point["kind"] != "frontier" and point["accelerator"])
+        rounds = ran[point["benchmark"]]
+        previous = last.get(series)
+        gap = previous is not None and point["kind"] == "part" and (
+            rounds.index(point["round_order"]) - rounds.index(previous["round_order"]) > 1)
+        number = 0 if previous is None else previous["line"] + (gap or previous["era"] != point["era"])
+        last[series] = {**point, "line": number}
+        ids.append(f"{'|'.join(map(str, series))}|{number}")
+    return ids
 
 
 def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
-    frame = db.query_frame(con, f"""
-        WITH series AS (
-            SELECT accelerator, accelerator_count, benchmark, scenario, result_unit, era, count(*) AS rounds,
-                   date_diff('day', min(r.published_on), max(r.published_on)) AS span
-            FROM accelerator_history JOIN stg_rounds AS r USING (round)
-            GROUP BY accelerator, accelerator_count, benchmark, scenario, result_unit, era HAVING count(*) >= 2
-            QUALIFY row_number() OVER (PARTITION BY accelerator ORDER BY span DESC, rounds DESC, accelerator_count,
-                                                                         benchmark, scenario) = 1
-            ORDER BY span DESC, rounds DESC, accelerator LIMIT {HISTORY_SERIES}
-        )
-        SELECT h.accelerator || ' ×' || h.accelerator_count AS panel, h.accelerator, h.accelerator_count,
-               h.benchmark || ' · ' || h.scenario AS benchmark_scenario, h.benchmark, h.scenario, h.round,
-               round_order(h.round) AS round_order, h.result, h.result_unit, h.round_first, h.gain_since_first,
-               h.submitter, h.source_kind, h.run_path, 'verified' AS verification
-        FROM accelerator_history AS h
-        JOIN series AS s USING (accelerator, accelerator_count, benchmark, scenario, result_unit, era)
-        ORDER BY panel, benchmark_scenario, round_order""")
-    shows = (f"verified results; the {HISTORY_SERIES} longest-lived accelerators, each by its longest series (most "
-             "years, then most rounds) of one size, benchmark and scenario: each round's best result over its first "
-             "round's, whoever submitted it; rounds with no published table rebuilt from their submission trees")
-    chart = Chart("accelerator_history", "What each accelerator gained since its first round", shows,
+    frame = history_panels(accelerator_history_frame(con))
+    shows = (f"verified {HISTORY_SCENARIO} results without an anomaly finding, per accelerator (the system's result / its "
+             f"accelerators); the {HISTORY_PANELS} benchmark families run in most rounds; per family the parts that "
+             f"led the field and the longest-lived (at most {HISTORY_PARTS}), the part's segment in brackets; the "
+             "grey line is the field's best per round; lines break where the benchmark changed (its era) or a round "
+             "did not run the part; rounds with no published table rebuilt from their submission trees")
+    chart = Chart("accelerator_history", "How much faster did inference get since 2019, and who carried it", shows,
                   _rounds(frame, "round"), None)
-    if frame.height:
-        lines = alt.Chart().mark_line(point=True).encode(
-            x=alt.X("round:O", title=None, sort=alt.SortField("round_order"), axis=alt.Axis(labelFontSize=LABEL_FONT)),
-            y=alt.Y("gain_since_first:Q", title="× its first round", scale=alt.Scale(type="log")),
-            color=alt.Color("benchmark_scenario:N", title="benchmark · scenario"),
-            tooltip=[*_identity("accelerator", "accelerator_count", "benchmark", "scenario", "round", "submitter",
-                                "source_kind", "run_path", "round_first"),
-                     alt.Tooltip("result:Q", format=",.2f"), "result_unit:N",
-                     alt.Tooltip("gain_since_first:Q", format=".2f", title="gain since its first round (×)")])
-        chart.chart = lines.properties(width=220, height=160, data=frame).facet(
-            facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12)), columns=3)
+    if frame.is_empty():
+        return chart
+    x = alt.X("published_on:T", title=None, axis=alt.Axis(format="%Y", tickCount="year", labelFontSize=LABEL_FONT))
+    y = alt.Y("per_accelerator:Q", title="per accelerator (log)", scale=alt.Scale(type="log", nice=False, padding=6),
+              axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
+    tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),
+               alt.Tooltip("published_on:T", format="%Y-%m-%d", title="published"),
+               alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"), "result_unit:N"]
+    base = alt.Chart()
+    field = base.transform_filter("datum.kind == 'frontier'").mark_line(
+        color="#9e9e9e", strokeWidth=6, opacity=0.4, interpolate="step-after").encode(x=x, y=y, detail="line:N")
+    gained = base.transform_filter("datum.kind == 'label'").mark_text(
+        align="right", dx=-4, dy=-9, fontSize=12, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+    parts = base.transform_filter("datum.kind == 'part'")
+    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
+                       legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
+                                         labelLimit=260, columns=2))
+    lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
+    points = parts.mark_point(filled=True, size=40).encode(
+        x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
+    chart.chart = alt.layer(field, lines, points, gained).properties(width=300, height=170, data=frame).facet(
+        facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+        columns=3).resolve_scale(y="independent")
     return chart
 
 

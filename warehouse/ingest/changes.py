@@ -4,7 +4,12 @@ A result is known by the key validation keeps unique within a source (schemas.re
 round and source aside). Against the rows the source held before the load:
   added      a key the earlier table lacked: one row, field 'value', its value after;
   withdrawn  a key the new table lacks: one row, field 'value', its value before;
-  changed    a key in both: one row per published field whose value differs (old -> new, as text).
+  changed    a key in both: one row per published field whose value differs (old -> new, as text);
+  quarantined  a key the new table publishes in a record that failed validation: one row, field
+             'value', the last good value (kept in `results`, marked stale) -> the value as the new
+             table has it, with the record's reason; nothing again while the row stays quarantined;
+  restored   a stale key the new table publishes good again: one row, field 'value', the kept value ->
+             the new one (its other fields, when they differ, are 'changed' rows).
 record_no (a row's position in its file) is not a published value; moving rows changes nothing."""
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ def compared_fields() -> list[str]:
 
 
 def rows_before(con: duckdb.DuckDBPyConnection, source_id: str) -> pl.DataFrame:
-    return db.query_frame(con, f"SELECT {', '.join(result_key() + compared_fields())} FROM results "
+    return db.query_frame(con, f"SELECT {', '.join(result_key() + compared_fields())}, stale FROM results "
                                "WHERE source_id = ?", [source_id])
 
 
@@ -46,41 +51,75 @@ def _text(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.String)
 
 
-def field_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
-    """result_id, the key columns, change, field, published_before, published_after: one row per
-    changed field (the result ID as the new table has it, for a withdrawn row as the old one had).
+def _stale_flags(before: pl.DataFrame) -> pl.Series:
+    """Whether each earlier row was already kept stale (a frame without the column: none was)."""
+    if "stale" in before.columns:
+        return before["stale"].fill_null(False).alias("_stale")
+    return pl.repeat(False, before.height, dtype=pl.Boolean, eager=True).alias("_stale")
+
+
+def _with_quarantine(joined: pl.DataFrame, quarantined: pl.DataFrame | None) -> pl.DataFrame:
+    """joined, with the new table's quarantined row of each key: _quarantined, value_text, reason."""
+    key = result_key()
+    if quarantined is None or quarantined.height == 0:
+        return joined.with_columns(pl.lit(None, pl.Boolean).alias("_quarantined"),
+                                   pl.lit(None, pl.String).alias("value_text"), pl.lit(None, pl.String).alias("reason"))
+    rows = quarantined.select(*key, "value_text", "reason").cast({c: joined.schema[c] for c in key})
+    return joined.join(rows.with_columns(pl.lit(True).alias("_quarantined")), on=key, how="left", nulls_equal=True)
+
+
+def _differs(field: str) -> pl.Expr:
+    """The field differs between the two tables; a restored row's value is its 'restored' row."""
+    differs = pl.col(field).ne_missing(pl.col(f"{field}_after"))
+    return differs & ~pl.col("_stale") if field == "value" else differs
+
+
+def field_changes(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.DataFrame | None = None) -> pl.DataFrame:
+    """result_id, the key columns, change, field, published_before, published_after, reason: one row
+    per changed field (the result ID as the new table has it, for a withdrawn row as the old one had).
+    `quarantined`: the new table's rows in failed records (validate.Validated.quarantined_rows).
     One full join on the key (the hash join is most of the cost: three joins took 2.5x as long)."""
     key = result_key()
     old, new = _comparable(before, after)
-    joined = old.with_columns(pl.lit(True).alias("_old")).join(
-        new.with_columns(pl.lit(True).alias("_new")), on=key, how="full", coalesce=True, suffix="_after",
-        nulls_equal=True)
+    old = old.with_columns(pl.lit(True).alias("_old"), _stale_flags(before))
+    joined = _with_quarantine(old.join(new.with_columns(pl.lit(True).alias("_new")), on=key, how="full",
+                                       coalesce=True, suffix="_after", nulls_equal=True), quarantined)
+    no_reason = pl.lit(None, pl.String).alias("reason")
     added = joined.filter(pl.col("_old").is_null()).select(
         _text("result_id_after").alias("result_id"), *key, pl.lit("added").alias("change"),
         pl.lit("value").alias("field"), pl.lit(None, pl.String).alias("published_before"),
-        _text("value_after").alias("published_after"))
-    withdrawn = joined.filter(pl.col("_new").is_null()).select(
+        _text("value_after").alias("published_after"), no_reason)
+    gone = joined.filter(pl.col("_new").is_null())
+    withdrawn = gone.filter(pl.col("_quarantined").is_null()).select(
         _text("result_id"), *key, pl.lit("withdrawn").alias("change"), pl.lit("value").alias("field"),
-        _text("value").alias("published_before"), pl.lit(None, pl.String).alias("published_after"))
+        _text("value").alias("published_before"), pl.lit(None, pl.String).alias("published_after"), no_reason)
+    quarantined_now = gone.filter(pl.col("_quarantined") & ~pl.col("_stale")).select(
+        _text("result_id"), *key, pl.lit("quarantined").alias("change"), pl.lit("value").alias("field"),
+        _text("value").alias("published_before"), pl.col("value_text").alias("published_after"), "reason")
     both = joined.filter(pl.col("_old") & pl.col("_new"))
-    changed = [both.filter(pl.col(f).ne_missing(pl.col(f"{f}_after"))).select(
+    restored = both.filter(pl.col("_stale")).select(
+        _text("result_id_after").alias("result_id"), *key, pl.lit("restored").alias("change"),
+        pl.lit("value").alias("field"), _text("value").alias("published_before"),
+        _text("value_after").alias("published_after"), no_reason)
+    changed = [both.filter(_differs(f)).select(
         pl.coalesce(_text("result_id_after"), _text("result_id")).alias("result_id"), *key,
         pl.lit("changed").alias("change"), pl.lit(f).alias("field"),
-        _text(f).alias("published_before"), _text(f"{f}_after").alias("published_after"))
+        _text(f).alias("published_before"), _text(f"{f}_after").alias("published_after"), no_reason)
         for f in compared_fields()]
-    return pl.concat([added, withdrawn, *changed], how="vertical")
+    return pl.concat([added, withdrawn, quarantined_now, restored, *changed], how="vertical")
 
 
-def writer(loaded_at: datetime, round_name: str, source_id: str, before: pl.DataFrame, after: pl.DataFrame):
+def writer(loaded_at: datetime, round_name: str, source_id: str, before: pl.DataFrame, after: pl.DataFrame,
+           quarantined: pl.DataFrame | None = None):
     """The function db.replace_source calls inside the load's transaction: the load's change rows in."""
-    changes = field_changes(before, after).with_columns(
+    changes = field_changes(before, after, quarantined).with_columns(
         pl.lit(loaded_at).alias("loaded_at"), pl.lit(round_name).alias("round"), pl.lit(source_id).alias("source_id"))
 
     def write(con: duckdb.DuckDBPyConnection) -> None:
         if changes.height == 0:
             return
         columns = ["loaded_at", "round", "source_id", "result_id", *result_key(), "change", "field",
-                   "published_before", "published_after"]
+                   "published_before", "published_after", "reason"]
         with db.registered(con, _result_changes=changes.select(columns)):
             con.execute(f"INSERT INTO result_changes ({', '.join(columns)}) "
                         f"SELECT {', '.join(columns)} FROM _result_changes")

@@ -40,29 +40,46 @@ class Changes:
     new: int
     changed: int
     removed: int
+    quarantined: int = 0   # rows the new table publishes in a failed record: kept stale, not removed
+    restored: int = 0      # stale rows the new table publishes good again
 
     def summary(self, first_load: bool, same_file: bool = False) -> str:
         if first_load:
             return f"first load: {self.new} results"
-        if not (self.new or self.changed or self.removed):
+        if not (self.new or self.changed or self.removed or self.quarantined or self.restored):
             return ("reloaded: the same file, the same results" if same_file
                     else "reloaded: the same results (the file changed, its results did not)")
-        return f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results"
+        stale = [f"{self.quarantined} quarantined (last good value kept)"] if self.quarantined else []
+        stale += [f"{self.restored} restored"] if self.restored else []
+        return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results", *stale])
 
 
-def _keyed_values(frame: pl.DataFrame) -> pl.DataFrame:
+def _key() -> pl.Expr:
     # Keys may hold nulls (used_model, units): compare them as text so null matches null.
-    return frame.select(pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in _result_key()],
-                                      separator="\x1f").alias("key"), "value")
+    return pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in _result_key()],
+                         separator="\x1f").alias("key")
 
 
-def changes_between(before: pl.DataFrame, after: pl.DataFrame) -> Changes:
-    """Result rows (key -> value) of an earlier load against a new one."""
-    old, new = _keyed_values(before), _keyed_values(after)
+def _keyed_values(frame: pl.DataFrame, *more: pl.Expr) -> pl.DataFrame:
+    return frame.select(_key(), "value", *more)
+
+
+def changes_between(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.DataFrame | None = None) -> Changes:
+    """Result rows (key -> value) of an earlier load against a new one; a row the new table
+    publishes in a quarantined record is kept, not removed (counted once, when it goes stale)."""
+    old, new = _keyed_values(before, _stale(before)), _keyed_values(after)
     both = old.join(new, on="key", how="inner", suffix="_new")
+    held = quarantined.select(_key()) if quarantined is not None else pl.DataFrame(schema={"key": pl.String})
+    kept = old.join(held, on="key", how="semi").join(new, on="key", how="anti")  # the few rows kept stale
     return Changes(new=new.height - both.height,
                    changed=both.filter(pl.col("value") != pl.col("value_new")).height,
-                   removed=old.height - both.height)
+                   removed=old.height - both.height - kept.height,
+                   quarantined=kept.filter(~pl.col("stale")).height,
+                   restored=both.filter(pl.col("stale")).height)
+
+
+def _stale(before: pl.DataFrame) -> pl.Expr:
+    return (pl.col("stale").fill_null(False) if "stale" in before.columns else pl.lit(False)).alias("stale")
 
 
 def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared: "Prepared",
@@ -76,7 +93,7 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     previous = _previous_sha256(con, source_id)
     loaded_at = datetime.now(timezone.utc)  # the load event's and its result_changes rows' (one load)
     v = prepared.validated
-    changes = changes_between(before, v.good) if previous else Changes(v.rows_loaded, 0, 0)
+    changes = changes_between(before, v.good, v.quarantined_rows) if previous else Changes(v.rows_loaded, 0, 0)
     summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
     event = {
         "loaded_at": loaded_at, "flow_run_id": run.flow_run_id, "run_kind": run.kind,
@@ -88,7 +105,7 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
         "results_changed": changes.changed, "results_removed": changes.removed,
         "change_summary": summary,
     }
-    write_changes = field_changes.writer(loaded_at, round_name, source_id, before, v.good)
+    write_changes = field_changes.writer(loaded_at, round_name, source_id, before, v.good, v.quarantined_rows)
 
     def also(con: duckdb.DuckDBPyConnection) -> None:
         write_changes(con)

@@ -38,7 +38,8 @@ def prepare(content: bytes, file_name: str, round_name: str, origin: str, label:
 
 def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str,
          allow=frozenset(), also=None) -> RoundOutcome:
-    """Replace this source's rows, unless a guard refuses (GuardRefused: nothing changes); `also`
+    """Replace this source's rows, unless a guard refuses (GuardRefused: nothing changes); a row the
+    new table publishes in a quarantined record keeps its last good value, marked stale; `also`
     writes in the same transaction (db.replace_source)."""
     v = prepared.validated
     source_id = source_id_for(round_name, origin, fetched.file_name)
@@ -53,7 +54,7 @@ def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str
         rows_read=v.rows_read, rows_loaded=v.rows_loaded, rows_quarantined=v.rows_quarantined,
         unknown_columns=prepared.unknown_columns, overrides=overrides,
     )
-    db.replace_source(con, source, v.good, v.quarantine, also)
+    db.replace_source(con, source, v.good, v.quarantine, also, v.quarantined_rows)
     return RoundOutcome(round_name, "loaded", v.rows_read, v.rows_loaded, v.rows_quarantined,
                         source.source_id, fetched.location, unknown_columns=prepared.unknown_columns)
 

@@ -16,16 +16,66 @@ _SECRET_PARAMETER = re.compile(r"(token|key|secret|signature|sig|password|passwd
 
 
 def redact(url: str) -> str:
-    """The URL without user:password@ and without the values of secret-looking query parameters."""
+    """The URL without user:password@ and without the values of secret-looking query parameters.
+    A notification target's URL (any scheme a source or a clone does not use) is kept to its scheme,
+    host and path, each part that may be a token masked: `redact_target`."""
     if "://" not in url:
         return url
+    if url.split("://", 1)[0].lower() not in SOURCE_SCHEMES:
+        return redact_target(url)
     parts = urlsplit(url)
     netloc = parts.hostname or ""
+    if ":" in netloc:  # an IPv6 address keeps its brackets
+        netloc = f"[{netloc}]"
     if parts.port:
         netloc = f"{netloc}:{parts.port}"
     query = urlencode([(k, "REDACTED" if _SECRET_PARAMETER.search(k) else v)
                        for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="/")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+# The schemes a source or a clone is read from; any other is a notification target's (Apprise:
+# json://, slack://, mailto://...), where a host or a path segment may itself be a token.
+SOURCE_SCHEMES = ("http", "https", "file", "ssh", "git")
+MASK = "REDACTED"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,15}")
+_HOSTNAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?|\[[0-9a-f:.]+\]",
+                       re.IGNORECASE)
+_TOKEN_PREFIX = re.compile(r"(xox[a-z]|xapp|gh[pousr]_|github_pat_|glpat|sk)[-_]", re.IGNORECASE)
+
+
+def looks_secret(part: str) -> bool:
+    """A part of a target's URL that may be a credential: long, or an 8-character word with a digit
+    (Slack's T1234ABCD, a webhook's id), a known token's prefix, or masked already (Apprise's
+    privacy form T...D, ****)."""
+    return (len(part) >= 20 or (len(part) >= 8 and any(c.isdigit() for c in part))
+            or _TOKEN_PREFIX.match(part) is not None or "..." in part or "*" in part)
+
+
+def redact_target(url: str) -> str:
+    """A notification URL as it may be stored and shown: scheme://host[:port]/path with user:password@,
+    the query and the fragment dropped and every host or path segment that `looks_secret` masked:
+    json://host/hooks/REDACTED, slack://REDACTED/REDACTED/REDACTED."""
+    scheme, rest = url.split("://", 1)
+    if not _SCHEME.fullmatch(scheme) or looks_secret(scheme):
+        return f"{MASK}://"
+    netloc, _, path = re.split(r"[?#]", rest, maxsplit=1)[0].partition("/")
+    host, port = _host_and_port(netloc)
+    shown = host if _HOSTNAME.fullmatch(host) and ("." in host or not looks_secret(host)) else MASK
+    if port.isdigit() and shown != MASK:  # a port that is no number may be a token (Telegram's bot:token)
+        shown += f":{port}"
+    segments = [MASK if looks_secret(unquote(segment)) else segment for segment in path.split("/")]
+    return f"{scheme}://{shown}" + ("/" + "/".join(segments) if path else "")
+
+
+def _host_and_port(netloc: str) -> tuple[str, str]:
+    """user:password@host:port -> (host, port); [IPv6] kept in its brackets."""
+    address = netloc.rsplit("@", 1)[-1]
+    if address.startswith("["):
+        host, _, port = address.partition("]")
+        return host + "]", port.removeprefix(":")
+    host, _, port = address.partition(":")
+    return host, port
 
 
 def carries_secret(url: str) -> bool:

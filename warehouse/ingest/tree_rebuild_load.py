@@ -115,9 +115,11 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     from warehouse.ingest.source_urls import local_path
     done = []
     for round in [r for r in rounds if not r.has_table]:
+        left_out: tuple[tuple[str, str], ...] = ()
         if git:
             from warehouse.ingest.tree_clone import clone_round
-            root = clone_round(git, round, Path(db_file).resolve().parent / "trees")
+            cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
+            root, left_out = cloned.root, cloned.left_out
         else:
             root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
         if root is None or not holds_a_tree(str(root)):
@@ -126,6 +128,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
         rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address)
+        rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
         with db.connect(db_file) as con:
             loaded = load_rebuilt(con, rebuilt)
         done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from schemas.endpoints import LOADGEN, RUN_FILES
-from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, load_json
+from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, load_json, load_json_keeping_last
 from schemas.loadgen import (EARLY_STOPPING_PERCENTILES, PERCENTILE_PREFIX, PERCENTILES, SUMMARY_COLUMNS,
                              SUMMARY_KEYS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS)
 
@@ -208,6 +208,12 @@ def parse_summary(content: bytes, label: str) -> dict:
 # systems/<platform>.json
 
 REQUIRED_SYSTEM_FIELDS = ("system_name", "accelerator_model_name", "host_processor_model_name")
+# The fields a result row takes from its system description (tree_rebuild.py _row, and
+# sql/staging/stg_results.sql: accelerators per node, notes, accelerator name): a key of these given
+# twice with two values leaves the row's value to a guess, so the description is quarantined.
+SYSTEM_ROW_FIELDS = ("system_name", "status", "system_type", "accelerator_model_name", "accelerators_per_node",
+                     "number_of_nodes", "host_processor_model_name", "host_processors_per_node", "framework",
+                     "hw_notes", "sw_notes")
 CAPACITY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(TB|TiB|GB|GiB|MB|MiB)\b", re.IGNORECASE)
 GB_PER = {"tb": 1000.0, "tib": 1024.0, "gb": 1.0, "gib": 1.0, "mb": 0.001, "mib": 1 / 1024}
 
@@ -266,11 +272,37 @@ def json_type(value) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def decode_system(content: bytes, label: str) -> tuple[dict, list[str]]:
+    """A system description's JSON object read as MLCommons' checker reads it (json.load: a key given
+    twice takes its last value), within every other bound of decode_json_object; and each key given
+    twice with two values, described. UnparsableFile when a field a result row uses is one of them."""
+    try:
+        data, repeats = load_json_keeping_last(content.decode("utf-8-sig"), label, finite=True,
+                                               integers=SIGNED_OR_UNSIGNED_64)
+    except UnicodeDecodeError as exc:
+        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
+    except json.JSONDecodeError as exc:
+        raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: "
+                                     f"{exc.msg}"]) from exc
+    except InputRefused as exc:
+        raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
+    if not isinstance(data, dict):
+        raise UnparsableFile(label, [f"expected a JSON object, found {json_type(data)}"])
+    ambiguous = [r for r in repeats if r.top_level and r.key in SYSTEM_ROW_FIELDS]
+    if ambiguous:
+        raise UnparsableFile(label, [f"the key {r.key!r} twice with two values "
+                                     f"({', then '.join(json.dumps(v, ensure_ascii=False)[:80] for v in r.values)}): "
+                                     "a field the result rows use, so which one they read is a guess"
+                                     for r in ambiguous])
+    return data, [r.describe() if r.top_level else f"(in a nested object) {r.describe()}" for r in repeats]
+
+
 def parse_system(content: bytes, label: str) -> dict:
     """systems/<platform>.json -> the published fields typed (text stripped, counts as integers,
     memory capacities also in GB), `untyped_fields` naming every field present but not typeable,
-    and `raw_json` as published. Raises UnparsableFile with every reason."""
-    data = decode_json_object(content, label)
+    `repeated_keys` every key given twice with two values (read as the checker reads it, the last
+    value; decode_system), and `raw_json` as read. Raises UnparsableFile with every reason."""
+    data, repeated = decode_system(content, label)
     missing = [f for f in REQUIRED_SYSTEM_FIELDS if f not in data]
     if missing:
         raise UnparsableFile(label, [f"required field(s) missing: {', '.join(missing)} "
@@ -284,5 +316,6 @@ def parse_system(content: bytes, label: str) -> dict:
     record["host_memory_gb"] = capacity_gb(record["host_memory_capacity"])
     record["accelerator_memory_gb"] = capacity_gb(record["accelerator_memory_capacity"])
     record["untyped_fields"] = untyped
+    record["repeated_keys"] = repeated
     record["raw_json"] = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return record

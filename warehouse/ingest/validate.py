@@ -2,15 +2,21 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
 from schemas.failures import Failure, failures_of
-from schemas.results import CanonicalResult
+from schemas.results import DUPLICATE_KEY, CanonicalResult
 from warehouse.ingest.parse import RECORD, RECORD_NO
 
 NUMERIC_SOURCES = {"value": "value_text"}
+ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
+
+
+def empty_quarantined_rows() -> pl.DataFrame:
+    return pl.DataFrame(schema={**{c: pl.String for c in ROW_KEY}, "record_no": pl.Int64,
+                                "value_text": pl.String, "reason": pl.String})
 
 
 @dataclass
@@ -20,6 +26,10 @@ class Validated:
     rows_read: int              # records in the file
     rows_loaded: int            # records whose every canonical row passed
     rows_quarantined: int
+    # the canonical rows of the quarantined records whose key no good row holds: the key, record_no,
+    # value_text and reason (the record's failed checks, '; '-joined). A load keeps the last good
+    # value of each such key, marked stale (db.replace_source), rather than withdraw it.
+    quarantined_rows: pl.DataFrame = field(default_factory=empty_quarantined_rows)
 
 
 def failure_reasons(canonical: pl.DataFrame) -> pl.DataFrame:
@@ -64,4 +74,15 @@ def split_valid(raw: pl.DataFrame, canonical: pl.DataFrame) -> Validated:
         pl.Series("raw_record", [json.dumps(r, ensure_ascii=False) for r in failed[RECORD]], pl.String),
         "reasons")
     rows_read = raw.height
-    return Validated(good, quarantine, rows_read, rows_read - quarantine.height, quarantine.height)
+    return Validated(good, quarantine, rows_read, rows_read - quarantine.height, quarantine.height,
+                     quarantined_rows(canonical, good, failed_records))
+
+
+def quarantined_rows(canonical: pl.DataFrame, good: pl.DataFrame, failed_records: pl.DataFrame) -> pl.DataFrame:
+    """Each canonical row of a failed record, by its key (a key a good row also holds is the good
+    row's: a duplicate that failed is not a stale value)."""
+    rows = canonical.join(failed_records, on=RECORD_NO, how="inner").select(
+        *(pl.col(c).cast(pl.String) for c in ROW_KEY), pl.col(RECORD_NO).cast(pl.Int64).alias("record_no"),
+        pl.col("value_text").cast(pl.String), pl.col("reasons").list.join("; ").alias("reason"))
+    rows = rows.join(good.select(ROW_KEY).cast(pl.String), on=ROW_KEY, how="anti", nulls_equal=True)
+    return rows.unique(ROW_KEY, keep="first", maintain_order=True).select(empty_quarantined_rows().columns)

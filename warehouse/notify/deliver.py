@@ -3,28 +3,39 @@
 A target is an Apprise URL of MLPERF_NOTIFY (Apprise speaks each service's own protocol: a JSON
 webhook, Slack, e-mail, Teams...) or the Prefect notification block MLPERF_NOTIFY_BLOCK names, when
 a Prefect API is configured. A target that does not accept the message (host down, HTTP 4xx/5xx,
-timeout: Apprise's own connect and read timeouts, 4 s each unless the URL says `cto=`/`rto=`) is
-tried again MLPERF_NOTIFY_RETRIES times, waiting MLPERF_NOTIFY_BACKOFF seconds doubled each time,
-then recorded with Apprise's reason. Nothing here raises: a run's outcome never depends on a message.
+timeout) is tried again MLPERF_NOTIFY_RETRIES times, waiting MLPERF_NOTIFY_BACKOFF seconds doubled
+each time, then recorded with Apprise's reason. Nothing here raises: a run's outcome never depends
+on a message.
 
-Credentials: a target is recorded and printed as Apprise writes its URL with privacy on (every
-password and token masked), and every secret part of the URL is removed from a reason before it is
-kept."""
+Budgets: every target is sent to in a daemon thread of its own, side by side, and the run stops
+waiting for one at its wall-clock budget (MLPERF_NOTIFY_TARGET_BUDGET, retries included) or at the
+run's (MLPERF_NOTIFY_RUN_BUDGET, all targets), whichever comes first: Apprise's timeouts bound each
+read, not a receiver that drips its answer a byte at a time. Such a target is recorded as timed out
+and its connection shut down, which ends its thread's read (a Prefect block's, sent over httpx, is
+left to end with the process).
+
+Credentials: a target is recorded and printed as `redact` writes it (scheme, host and path, every
+part that may be a token masked), and every secret part of the URL is removed from a reason before
+it is kept."""
 from __future__ import annotations
 
+import contextvars
+import io
 import logging
 import re
+import socket
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable
+from typing import Callable, NamedTuple
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import duckdb
 
-from warehouse import settings
+from warehouse import interrupt, settings
+from warehouse.ingest.source_urls import redact
 from warehouse.prefect_settings import api_configured
 
 SENT_BY = "MLPerf warehouse"
@@ -35,6 +46,26 @@ class Message:
     title: str
     body: str
     failure: bool = False   # a failed run: Apprise's 'failure' type (a red message where the service colours them)
+
+
+# What any target takes whole: Slack cuts a text at 40,000 characters, Teams a card at 28 KB, an
+# e-mail gateway may refuse megabytes. A run's message is a summary; the tables hold every row.
+TITLE_MAX, BODY_MAX = 250, 12_000
+# Characters XML 1.0 cannot hold at all (escaping is not enough): C0 controls but tab and newline,
+# lone surrogates, U+FFFE and U+FFFF.
+_NOT_IN_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def fitted(message: Message) -> Message:
+    """The message every target can take: characters a structured body (XML) cannot hold written as
+    visible escapes, the title and the body cut at their limits with a count of what was cut."""
+    def clean(text: str) -> str:
+        return _NOT_IN_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+    def cut(text: str, limit: int) -> str:
+        return text if len(text) <= limit else f"{text[:limit]}\n... ({len(text) - limit:,} characters cut)"
+    return Message(cut(clean(message.title), TITLE_MAX).replace("\n", " "), cut(clean(message.body), BODY_MAX),
+                   message.failure)
 
 
 @dataclass(frozen=True)
@@ -64,11 +95,14 @@ def configured_targets() -> list[Target]:
 
 def url_secrets(url: str) -> tuple[str, ...]:
     """The parts of a notification URL that may be credentials: the user's password, every path
-    segment and query value (Slack's and Discord's tokens are path segments), long enough to matter."""
+    segment and query value (Slack's and Discord's tokens are path segments), every part of the
+    address but a dotted host and a port (slack://TokenA/..., tgram://BOT:TOKEN/...), long enough
+    to matter."""
     parts = urlsplit(url)
     found = [parts.password or "", parts.username or ""]
     found += [unquote(segment) for segment in parts.path.split("/")]
     found += [value for _, value in parse_qsl(parts.query)]
+    found += [part for part in re.split(r"[:@]", parts.netloc) if "." not in part and not part.isdigit()]
     if "@" in parts.netloc:
         found.append(parts.netloc.rsplit("@", 1)[0])
     return tuple(sorted({s for s in found if len(s) >= 4}, key=len, reverse=True))
@@ -113,18 +147,18 @@ warm_up = _apprise_targets.warm_up
 
 def apprise_target(url: str) -> Target:
     import apprise
+    quiet_senders()  # before the URL is read: Apprise logs it whole ("Loaded JSON URL: ...")
     secrets = url_secrets(url)
     plugin = apprise.Apprise.instantiate(url)
     if plugin is None:
-        scheme = url.split("://", 1)[0]
-        return Target(f"{scheme}://(hidden)", lambda _message: f"{scheme}:// is not a notification URL Apprise "
-                      "can use (its scheme or form is wrong: https://appriseit.com/services/)", secrets, retried=False)
-    password = urlsplit(url).password
-    # Apprise masks it already; its query (method, retry, overflow...) is its defaults' noise
-    label = scrub(plugin.url(privacy=True).split("?", 1)[0], (unquote(password),) if password else ())
+        return Target(redact(url), lambda _message: f"{redact(url)} is not a notification URL Apprise can use "
+                      "(its scheme or form is wrong: https://appriseit.com/services/)", secrets, retried=False)
+    # Apprise's own form of the URL (a Slack webhook's https:// URL is slack://...), with privacy on,
+    # then redacted: what Apprise knows to be secret and what looks like a token are both masked.
+    label = redact(plugin.url(privacy=True))
 
     def send(message: Message) -> str | None:
-        with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured, kept_here():
+        with apprise_lines() as captured:
             delivered = plugin.notify(body=message.body, title=message.title,
                                       notify_type=apprise.NotifyType.FAILURE if message.failure
                                       else apprise.NotifyType.INFO)
@@ -132,16 +166,41 @@ def apprise_target(url: str) -> Target:
     return Target(label, send, secrets)
 
 
-@contextmanager
-def kept_here():
-    """Apprise's log lines reach no other handler while it sends: at DEBUG a plugin may log the URL
-    it posts to, tokens and all (Slack's webhook path). The reason is taken from them, scrubbed."""
+SENDING_THREAD = "notify "  # the name of each thread that sends to a target starts with it
+
+
+def quiet_senders() -> None:
+    """Apprise's log lines reach no handler but ours, at every level: at DEBUG it logs each URL it
+    reads and posts to, tokens and all (Slack's webhook path); so do urllib3 and httpx (a Prefect
+    block's) in a sending thread ('"POST /hooks/TOKEN HTTP/1.1" 500'). Set once: targets send side
+    by side."""
     logger = logging.getLogger("apprise")
-    propagate, logger.propagate = logger.propagate, False
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    for name in ("urllib3.connectionpool", "httpx"):
+        if _not_a_sending_thread not in logging.getLogger(name).filters:
+            logging.getLogger(name).addFilter(_not_a_sending_thread)
+    _track_sending_sockets()
+
+
+def _not_a_sending_thread(record: logging.LogRecord) -> bool:
+    return not record.threadName.startswith(SENDING_THREAD)
+
+
+@contextmanager
+def apprise_lines():
+    """Apprise's log lines of this thread while the block runs (other targets' threads log beside
+    it): the reason of a failed send is taken from them, scrubbed."""
+    text, handler = io.StringIO(), logging.StreamHandler()
+    handler.setStream(text)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    thread = threading.get_ident()
+    handler.addFilter(lambda record: record.thread == thread)
+    logging.getLogger("apprise").addHandler(handler)
     try:
-        yield
+        yield text
     finally:
-        logger.propagate = propagate
+        logging.getLogger("apprise").removeHandler(handler)
 
 
 _CAUSE = re.compile(r"\[Errno -?\d+\][^'\")]*|Read timed out|Connect(ion)? timed out|timed out|"
@@ -160,6 +219,8 @@ def apprise_reason(log_text: str) -> str:
 
 def block_target(name: str) -> Target:
     """A Prefect notification block (TYPE/NAME, or NAME of any type) from the configured API."""
+    quiet_senders()
+
     def send(message: Message) -> str | None:
         from prefect.blocks.core import Block
         try:
@@ -181,23 +242,106 @@ def hosts_only(text: str) -> str:
     return _URL.sub(lambda m: f"{m.group(1)}{urlsplit(m.group(0)).hostname or ''}/...", text)
 
 
-def send_with_retries(target: Target, message: Message) -> Delivery:
-    current = settings.current()
-    reason, attempts = None, current.notify_retries + 1 if target.retried else 1
-    for attempt in range(1, attempts + 1):
-        try:
-            reason = target.send(message)
-        except Exception as exc:  # noqa: BLE001 - any failure of a notifier is a reason, never the run's
-            reason = f"{type(exc).__name__}: {exc}"
-        if reason is None:
-            return Delivery(target.label, True, attempt, None)
-        if attempt < attempts:
-            time.sleep(current.notify_backoff * 2 ** (attempt - 1))
-    return Delivery(target.label, False, attempts, scrub(reason, target.secrets))
+_sending_here = threading.local()   # .sending: the Sending whose thread this is
+
+
+def _track_sending_sockets() -> None:
+    """Every socket urllib3 (Apprise's requests) opens in a sending thread is kept by its Sending,
+    which shuts it down at its deadline: the thread's read ends, and a receiver cannot keep it
+    reading (a drip, or gigabytes of answer) for as long as the process lives. Wrapped once."""
+    from urllib3.util import connection
+    if getattr(connection.create_connection, "tracked", False):
+        return
+    create = connection.create_connection
+
+    def create_tracked(*args, **kwargs):
+        sock = create(*args, **kwargs)
+        if (sending := getattr(_sending_here, "sending", None)) is not None:
+            sending.opened(sock)
+        return sock
+    create_tracked.tracked = True
+    connection.create_connection = create_tracked
+
+
+class Budget(NamedTuple):
+    deadline: float     # time.monotonic()
+    seconds: float
+    variable: str       # the setting that gives it
+
+
+class Sending:
+    """One target's delivery, retries included, in a daemon thread of its own until its budget's
+    deadline."""
+
+    def __init__(self, target: Target, message: Message, budget: Budget) -> None:
+        self.target, self.budget, self.deadline = target, budget, budget.deadline
+        self.attempts, self.delivery = 0, None
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        # In this thread's context: a Prefect block is loaded with the settings of the run's context.
+        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._send, message),
+                                        name=f"{SENDING_THREAD}{target.label}", daemon=True)
+        self._thread.start()
+
+    def opened(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if time.monotonic() >= self.deadline:
+                self._cut_off()
+
+    def _cut_off(self) -> None:
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # closed already
+                pass
+
+    def _send(self, message: Message) -> None:
+        _sending_here.sending = self
+        attempts = settings.current().notify_retries + 1 if self.target.retried else 1
+        backoff, reason = settings.current().notify_backoff, None
+        while self.attempts < attempts and time.monotonic() < self.deadline:
+            self.attempts += 1
+            try:
+                reason = self.target.send(message)
+            except Exception as exc:  # noqa: BLE001 - any failure of a notifier is a reason, never the run's
+                reason = f"{type(exc).__name__}: {exc}"
+            if reason is None:
+                self.delivery = Delivery(self.target.label, True, self.attempts, None)
+                return
+            if self.attempts < attempts:
+                time.sleep(max(0.0, min(backoff * 2 ** (self.attempts - 1), self.deadline - time.monotonic())))
+        self.delivery = Delivery(self.target.label, False, self.attempts, scrub(reason or "", self.target.secrets))
+
+    def wait(self) -> Delivery:
+        """Its delivery, or `timed out` once its deadline has passed (the thread is left to end)."""
+        self._thread.join(max(0.0, self.deadline - time.monotonic()))
+        if self.delivery is not None:
+            return self.delivery
+        with self._lock:
+            self._cut_off()
+        return Delivery(self.target.label, False, self.attempts,
+                        f"timed out: no answer within {self.budget.seconds:g} s ({self.budget.variable}; "
+                        "the connection was closed)")
+
+    @property
+    def delivered(self) -> bool:
+        return self.delivery is not None and self.delivery.delivered
 
 
 def deliver(message: Message, targets: list[Target]) -> list[Delivery]:
-    return [send_with_retries(target, message) for target in targets]
+    """Every target at once, each within its budget and all within the run's; in the targets' order.
+    A signal while waiting is noted (interrupt.cut_short_notification) and goes on unwinding the run."""
+    current, message = settings.current(), fitted(message)
+    now = time.monotonic()
+    budget = min(Budget(now + current.notify_target_budget, current.notify_target_budget, "MLPERF_NOTIFY_TARGET_BUDGET"),
+                 Budget(now + current.notify_run_budget, current.notify_run_budget, "MLPERF_NOTIFY_RUN_BUDGET"))
+    sendings = [Sending(target, message, budget) for target in targets]
+    try:
+        return [sending.wait() for sending in sendings]
+    except BaseException:
+        interrupt.notification_cut_short(sum(s.delivered for s in sendings), len(sendings))
+        raise
 
 
 def record(con: duckdb.DuckDBPyConnection, message: Message, deliveries: list[Delivery], run_kind: str,
@@ -209,3 +353,13 @@ def record(con: duckdb.DuckDBPyConnection, message: Message, deliveries: list[De
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [[attempted_at, flow_run_id, run_kind, d.target, message.title, d.delivered, d.attempts, d.reason]
              for d in deliveries])
+    redact_earlier_targets(con)
+
+
+def redact_earlier_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """Rows an earlier version wrote hold Apprise's privacy form of a target, which masks a password
+    but not a token in a webhook's path (json://host/hooks/TOKEN): redacted in place, each once."""
+    earlier = [target for (target,) in con.execute("SELECT DISTINCT target FROM deliveries").fetchall()
+               if not target.startswith("block:") and redact(target) != target]
+    for target in earlier:
+        con.execute("UPDATE deliveries SET target = ? WHERE target = ?", [redact(target), target])

@@ -15,6 +15,7 @@ from warehouse.notify.deliver import Message
 
 SHOWN = 8          # lines per section; the rest is counted, and in answer_changes / published_changes
 CHANGED_SHOWN = 10
+LINE_MAX = 500     # characters of one line (a published note may be megabytes); the rest is counted
 KIND_WORDS = {"leader_per_accelerator": "per accelerator", "leader_per_rack": "per rack"}
 
 
@@ -26,13 +27,17 @@ class RoundRows:
     changed: int
     withdrawn: int
     corrections: list[str]     # '5.1-0001 llama2-70b-99 Interactive performance: value 8840.42 -> 17680.84'
+    quarantined: int = 0       # published in a record that failed: the last good value kept, stale
+    restored: int = 0          # stale rows published good again
 
     @property
     def any(self) -> bool:
-        return bool(self.added or self.changed or self.withdrawn)
+        return bool(self.added or self.changed or self.withdrawn or self.quarantined or self.restored)
 
     def line(self) -> str:
-        counts = f"{self.added:,} added, {self.changed:,} changed, {self.withdrawn:,} withdrawn result rows"
+        stale = "".join(f", {n:,} {word}" for n, word in ((self.quarantined, "quarantined"), (self.restored, "restored"))
+                        if n)
+        counts = f"{self.added:,} added, {self.changed:,} changed, {self.withdrawn:,} withdrawn{stale} result rows"
         return f"{self.round}: {counts}" + (" (first load)" if self.first_load else "")
 
 
@@ -47,6 +52,14 @@ ROWS_OF_LOADS = """
     FROM result_changes AS c JOIN loads AS l ON l.source_id = c.source_id AND l.loaded_at = c.loaded_at"""
 
 
+# A quarantine's reason quotes the published value whole (a 20 MB string, from a hostile table); a
+# message line shows its start and how much more there was (the ledger keeps it whole).
+REASON_SHOWN = 200
+SHOWN_REASON = (f"CASE WHEN length(reason) <= {REASON_SHOWN} THEN coalesce(reason, '') "
+                f"ELSE left(reason, {REASON_SHOWN}) || '... (' || (length(reason) - {REASON_SHOWN}) "
+                "|| ' more characters)' END")
+
+
 def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list[RoundRows]:
     if not source_ids:
         return []
@@ -59,16 +72,30 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
                list(coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric || ': '
                     || CASE change WHEN 'changed' THEN field || ' ' || coalesce(published_before, '(none)') || ' -> '
                                                        || coalesce(published_after, '(none)')
+                                   WHEN 'quarantined' THEN 'quarantined, value ' || published_before || ' kept ('
+                                                           || {SHOWN_REASON} || ')'
+                                   WHEN 'restored' THEN 'restored, value ' || published_before || ' -> '
+                                                        || published_after
                                    ELSE change || ' (' || coalesce(published_before, published_after) || ')' END
-                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added')
+                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'quarantined'),
+               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'restored')
         FROM c GROUP BY round ORDER BY round""", [source_ids])
-    return [RoundRows(r, bool(first), a, c, w, corrections or []) for r, first, a, c, w, corrections in cursor.fetchall()]
+    return [RoundRows(r, bool(first), a, c, w, corrections or [], q, s)
+            for r, first, a, c, w, corrections, q, s in cursor.fetchall()]
+
+
+def capped(line: str, limit: int = LINE_MAX) -> str:
+    """The line cut at `limit` characters, saying how many were cut."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}... ({len(line) - limit:,} characters cut)"
 
 
 def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -> list[str]:
     if not lines:
         return []
-    out = [f"{title}:"] + [f"- {line}" for line in lines[:shown]]
+    out = [f"{title}:"] + [f"- {capped(line)}" for line in lines[:shown]]
     if len(lines) > shown:
         out.append(f"- and {len(lines) - shown} more{more}")
     return out + [""]
@@ -105,7 +132,7 @@ def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: 
     rounds = sorted({r.round for r in changed} | set(failed_rounds))
     body = []
     if error_lines:
-        body += [f"error: {line}" for line in error_lines] + [""]
+        body += [f"error: {capped(line)}" for line in error_lines] + [""]
     body += _section("New leaders (the best of every loaded round)", [leader_line(m) for m in leaders],
                      more=' (mlperf-wh sql "SELECT * FROM answer_changes ORDER BY changed_at DESC")')
     body += _section("Claims whose grade changed", [f"{m.subject}: {m.before} -> {m.after}" for m in grades])

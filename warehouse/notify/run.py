@@ -45,6 +45,13 @@ def newly_due(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return dict(found)
 
 
+def unrecorded(con: duckdb.DuckDBPyConnection, due: list[answers.Move]) -> list[answers.Move]:
+    """The decisions due that answer_changes does not hold yet for this reason: one whose message no
+    target received is told again by the next run, and recorded once."""
+    recorded = set(con.execute("SELECT subject, after FROM answer_changes WHERE kind = 'decision_due'").fetchall())
+    return [m for m in due if (m.subject, m.after) not in recorded]
+
+
 def mark_announced(con: duckdb.DuckDBPyConnection, due: dict[str, str]) -> None:
     if due:
         now = datetime.now(timezone.utc)
@@ -68,17 +75,19 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
     moves = answers.moves_between(before, answers.take(con)) if before is not None else []
     due = newly_due(con)
     due_moves = answers.due_moves(due)
-    answers.record(con, moves + due_moves, report.kind, report.flow_run_id)
-    mark_announced(con, due)
+    answers.record(con, moves + unrecorded(con, due_moves), report.kind, report.flow_run_id)
     failed = [o for o in report.outcomes if o.failed]
     rows = rows_of_loads(con, [o.source_id for o in report.outcomes if o.status == "loaded" and o.source_id])
     message = compose(report.kind, failure_lines(failed), [o.round for o in failed], moves, due_moves, rows,
                       report.flow_run_id)
     targets = configured_targets()
     if message is None or not targets:
+        mark_announced(con, due)  # no one to tell: answer_changes and the run's own lines announce it
         return Notified(message)
     notified = Notified(message, deliver(message, targets))
     record(con, message, notified.deliveries, report.kind, report.flow_run_id)
+    if any(d.delivered for d in notified.deliveries):  # else the next run announces it again
+        mark_announced(con, due)
     return notified
 
 

@@ -1,7 +1,9 @@
 """The tables of what changed and who was told (warehouse/notify):
 
 result_changes    one row per published field a load changed: a result added or withdrawn (its value),
-                  or one field of a result whose value the new table publishes differently (old -> new).
+                  or one field of a result whose value the new table publishes differently (old -> new),
+                  or a result the new table publishes in a quarantined record (its last good value,
+                  kept stale, and the reason) or publishes good again after that (restored).
                   Written by the loader in the transaction that replaces the source's rows.
 answer_changes    one row per answer a run moved: a new best per accelerator or per rack, a claim
                   whose grade changed, a decision that fell due.
@@ -17,10 +19,11 @@ CREATE TABLE IF NOT EXISTS result_changes (
     round VARCHAR NOT NULL, source_id VARCHAR NOT NULL,
     result_id VARCHAR, entry_id VARCHAR NOT NULL, model VARCHAR NOT NULL, used_model VARCHAR,
     scenario VARCHAR NOT NULL, metric VARCHAR NOT NULL, units VARCHAR,
-    change VARCHAR NOT NULL,               -- added | changed | withdrawn
-    field VARCHAR NOT NULL,                -- the results column ('value' for an added or withdrawn row)
+    change VARCHAR NOT NULL,               -- added | changed | withdrawn | quarantined | restored
+    field VARCHAR NOT NULL,                -- the results column ('value' for all but a changed row)
     published_before VARCHAR,              -- as text; null for an added row
-    published_after VARCHAR                -- as text; null for a withdrawn row
+    published_after VARCHAR,               -- as text; null for a withdrawn row
+    reason VARCHAR                         -- a quarantined row: the checks its record failed
 );
 CREATE TABLE IF NOT EXISTS answer_changes (
     changed_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
@@ -32,7 +35,7 @@ CREATE TABLE IF NOT EXISTS answer_changes (
 );
 CREATE TABLE IF NOT EXISTS deliveries (
     attempted_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
-    target VARCHAR NOT NULL,               -- the Apprise URL with its secrets masked, or block:NAME
+    target VARCHAR NOT NULL,               -- the Apprise URL redacted (source_urls.redact), or block:NAME
     title VARCHAR NOT NULL, delivered BOOLEAN NOT NULL, attempts INTEGER NOT NULL,
     reason VARCHAR                         -- why it was not delivered (null when it was)
 );

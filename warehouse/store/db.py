@@ -52,7 +52,10 @@ CREATE TABLE IF NOT EXISTS results (
     source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
     location VARCHAR,                      -- the run folder as published (submission tree)
     processors_per_node BIGINT,            -- host processors per node (host_processors_per_node, p#)
-    notes VARCHAR                          -- Notes as published
+    notes VARCHAR,                         -- Notes as published
+    -- the last good value of a row the source's latest table published in a record that failed
+    -- validation (kept, not withdrawn: replace_source); stale_reason: the checks that record failed
+    stale BOOLEAN NOT NULL DEFAULT false, stale_reason VARCHAR
 );
 CREATE TABLE IF NOT EXISTS quarantine (
     round VARCHAR NOT NULL, source_id VARCHAR NOT NULL, record_no BIGINT NOT NULL,
@@ -134,6 +137,8 @@ RESULT_COLUMNS = [
     "accuracy", "tokens_per_sample", "inferred", "verification", "extra", "source_id", "record_no", "location",
     "processors_per_node", "notes",
 ]
+# Not published: what the loader says of a row it kept from an earlier load (replace_source).
+STALE_COLUMNS = ["stale", "stale_reason"]
 
 # A warehouse written by an earlier version: identity columns were resolved at load time and the
 # vocabulary columns were NOT NULL. Bring it to the current shape (identity now lives in the views).
@@ -153,10 +158,14 @@ ADDED_COLUMNS = [
      "ALTER TABLE results ADD COLUMN processors_per_node BIGINT; "
      "UPDATE results SET processors_per_node = nullif(TRY_CAST(TRY_CAST(coalesce(extra->>'host_processors_per_node', "
      "extra->>'p#') AS DOUBLE) AS BIGINT), 0)"),
+    ("results", "stale", "ALTER TABLE results ADD COLUMN stale BOOLEAN NOT NULL DEFAULT false"),
+    ("results", "stale_reason", "ALTER TABLE results ADD COLUMN stale_reason VARCHAR"),
+    # a quarantined row told from a withdrawn one (warehouse/ingest/changes.py)
+    ("result_changes", "reason", "ALTER TABLE result_changes ADD COLUMN reason VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
-                         | {"run_summaries", "tree_files"})
+                         | {"run_summaries", "tree_files", "systems"})
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -289,19 +298,27 @@ class SourceRecord:
 
 
 def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
-                   results: pl.DataFrame, quarantine: pl.DataFrame, also=None) -> None:
+                   results: pl.DataFrame, quarantine: pl.DataFrame, also=None,
+                   quarantined_rows: pl.DataFrame | None = None) -> None:
     """One transaction: this source's rows are replaced whole, or nothing changes. `also(con)`, when
-    given, writes in the same transaction (what the load changed: warehouse.ingest.changes)."""
+    given, writes in the same transaction (what the load changed: warehouse.ingest.changes).
+    `quarantined_rows` (validate.Validated.quarantined_rows): the keys of the rows the new table
+    published in records that failed; the source's row of each such key keeps its value, marked
+    stale with the record's reason and renumbered to the record's place in the new file."""
     import polars as pl
     results = results.select(RESULT_COLUMNS)
     quarantine = quarantine.select(
         pl.lit(source.round).alias("round"), pl.lit(source.source_id).alias("source_id"),
         "record_no", "raw_record", "reasons")
+    stale = {"_incoming_stale": quarantined_rows} if quarantined_rows is not None and quarantined_rows.height else {}
     row = {**source.__dict__, "loaded_at": datetime.now(timezone.utc)}
-    with registered(con, _incoming_results=results, _incoming_quarantine=quarantine), transaction(con):
+    with registered(con, _incoming_results=results, _incoming_quarantine=quarantine, **stale), transaction(con):
         if also is not None:
             also(con)
-        con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
+        if stale:
+            _keep_stale(con, source.source_id)
+        else:
+            con.execute("DELETE FROM results WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM quarantine WHERE source_id = ?", [source.source_id])
         con.execute("DELETE FROM sources WHERE source_id = ?", [source.source_id])
         con.execute(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) "
@@ -310,6 +327,18 @@ def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
         columns = ", ".join(row)
         con.execute(f"INSERT INTO sources ({columns}) VALUES ({', '.join('?' * len(row))})",
                     list(row.values()))
+
+
+def _keep_stale(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
+    """Delete the source's rows but those whose key a quarantined row of the new table holds
+    (_incoming_stale); mark those stale."""
+    from schemas.results import DUPLICATE_KEY
+    same_key = " AND ".join(f"k.{c} IS NOT DISTINCT FROM results.{c}" for c in DUPLICATE_KEY
+                            if c not in ("round", "source_id"))
+    con.execute(f"DELETE FROM results WHERE source_id = ? AND NOT EXISTS "
+                f"(SELECT 1 FROM _incoming_stale AS k WHERE {same_key})", [source_id])
+    con.execute(f"UPDATE results SET stale = true, stale_reason = k.reason, record_no = k.record_no "
+                f"FROM _incoming_stale AS k WHERE results.source_id = ? AND {same_key}", [source_id])
 
 
 def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | None:

@@ -24,7 +24,7 @@ SYSTEM_TYPES: dict[str, str] = {
     "round": "text", "system_path": "text", "sha256": "text",
     **dict.fromkeys(SYSTEM_TEXT_FIELDS, "text"), **dict.fromkeys(SYSTEM_COUNT_FIELDS, "int"),
     "host_memory_gb": "float", "accelerator_memory_gb": "float", "untyped_fields": "lines",
-    "raw_json": "text",
+    "raw_json": "text", "repeated_keys": "lines",
 }
 def polars_schema(types: dict[str, str]) -> dict[str, pl.DataType]:
     import polars as pl  # here: every connection reads this module's DDL; a query need not load polars
@@ -70,4 +70,6 @@ def added_tree_columns(present: set[tuple[str, str]]) -> list[str]:
                   "WHERE kind = 'summary'"]
     if ("tree_files", "files_held") not in present:
         steps.append("ALTER TABLE tree_files ADD COLUMN files_held VARCHAR[]")
+    if ("systems", "repeated_keys") not in present:
+        steps.append("ALTER TABLE systems ADD COLUMN repeated_keys VARCHAR[]")
     return steps
