@@ -68,6 +68,16 @@ def signal_on_call(monkeypatch, module: str, name: str, nth: int = 1, then=None)
     monkeypatch.setattr(target, name, wrapped)
 
 
+def task_threads_ended(flow: str, timeout: float = 60) -> None:
+    """Wait for the flow's task threads (a plain run's pool, named after the flow) to end: an
+    interrupted command does not wait for them, a process that exits does not either."""
+    import threading
+    give_up = time.monotonic() + timeout
+    while any(t.name.startswith(flow) for t in threading.enumerate()):
+        assert time.monotonic() < give_up, "a task thread still runs"
+        time.sleep(0.05)
+
+
 def plain_run(run, monkeypatch, *args):
     with monkeypatch.context() as m:
         m.setenv("MLPERF_PREFECT_TEMPORARY_SERVER", "0")
@@ -102,7 +112,7 @@ def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, war
     assert code == 128 + signal.SIGTERM and "Traceback" not in err
     assert one_error_line(err) == ("error: interrupted by SIGTERM: the load in flight was rolled back "
                                    "(what was loaded before it is kept); rerun to finish")
-    time.sleep(0.5)  # a task thread that went on would have committed by now
+    task_threads_ended("backfill")  # a task thread that went on would have committed by now
     assert digest(warehouse, times=False) == before
 
 
@@ -114,7 +124,7 @@ def test_a_signal_while_a_round_is_parsed_loads_nothing_after_the_line(run, ware
         signal_on_call(m, "flows.run_rounds", "prepare", then=lambda *_: time.sleep(0.3))
         code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
     assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
-    time.sleep(1.0)  # the task thread has parsed and tried to load by now
+    task_threads_ended("backfill")  # the task thread has parsed and tried to load by now
     assert digest(warehouse, times=False, tables=("results", "sources", "load_events")) == before
 
 
@@ -122,11 +132,19 @@ def test_a_load_and_its_load_event_are_kept_together_or_not_at_all(run, warehous
     """The signal as the load event is written: it was written after the load's transaction, so the
     reload was kept without its event (out of `mlperf-wh loads`) while the line said it was rolled back."""
     before = digest(warehouse, times=False, tables=("results", "sources", "load_events"))
+    from warehouse.ingest import history
+    original = history.record
+
+    def record(con, event):
+        if event["status"] in ("loaded", "reloaded"):  # not an unchanged round's event
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.3)
+        return original(con, event)
     with monkeypatch.context() as m:
-        signal_on_call(m, "warehouse.ingest.history", "record", then=lambda *_: time.sleep(0.3))
+        m.setattr(history, "record", record)
         code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
     assert code == 128 + signal.SIGTERM and "the load in flight was rolled back" in one_error_line(err)
-    time.sleep(0.5)
+    task_threads_ended("backfill")
     assert digest(warehouse, times=False, tables=("results", "sources", "load_events")) == before
 
 

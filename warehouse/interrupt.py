@@ -56,6 +56,13 @@ def raise_if_signalled(exc: BaseException) -> None:
         raise Interrupted(_signalled[-1]) from exc
 
 
+def forget_signals() -> None:
+    """A new command starts: the signal that stopped an earlier one in this process (the tests run
+    many) stops nothing of this one (db.transaction writes nothing once a signal stopped its command)."""
+    _signalled.clear()
+    _notifications_cut_short.clear()
+
+
 @contextmanager
 def stop_on_signals():
     """SIGINT and SIGTERM raise Interrupted in the main thread for the duration of the block.
@@ -66,8 +73,7 @@ def stop_on_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _signalled.clear()
-    _notifications_cut_short.clear()
+    forget_signals()
     previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
     try:
         yield
