@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from flows.run_rounds import materialize_views
 from flows.steps import as_completed, call, flow, run_logger, submit, task
+from warehouse import counts
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
@@ -73,7 +74,11 @@ def fetch_all(files: list[TreeFile], settings: FetchSettings, run: TreeRun) -> l
         return call(fetch_and_parse_on_dask, files, settings, run)
     chunk_results = bounded(lambda c: submit(fetch_and_parse, c, settings, run.force),
                             chunks(files, run.chunk_size), run.concurrency)
-    return [outcome for chunk in chunk_results for outcome in chunk]
+    outcomes = []
+    for chunk in chunk_results:
+        outcomes += chunk
+        counts.counted(len(outcomes), len(files), "files fetched")  # `trees` shows it on a terminal
+    return outcomes
 
 
 def bounded(submit, items, limit: int):

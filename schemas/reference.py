@@ -15,7 +15,8 @@ COUNTS = ["tokens", "samples", "latency", "samples_per_query"]
 # with its predecessors of the same line, segment and form factor.
 SEGMENTS = ["datacenter", "workstation", "edge", "client"]
 FORM_FACTORS = ["rack-scale NVLink domain", "8-GPU baseboard", "superchip module", "PCIe card", "OAM module",
-                "SoC module", "mobile GPU", "integrated GPU", "TPU board"]
+                "SoC module", "mobile GPU", "integrated GPU", "integrated NPU", "TPU board", "M.2 module",
+                "USB accelerator"]
 
 
 class AcceleratorAlias(pa.DataFrameModel):

@@ -10,12 +10,20 @@ def _raw_cells(line: str) -> list[str]:
 
 
 def _join(before: str, raw: str, previous_raw: str) -> str:
-    """A line that filled its cell was folded inside a word; a shorter one was wrapped at a space."""
+    """A line that filled its cell was folded inside a word, one ending in a dash, underscore or slash
+    was a single word broken there; a shorter one was wrapped at a space."""
     more = raw.strip()
     if not more:
         return before
     folded = len(previous_raw.strip()) == len(previous_raw) - 2  # no room left beside the padding
-    return before + ("" if folded else " ") + more
+    return before + ("" if folded or before.endswith(("-", "_", "/")) else " ") + more
+
+
+def continues(first_cell_before: str, first_cell: str) -> bool:
+    """Whether a line of a table's body goes on with the row above: its first cell is blank (a cell
+    beside it wrapped), or the first cell above was a single word broken after a dash, underscore or
+    slash (b300-b200- / llama405b-server)."""
+    return not first_cell.strip() or first_cell_before.strip().endswith(("-", "_", "/"))
 
 
 def table_rows(out: str) -> list[dict[str, str]]:
@@ -36,7 +44,7 @@ def _table(body: list[str]) -> list[dict[str, str]]:
     rows, last_raw = [], []
     for line in body[rule + 1:]:
         raw = _raw_cells(line)
-        if rows and not raw[0].strip():  # a wrapped cell goes on
+        if rows and continues(last_raw[0], raw[0]):
             rows[-1] = [_join(before, more, previous) for before, more, previous in zip(rows[-1], raw, last_raw)]
         else:
             rows.append([cell.strip() for cell in raw])

@@ -39,7 +39,7 @@ os.environ.pop("MLPERF_WAREHOUSE_DB", None)
 
 # What a unit test may not ask for: the shared data, Prefect, servers, the CLI (which runs flows).
 INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "shared_con",
-                        "private_con", "trees_warehouse"}
+                        "private_con", "trees_warehouse", "old_rounds_warehouse"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m integration` must see the marks added here
@@ -311,3 +311,26 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
         assert not result.failed, result.problems
         materialize(con)
     return str(path)
+
+
+OLD_ROUNDS = ("v0.5", "v0.7", "v1.1", "v2.0", "v2.1")  # the shared trees of rounds MLCommons published no table of
+
+
+@pytest.fixture(scope="session")
+def old_rounds_warehouse(shared_warehouse, tmp_path_factory) -> str:
+    """The shared warehouse plus every shared round MLCommons published no table of, rebuilt from its tree
+    as `mlperf-wh trees --rounds v0.5,v0.7,v1.1,v2.0,v2.1 --source ../shared/mlcommons/trees` does;
+    built once per session, open it read-only."""
+    import shutil
+
+    from tests.trees_layout import TREES
+    from warehouse.identity.rounds import load_registry
+    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    from warehouse.views import rebuild as rebuild_views
+    path = str(tmp_path_factory.mktemp("old_rounds") / "warehouse.duckdb")
+    shutil.copyfile(shared_warehouse, path)
+    registry = load_registry()
+    done = rebuild_rounds([registry[name] for name in OLD_ROUNDS], str(TREES), path)
+    assert [r.missing for r in done] == [None] * len(OLD_ROUNDS)
+    rebuild_views(path, "test")
+    return path

@@ -311,6 +311,25 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     assert code != 0 and "no such file" in err
 
 
+def test_a_decision_without_claims_excluded_loads_with_none_excluded(cli, tmp_path, shared_warehouse):
+    # Issue 55: such a record was refused ("field 'claims_excluded' is missing; ... the decision records
+    # is unchanged") though no doc says the field is required.
+    path = tmp_path / "w.duckdb"
+    shutil.copy(shared_warehouse, path)
+    (tmp_path / "c.toml").write_text(claim("gen-1.7", **GB300_VS_GB200_SERVER, multiplier=1.7))
+    without = "".join(line for line in decision("d1", ["gen-1.7"]).splitlines(keepends=True)
+                      if not line.startswith("claims_excluded"))
+    (tmp_path / "d.toml").write_text(without)
+    assert cli("claims", "load", tmp_path / "c.toml", "--db", path)[0] == 0
+    code, out, err = cli("decisions", "load", tmp_path / "d.toml", "--db", path)
+    assert code == 0, err
+    record = json.loads(cli("decisions", "show", "d1", "--format", "json", "--db", path)[1])["capacity_decision_record"]
+    assert record["claims_excluded"] == [] and record["vendor_claims_used"][0]["id"] == "gen-1.7"
+    (tmp_path / "bad.toml").write_text(without.replace('"gen-1.7"', '"no-such-claim"'))
+    code, _, err = cli("decisions", "load", tmp_path / "bad.toml", "--db", path)
+    assert code == 1 and err.rstrip().endswith("(load its claims file first); nothing was loaded, the warehouse is as it was")
+
+
 @pytest.mark.unit
 def test_the_audit_table_shows_a_verdict_by_its_label_and_says_once_what_it_means():
     import polars as pl

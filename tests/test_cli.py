@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -122,7 +123,11 @@ def test_every_row_command_prints_csv_and_json(run, ledger_warehouse, fmt):
     views = parsed(run("views", "--format", fmt, "--db", db)[1], fmt)
     assert [v["view"] for v in views] == [v.name for v in definitions() if v.layer == "marts"]
     every = parsed(run("views", "--all", "--format", fmt, "--db", db)[1], fmt)
-    assert [v["view"] for v in every] == [v.name for v in definitions()]
+    tables = [v for v in every if v["layer"] == "sources"]
+    assert [v["view"] for v in every] == [v["view"] for v in tables] + [v.name for v in definitions()]
+    # the loaded tables too, each with what one row is (answer_changes was missing: issue 55)
+    assert {"results", "load_events", "result_changes", "answer_changes"} <= {v["view"] for v in tables}
+    assert all(v["answers"] and v["stored_as"] == "table" for v in tables)
     assert {"claim_audit", "software_gains"} <= {v["view"] for v in views}
 
     drift = parsed(run("drift", "--format", fmt, "--db", db)[1], fmt)
@@ -300,6 +305,19 @@ def test_help_names_what_the_package_defines(run, prefect_harness, monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")
     trees_help = run("trees", "--help")[1]
     assert f"(default {DEFAULT_CONCURRENCY})" in trees_help and f"(default {DEFAULT_CHUNK})" in trees_help
+
+
+def test_the_raw_options_help_shows_what_sql_prints(run, shared_warehouse, monkeypatch):
+    # Issue 55: the help said 35420.7999 prints as "535,421".
+    monkeypatch.setenv("COLUMNS", "300")
+    shown = re.search(r"every digit \(([\d.]+)\), not figures for people \(([\d,]+);", run("sql", "--help")[1])
+    assert shown is not None
+    digits, figure = shown.groups()
+
+    def cell(*raw: str) -> str:
+        out = run("sql", f"SELECT {digits}::DOUBLE AS x", *raw, "--db", shared_warehouse)[1]
+        return out.splitlines()[3].strip("│ ")
+    assert (cell("--raw"), cell()) == (digits, figure) == ("35420.7999999999", "35,421")
 
 
 def test_help_and_usage_errors_import_no_heavy_module():

@@ -55,3 +55,18 @@ def test_the_price_and_claims_loaders_name_the_nearest_known_accelerator(cli, sh
     code, _, err = cli("claims", "load", claims, "--db", warehouse)
     assert code == 1 and "'B2OO' matches no accelerator in warehouse/identity/reference/accelerators.csv; " \
                          "nearest: 'B200'" in err
+
+
+def test_an_empty_mart_that_needs_a_load_names_the_command_that_loads_it(cli, shared_warehouse, tmp_path):
+    # Issue 55: `latency_profile` before `mlperf-wh trees` printed "(no rows; ...)" and nothing more.
+    from tests.conftest import ROOT
+    code, out, err = cli("--db", shared_warehouse, "sql", "SELECT * FROM latency_profile")
+    assert code == 0 and out.startswith("(no rows")
+    assert err.splitlines() == ["latency_profile has rows once trees are loaded (mlperf-wh trees); none are yet"]
+    # once claims are loaded, an empty claim_audit answer is the filter's doing: no such hint
+    warehouse = copy_of(shared_warehouse, tmp_path)
+    assert cli("claims", "load", ROOT / "examples" / "claims_v6.0_graded.example.toml", "--db", warehouse)[0] == 0
+    code, out, err = cli("--db", warehouse, "sql", "SELECT * FROM claim_audit WHERE id = 'no-such-claim'")
+    assert code == 0 and out.startswith("(no rows") and "has rows once" not in err
+    code, out, err = cli("--db", warehouse, "sql", "SELECT * FROM decision_records")
+    assert "decision_records has rows once decisions are loaded (mlperf-wh decisions load); none are yet" in err

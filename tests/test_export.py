@@ -335,6 +335,12 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     assert out.startswith("exported 2 views") and "manifest.json" in out
     assert sorted(p.name for p in (tmp_path / "bi").iterdir()) == [MARKER, "claim_audit.csv", "dim_rounds.csv",
                                                                    "manifest.json"]
+    assert "no longer in" not in out  # a new directory: nothing replaced
+    # a narrower export over a wider one says what it takes away (issue 55: it did so without a word)
+    code, out, err = cli("export", tmp_path / "bi", "--views", "dim_rounds", "--db", claims_warehouse)
+    assert code == 0, err
+    assert out.splitlines()[1] == (f"it replaced the export of 2 views there: claim_audit is no longer in {tmp_path / 'bi'} "
+                                   "(export without --views for every mart, or to another directory to keep both)")
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
     code, out, err = cli("export", tmp_path / "mine", "--db", claims_warehouse)
@@ -378,6 +384,23 @@ def test_parquet_files_carry_their_column_descriptions(exports, wcon):
         assert columns["measured_rack"].startswith("true when the entry ran a whole rack")
 
 
+def test_an_export_on_a_terminal_counts_the_views_written(claims_warehouse, tmp_path):
+    # Issue 55: a 15-s workbook showed nothing while it was written. On a terminal (a pseudo-terminal
+    # from util-linux `script`) the count is drawn on stderr; through a pipe nothing is.
+    import shutil
+    if shutil.which("script") is None:
+        pytest.skip("util-linux script is not installed")
+    command = (f"{Path(sys.executable).parent / 'mlperf-wh'} --db {claims_warehouse} export {tmp_path / 'bi'} "
+               "--format xlsx --views dim_rounds,dim_benchmarks,claim_audit")
+    typescript = tmp_path / "tty.txt"
+    subprocess.run(["script", "-qec", command, str(typescript)], cwd=ROOT, capture_output=True, timeout=120,
+                   check=True)
+    drawn = typescript.read_text(errors="replace")
+    assert "exporting as xlsx: 3 of 3 views written" in drawn, drawn
+    piped = subprocess.run(command.split(), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("exported 3 views")
+
+
 @pytest.mark.unit
 def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
     """Marts are written two at a time on cursors of their own; when one fails, the query still running
@@ -395,4 +418,19 @@ def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
     with pytest.raises(ValueError, match="the other mart failed"):
         _two_at_a_time(con, [Relation("endless", []), Relation("failing", [])], write)
     assert time.monotonic() - started < 30
-    assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name) == ["a", "b", "c"]
+    from warehouse import counts
+    heard = []
+    with counts.listening(lambda done, total, what: heard.append((done, total, what))):
+        assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name) == ["a", "b", "c"]
+    assert heard == [(n, 3, "views written") for n in (1, 2, 3)]  # what `export` shows on a terminal
+
+
+@pytest.mark.unit
+def test_the_views_of_a_previous_export_are_read_from_its_manifest_and_any_other_file_holds_none(tmp_path):
+    from warehouse.export.bi_files import exported_views
+    manifest = tmp_path / "manifest.json"
+    for text, views in (('{"views": {"dim_rounds": {}, "claim_audit": {}}}', ["dim_rounds", "claim_audit"]),
+                        ("[" * 100_000, []), ("null", []), ('{"views": [1]}', []), ("not json", [])):
+        manifest.write_text(text)
+        assert exported_views(tmp_path) == views, text[:40]
+    assert exported_views(tmp_path / "none") == []

@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from tests.cli_tables import continues, table_rows
 from tests.conftest import ROOT
 from tests.shared_rows import load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
@@ -321,7 +322,6 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
     # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
     # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
-    from tests.cli_tables import table_rows
     query = readme_query("SELECT round, accelerator, measured_rack")
     shown = subprocess.run([str(Path(sys.executable).parent / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
                             "sql", query], capture_output=True, text=True, timeout=120,
@@ -331,33 +331,37 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert len(lines) < 40 and max(map(len, lines)) <= 80
     first, second = table_rows(shown.stdout)[:2]
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
-    assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank_per_rack": "1",
-                     "tokens_per_second_per_rack": "82,273", "rack_basis": "measured on 32 accelerators"}
-    assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"]) == ("H200 SXM", "false", "1")
+    assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank": "1",
+                     "tokens_per_s": "82,273", "rack_basis": "measured on 32 accelerators"}
+    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
 
 
 def lines_per_row(out: str) -> list[int]:
-    """How many lines each row of the first table printed takes (a wrapped cell goes on with the first
-    cell blank); refused when the table is printed as blocks of `column | value` lines."""
+    """How many lines the header and then each row of the first table printed take (a wrapped cell goes
+    on with the first cell blank); refused when the table is printed as blocks of `column | value` lines."""
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
     end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
     rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
     assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
-    counts = []
+    counts, first_cell_before = [rule - start - 1], ""
     for line in lines[rule + 1:end]:
-        if counts and not line.strip()[1:].split("┆")[0].strip():
+        first_cell = line.strip()[1:].split("┆")[0]
+        if len(counts) > 1 and continues(first_cell_before, first_cell):
             counts[-1] += 1
         else:
             counts.append(1)
+        first_cell_before = first_cell
     return counts
 
 
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,
                                                                                   plain_cli):
     # What a new user reads at 80 columns for each of the README's questions, after its loads (the
-    # v6.0 example claims, the example replays, the example prices): a table, every row on one or two
-    # lines (the README's shorter headers, usd_per_mtok..., are listed in the analyst guide). The
+    # v6.0 example claims, the example replays, the example prices): a table, its header and every row
+    # on one or two lines (the README's shorter headers, usd_per_mtok..., are listed in the analyst
+    # guide), no claim id cut inside a word. Before issue 55 the rack answer's header took 5 lines,
+    # "v6.0 qwen3-vl-235b-a22b Offline" 3 and own_vs_mlperf's header 3; claim ids broke mid-word. The
     # loads run in this process (what they print is not the question); each answer in a process of
     # its own, at 80 columns.
     path = tmp_path / "readme.duckdb"
@@ -376,11 +380,16 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
         assert code == 0, err
     answers = {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
     answers["claims audit"] = run("claims", "audit")
-    assert len(answers) == 8  # questions 1 to 6, which rounds ran a benchmark, a figure's history
+    assert len(answers) == 9  # questions 1 to 6 (6: the cheapest, the unpriced leaders), which rounds ran a
+    #                           benchmark, a figure's history
     for question, out in answers.items():
         assert max(map(len, out.splitlines())) <= 80, question
-        rows_seen = lines_per_row(out)
-        assert rows_seen and max(rows_seen) <= 2, (question, rows_seen, out)
+        header_and_rows = lines_per_row(out)
+        assert len(header_and_rows) > 1 and max(header_and_rows) <= 2, (question, header_and_rows, out)
+    claim_ids = re.findall(r'^id = "([^"]+)"', (ROOT / "examples" / "claims_v6.0_graded.example.toml").read_text(),
+                           re.MULTILINE)
+    shown_ids = [row["id"] for row in table_rows(answers["claims audit"])]
+    assert sorted(shown_ids) == sorted(claim_ids) and not any(re.search(r"\w-\s|\w\s+\w", i) for i in shown_ids)
 
 
 def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
@@ -395,6 +404,17 @@ def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
     assert (first["benchmark"], first["scenario"], first["accelerator"], first["result_id"]) == \
            ("llama3.1-8b", "Offline", "B200", "6.0-0062")
     assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (160403 * 3600) * 1e6, rel=1e-9)
+    # among priced accelerators only: the leaders per accelerator with no price are named. v6.0
+    # llama2-70b-99 Offline: NVIDIA's GB300 NVL72 6.0-0078, 1,126,850 / 72 = 15,651 tokens/s a GPU, over
+    # Cisco's B300 x8 6.0-0010, 115,731 / 8 = 14,466; neither GB300 nor B300 has an example price.
+    unpriced = {r["unpriced_leader"]: r["workloads_led"]
+                for r in rows(private_con, readme_query("SELECT accelerator AS unpriced_leader"))}
+    assert published("v6.0", "6.0-0078", "llama2-70b-99", "Offline") / 72 > \
+        published("v6.0", "6.0-0010", "llama2-70b-99", "Offline") / 8
+    assert set(unpriced) == {"GB300", "B300"}
+    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.0' "
+                            "AND rank_per_accelerator = 1 GROUP BY ALL")
+    assert unpriced == {r["accelerator"]: r["n"] for r in led if r["accelerator"] in unpriced}
 
 
 def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):

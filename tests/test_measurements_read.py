@@ -152,10 +152,11 @@ def test_an_option_the_file_contradicts_quarantines_the_run():
 
 
 def test_a_run_with_no_accelerator_says_which_option_names_it():
+    # the count's option is --accelerator-count (issue 55: the reason named --accelerators, its old name)
     result = prepared(VLLM_C64, RunOptions())
     assert result.quarantine["reasons"].to_list() == [[
         "accelerator: none named (the file names none: give --accelerator NAME)",
-        "accelerators: no count (the file gives none: give --accelerators N)"]]
+        "accelerator_count: none given (the file gives none: give --accelerator-count N)"]]
 
 
 def test_not_a_number_and_infinity_are_quarantined():

@@ -66,7 +66,7 @@ def test_a_failed_run_says_its_error_line_first():
                                 "HTTP 503 after 4 attempts"], ["v6.0"], [], [], [], "run-1")
     assert message.title == "MLPerf watch failed: v6.0" and message.failure
     assert message.body.startswith("error: v6.0 failed: http://mirror/")
-    assert message.body.endswith("mlperf-wh history (Prefect flow run run-1)")
+    assert message.body.endswith("mlperf-wh loads (Prefect flow run run-1)")
 
 
 def test_a_run_that_changed_nothing_has_no_message():

@@ -66,8 +66,9 @@ def test_a_republished_table_gives_each_changed_field_old_and_new(republished):
         ("5.1-0001", "llama2-70b-99", "Server", "withdrawn", "value", "24593.8", None, "backfill"),
     ]
     assert loads == 2 and change_time == event_time  # each change names the load event that saw it
-    # the load event counts results by their value: 1 changed (the note is a field, not a value), 1 removed
-    assert outcome.change_summary == "reloaded: 0 new, 1 changed, 1 removed results"
+    # the load event counts results as the ledger and the run's message do (one definition): a result
+    # counts once whichever of its published fields changed: 2 changed (a value, a note), 1 removed
+    assert outcome.change_summary == "reloaded: 0 new, 2 changed, 1 removed results"
 
 
 def test_a_refused_load_writes_no_change(republished, tmp_path):

@@ -23,3 +23,13 @@ def test_a_section_reading_a_name_nothing_defines_fails_loudly(monkeypatch):
     monkeypatch.setattr(status, "SECTIONS", [renamed])
     with duckdb.connect() as con, pytest.raises(duckdb.CatalogException, match="stg_run_results"):
         status.sections(con)
+
+
+def test_a_section_sums_up_in_a_line_largest_counts_first_rounds_in_publication_order():
+    import polars as pl
+    anomalies = next(s for s in status.SECTIONS if s.key == "anomalies")
+    frame = pl.DataFrame({"round": ["v10.0", "v9.1", "v9.1", "odd"], "rule": ["a", "b", "a", "b"],
+                          "verification": ["verified"] * 4, "findings": [1, 5, 2, 1], "result_ids": [""] * 4})
+    assert status.summary(anomalies, frame) == "9 findings in 3 rounds (v9.1, v10.0, odd): b (6); a (3)"
+    assert status.summary(anomalies, frame.clear()) == "none"
+    assert set(status.SUMMARIES) == set(status.SECTION_KEYS)  # every section sums up

@@ -8,8 +8,10 @@ import shutil
 
 import pytest
 
+from tests.cli_tables import table_rows
 from tests.conftest import SHARED_ROUNDS, serve
 from tests.shared_rows import rows
+from warehouse import counts as progress_counts
 from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
 from tests.readers import connect_file
 
@@ -55,6 +57,28 @@ def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli
                 section[round_name]["without"]) == (count, count, 0)
 
 
+def test_status_sums_up_each_section_in_a_line_and_lists_the_rows_on_asking(trees_warehouse, cli, monkeypatch):
+    # Issue 55: with the trees loaded, `status` printed 1,683 lines at 80 columns. Now a line per
+    # section (its totals, from the same rows --format json gives), the rows with --list or --section.
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli("status", "--db", trees_warehouse)
+    sections = json.loads(cli("status", "--format", "json", "--db", trees_warehouse)[1])
+    summary = {row["section"]: row["summary"] for row in table_rows(out)}
+    assert code == 0 and list(summary) == list(sections) and len(out.splitlines()) < 45
+    assert out.splitlines()[-1] == "every row: mlperf-wh status --list; one section: mlperf-wh status --section NAME"
+    runs = sections["run-summaries"]
+    with_summary, performance_rows = (sum(r[c] for r in runs) for c in ("with_run_summary", "result_rows"))
+    assert summary["run-summaries"].startswith(
+        f"{with_summary:,} of {performance_rows:,} performance rows have a run summary")
+    loaded = sum(r["files"] for r in sections["tree-files"] if r["status"] == "loaded")
+    assert f"loaded ({loaded:,})" in summary["tree-files"]
+    assert summary["decisions-due"] == "none"
+    code, listed, _ = cli("status", "--list", "--db", trees_warehouse)
+    assert code == 0 and STATUS_TITLE in listed and len(listed.splitlines()) > 2 * len(out.splitlines())
+    code, one, _ = cli("status", "--section", "tree-files", "--db", trees_warehouse)
+    assert one.splitlines()[1] == "## tree files by status" and "loaded" in one
+
+
 V60_GONE_RESULTS = "closed/Dell/results/XE7745_L4x16"
 V60_GONE_SYSTEM = "closed/Lenovo/systems/SE100.json"
 V60_GARBLED = "closed/AMD/results/8xMI355X_2xEPYC_9575F/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt"
@@ -77,10 +101,16 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
     without(root, "v6.0", V60_GONE_SYSTEM)
     replace_file(root, "v6.0", V60_GARBLED, b"MLPerf Results Summary\nScenario : Offline\nResult is : maybe\n")
     faults = {f"/inference_results_v6.0/main/{V60_FLAKY}": [503]}  # once: retried, then served
-    with serve(root, faults) as server:
+    heard = []
+    with serve(root, faults) as server, progress_counts.listening(
+            lambda done, total, what: heard.append((done, total)) if what == "files fetched" else None):
         code, out, err = cli("trees", "--source", server.url, "--db", private_warehouse, "--rounds", "v6.0",
                              "--concurrency", "4", "--chunk-size", "32")
         assert code == 0, err
+        # the files fetched, counted as each chunk of 32 ends (what a terminal shows: "608 of 630 files fetched")
+        total = heard[-1][1]
+        assert heard[-1] == (total, total) and [done for done, _ in heard] == sorted({done for done, _ in heard})
+        assert len(heard) == -(-total // 32) and total > 500
         assert server.handler.requests_seen.count(f"/inference_results_v6.0/main/{V60_FLAKY}") == 2
         # The garbled file is reported in one line naming it and every reason.
         assert f"{V60_GARBLED}: quarantined: line 3 (Result is): 'maybe' is not Yes/No/VALID/INVALID; " \
@@ -109,7 +139,7 @@ def test_missing_and_unparsable_files_are_recorded_and_reruns_fetch_only_changes
                                             "not a LoadGen summary: no mode, result_valid line"]}]
         loaded_before = rows(con, "SELECT path, sha256, loaded_at FROM tree_files WHERE status = 'loaded' ORDER BY path")
         con.close()
-        code, out, _ = cli("status", "--db", private_warehouse)
+        code, out, _ = cli("status", "--list", "--db", private_warehouse)
         assert STATUS_TITLE in out
         code, out, _ = cli("status", "--section", "run-summaries", "--format", "json", "--db", private_warehouse)
         [v60] = [r for r in json.loads(out)["run-summaries"] if r["round"] == "v6.0"]

@@ -1,12 +1,15 @@
 -- The canonical accelerator of every distinct accelerator name in `results` (as published) and in
 -- `own_measurements` (as you named it): one rule for both.
 -- The name is cleaned first (trademark marks and "(TM)"/"(R)", count and power-cap annotations such
--- as "(x8)" or "(Power Cap 1000 W)", and every kind of white space run folded to one space); then
+-- as "(x8)" or "(Power Cap 1000 W)", a count glued to a name as in "A30x4", underscores read as
+-- spaces so "A100_PCIe_80GB" is "A100 PCIe 80GB", and every kind of white space run folded to one
+-- space); then
 -- each part of a multi-accelerator name (parts joined by ",", "and" or "+") takes the accelerator
 -- of the first pattern of ref_accelerators (file order) that it matches, case as the pattern says
 -- (the macro accelerator_of, written from ref_accelerators at each materialize). accelerator: the
 -- parts' canonical names, distinct, sorted and joined with " + " (for example "MI300X + MI325X");
--- null when any part matches no pattern (`mlperf-wh drift` lists those names).
+-- null when any part matches no pattern (`mlperf-wh drift` lists those names). unmatched_part: for a
+-- name of several parts, the first (cleaned) part no pattern matches, which `drift` names beside it.
 -- A partition of the device is read before the name is matched, and the annotation left out of the
 -- match (so the device's pattern names the device): an NVIDIA MIG profile "<c>g.<m>gb", as the
 -- accelerator names it ("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)": each GPU runs one 1g.10gb instance;
@@ -27,31 +30,38 @@ cleaned AS (
         regexp_replace(
             regexp_replace(
                 regexp_replace(
-                    regexp_replace(accelerator_raw, '[™®©]|\((?i:tm|r)\)', '', 'g'),
-                    '(?i)\(\s*(?:\d+\s*x\s*)?\d+g\.\d+gb(?:\s+mig)?\s*\)|\b(?:\d+\s*x\s*)?\d+g\.\d+gb\b|\bmig\b',
-                    '', 'g'),
-                '\((?i:x\d+|power cap[^)]*)\)', '', 'g'),
+                    regexp_replace(
+                        regexp_replace(accelerator_raw, '[™®©]|\((?i:tm|r)\)', '', 'g'),
+                        '(?i)\(\s*(?:\d+\s*x\s*)?\d+g\.\d+gb(?:\s+mig)?\s*\)|\b(?:\d+\s*x\s*)?\d+g\.\d+gb\b|\bmig\b',
+                        '', 'g'),
+                    '\((?i:x\d+|power cap[^)]*)\)|([[:alnum:]])x\d+\b', '\1', 'g'),
+                '_', ' ', 'g'),
             '[\s\x{00A0}\x{2000}-\x{200B}\x{202F}\x{205F}\x{3000}]+', ' ', 'g') AS cleaned
     FROM accelerator_names
 ),
+split AS (
+    SELECT accelerator_raw, regexp_split_to_array(cleaned, ',|(?i:\band\b)|\+') AS pieces FROM cleaned
+),
 parts AS (
-    SELECT accelerator_raw, trim(part) AS part
-    FROM cleaned, unnest(regexp_split_to_array(cleaned, ',|(?i:\band\b)|\+')) AS t(part)
-    WHERE trim(part) <> ''
+    SELECT accelerator_raw, part, position
+    FROM (SELECT accelerator_raw, trim(unnest(pieces)) AS part, unnest(range(1, len(pieces) + 1)) AS position
+          FROM split)
+    WHERE part <> ''
 ),
 matched AS (
-    SELECT accelerator_raw, part, accelerator_of(part) AS accelerator
+    SELECT accelerator_raw, part, position, accelerator_of(part) AS accelerator
     FROM parts
 ),
 resolved AS (
     SELECT
         accelerator_raw,
         CASE WHEN bool_and(accelerator IS NOT NULL)
-             THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS accelerator
+             THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS accelerator,
+        CASE WHEN count(*) > 1 THEN arg_min(part, position) FILTER (WHERE accelerator IS NULL) END AS unmatched_part
     FROM matched
     GROUP BY accelerator_raw
     UNION ALL
-    SELECT accelerator_raw, NULL FROM cleaned
+    SELECT accelerator_raw, NULL, NULL FROM cleaned
     WHERE accelerator_raw NOT IN (SELECT accelerator_raw FROM parts)
 ),
 partitions AS (
@@ -77,7 +87,7 @@ fractions AS (
     GROUP BY p.accelerator_raw
 )
 SELECT
-    r.accelerator_raw, r.accelerator, p.partition,
+    r.accelerator_raw, r.accelerator, r.unmatched_part, p.partition,
     CASE WHEN p.partition IS NOT NULL THEN p.partitions_per_device END AS partitions_per_device,
     f.partition_fraction
 FROM resolved AS r

@@ -13,7 +13,7 @@ import typer
 
 from warehouse.cli.console import Format, error, note, print_json, print_rows, say, warn
 from warehouse.cli.global_options import SOURCE_HELP, command, current
-from warehouse.cli.progress import step
+from warehouse.cli.progress import counted_step, step
 from warehouse.errors import EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
@@ -270,7 +270,7 @@ def trees(
     start_temporary_server_if_needed()
     if remote is not None and remote.token:
         _git_credentials_to_environment(remote)
-    with step("fetching and loading the submission trees"):
+    with counted_step("fetching and loading the submission trees"):
         outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     for rebuilt in outcome.rebuilt:
         say(rebuilt.line())
@@ -340,7 +340,8 @@ def views(
     ] = ViewsAction.list,
     fmt: Annotated[Format, typer.Option("--format", help="how the list is printed")] = Format.table,
     every: Annotated[bool, typer.Option("--all", help=(
-        "list the internal models too (base_, stg_, int_: what the marts are built from)"))] = False,
+        "list the loaded tables and the internal models too (base_, stg_, int_: what the marts are built "
+        "from)"))] = False,
 ) -> int:
     """List the marts, the views analysts query (or rebuild every model: `views refresh`)."""
     if action is ViewsAction.refresh:
@@ -350,5 +351,6 @@ def views(
         say(f"rebuilt {len(created)} views from the loaded rows and today's reference tables")
         return EXIT_OK
     from warehouse.views import list_views
-    print_rows(list_views(marts_only=not every), fmt)
+    from warehouse.views.source_docs import every_relation
+    print_rows(every_relation() if every else list_views(marts_only=True), fmt)
     return EXIT_OK

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 
 from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
@@ -136,42 +137,185 @@ def _fit(text: str, width: int, right: bool) -> str:
 
 
 def rich_table(frame, width: int, raw: bool = False):
-    """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; long text
-    wraps (long words folded). A column of single words (ids, names with dashes) keeps its width too
-    when the prose beside it can wrap instead. Headers stay on one line when they fit, else wrap after
-    an underscore (tokens_per_second_per_rack: "tokens_per_" / "second_per_" / "rack", so the name
-    reads whole); only when even that does not fit, one record per block (column, value), as psql's
-    expanded display."""
+    """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; a column of
+    single words (ids, names with dashes) is never cut inside a word; prose wraps at spaces. Each
+    column starts on one line, header and cells; while the table is too wide, the column that gains
+    most narrows by the least step: a header onto two lines (after its underscores: tokens_per_ /
+    second_per_rack), prose onto two lines, single words onto two lines (after a dash, underscore or
+    slash: b300-b200- / llama405b-server); then headers and words onto as many lines as their breaks
+    allow, prose onto any (at least FLEXIBLE_MIN wide). When even that does not fit, one record per
+    block (column, value), as psql's expanded display."""
     from rich.table import Table
     from rich.text import Text
-    cells, numeric, unbroken = _columns(frame, raw)
-    names = [escape_control(name) for name in frame.columns]
-    widest_cell = [max(map(len, column), default=0) for column in cells]
-    short = [keep or max(n, len(name)) <= SHORT_TEXT for keep, n, name in zip(unbroken, widest_cell, names)]
-    words = [f or not any(_has_space(cell) for cell in column) for f, column in zip(short, cells)]
-    layouts = [(kept, header_width) for kept in ([words, short] if words != short else [short])
-               for header_width in (len, _header_width)]
-    for fixed, header_width in layouts:  # the first that fits: which columns keep their width, how headers wrap
-        natural = [max(header_width(name), n) for name, n in zip(names, widest_cell)]
-        needed = sum(n if f else min(n, FLEXIBLE_MIN) for n, f in zip(natural, fixed)) + 3 * len(natural) + 1
-        if needed <= width or len(natural) == 1:
-            break
-    else:
-        return _expanded(names, cells)
-    headers = names
-    if header_width is _header_width:
-        headers = [_wrapped_header(name, n) for name, n in zip(names, natural)]
+    columns = _layout(frame, raw, width)
+    if columns is None:
+        cells, _, _ = _columns(frame, raw)
+        return _expanded([escape_control(name) for name in frame.columns], cells)
     table = Table(box=_box(), header_style="bold")
-    for header, is_number, is_fixed, n in zip(headers, numeric, fixed, natural):
-        table.add_column(Text(header, overflow="fold"), justify="right" if is_number else "left",
-                         width=n if is_fixed else None, no_wrap=is_fixed, overflow="fold")
-    for row in zip(*cells):
+    for column in columns:
+        sized = column.sized()
+        header = _broken(column.name, column.width() if sized else column.header_width(), HEADER_BREAKS)
+        table.add_column(Text(header, overflow="fold"), justify="right" if column.numeric else "left",
+                         width=column.width() if sized else None, no_wrap=column.kind != "prose", overflow="fold")
+    for row in zip(*(column.shown_cells() for column in columns)):
         table.add_row(*(Text(value) for value in row))
     return table
 
 
+HEADER_BREAKS, WORD_BREAKS, PROSE_BREAKS = "_", "-_/", " "
+# the narrowing steps, least harmful first: (what narrows, onto how many lines; None: as many as needed)
+STEPS = (("header", 2), ("prose", 2), ("word", 2), ("header", None), ("prose", None), ("word", None))
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    cells: tuple[str, ...]
+    numeric: bool
+    kind: str                     # fixed (numbers, short codes: never wrap), word (no space in any cell), prose
+    header_lines: int | None = 1
+    cell_lines: int | None = 1
+    room: int = 0                 # prose drawn at width(): what it is given beyond its narrowest
+
+    def header_width(self) -> int:
+        return _narrowest((self.name,), self.header_lines, HEADER_BREAKS)
+
+    def cells_width(self) -> int:
+        if self.kind == "fixed" or self.cell_lines == 1:
+            return max(map(len, self.cells), default=0)
+        if self.kind == "prose" and self.cell_lines is None:
+            return min(FLEXIBLE_MIN, max(map(len, self.cells), default=0))
+        return _narrowest(self.cells, self.cell_lines, WORD_BREAKS if self.kind == "word" else PROSE_BREAKS)
+
+    def width(self) -> int:
+        return max(self.header_width(), self.cells_width() + self.room)
+
+    def widest(self) -> int:
+        """Its width with the header and every cell on one line."""
+        return max(len(self.name), *map(len, self.cells))
+
+    def sized(self) -> bool:
+        """Drawn at width() (else prose left to Rich, at least FLEXIBLE_MIN wide)."""
+        return not (self.kind == "prose" and self.cell_lines is None)
+
+    def shown_cells(self) -> list[str]:
+        if self.kind != "word":
+            return list(self.cells)
+        return [_broken(cell, self.width(), WORD_BREAKS) for cell in self.cells]
+
+    def narrowed(self, what: str, lines: int | None) -> "_Column | None":
+        """This column with one more step taken, if the step applies and makes it narrower."""
+        if what == "header" and self.header_lines != lines:
+            step = replace(self, header_lines=lines)
+        elif what == self.kind and self.cell_lines != lines:
+            step = replace(self, cell_lines=lines)
+        else:
+            return None
+        return step if step.width() < self.width() else None
+
+    def undone(self, step: "_Column") -> "_Column":
+        """This column with what `step` changed as it was here before it (the other steps kept)."""
+        if step.header_lines != self.header_lines:
+            return replace(step, header_lines=self.header_lines)
+        return replace(step, cell_lines=self.cell_lines)
+
+
+def _layout(frame, raw: bool, width: int) -> list[_Column] | None:
+    """Each column's layout, narrowed step by step (STEPS) until the table fits `width`; None if it
+    never does."""
+    cells, numeric, unbroken = _columns(frame, raw)
+    columns = []
+    for name, column, is_number, keep in zip(frame.columns, cells, numeric, unbroken):
+        name = escape_control(name)
+        kind = "fixed" if keep or max([len(name), *map(len, column)]) <= SHORT_TEXT else \
+            "prose" if any(_has_space(cell) for cell in column) else "word"
+        columns.append(_Column(name, tuple(column), is_number, kind))
+
+    if len(columns) == 1:
+        return columns
+
+    def needed() -> int:
+        return sum(column.width() for column in columns) + 3 * len(columns) + 1
+    taken = []  # (column index, the column before the step)
+    for what, lines in STEPS:
+        while needed() > width:
+            narrower = [(column.width() - step.width(), index, step) for index, column in enumerate(columns)
+                        if (step := column.narrowed(what, lines)) is not None]
+            if not narrower:
+                break
+            _, index, step = max(narrower, key=lambda found: found[:2])
+            taken.append((index, columns[index]))
+            columns[index] = step
+    if needed() > width:
+        return None
+    # A later step (prose onto any number of lines) may have made an earlier one needless (an id onto
+    # two lines): the latest first, each step is undone where the table still fits without it.
+    for index, before in reversed(taken):
+        narrowed = columns[index]
+        columns[index] = before.undone(narrowed)
+        if needed() > width:
+            columns[index] = narrowed
+    # What the terminal has left goes to the prose drawn at a width of its own, so it wraps less.
+    for index, column in enumerate(columns):
+        if column.kind == "prose" and column.sized():
+            columns[index] = replace(column, room=max(0, min(width - needed(), column.widest() - column.width())))
+    return columns
+
+
 def _has_space(text: str) -> bool:
     return any(character.isspace() for character in text)
+
+
+def _parts(text: str, breaks: str) -> list[str]:
+    """`text` cut after each of its break characters: tokens_per_rack -> tokens_, per_, rack."""
+    parts, part = [], ""
+    for character in text:
+        part += character
+        if character in breaks:
+            parts.append(part)
+            part = ""
+    return [*parts, part] if part or not parts else parts
+
+
+def _lines(parts: list[str], width: int) -> list[str]:
+    """The parts put on lines of at most `width` characters (a space ending a line not counted), as
+    many on a line as fit."""
+    lines, line = [], ""
+    for part in parts:
+        if line and len((line + part).rstrip(" ")) > width:
+            lines.append(line.rstrip(" "))
+            line = ""
+        line += part
+    return [*lines, line.rstrip(" ")]
+
+
+@lru_cache(maxsize=256)
+def _narrowest(texts: tuple[str, ...], lines: int | None, breaks: str) -> int:
+    """The narrowest width at which every text, broken only after its break characters, takes at most
+    `lines` lines (None: any number; its longest part). Found by halving: a wider line never needs
+    more lines. Kept per (texts, lines, breaks): the layout asks again as it tries each step."""
+    split = [_parts(text, breaks) for text in texts if text]
+    if not split:
+        return 0
+    narrow = max(len(part.rstrip(" ")) for parts in split for part in parts)
+    if lines is None:
+        return narrow
+    wide = max(map(len, texts))  # one line each
+    while narrow < wide:
+        middle = (narrow + wide) // 2
+        if all(len(_lines(parts, middle)) <= lines for parts in split):
+            wide = middle
+        else:
+            narrow = middle + 1
+    return narrow
+
+
+def _broken(text: str, width: int, breaks: str) -> str:
+    """`text` on lines of at most `width` (a part longer has a line of its own), broken only after a
+    break character."""
+    if len(text) <= width:
+        return text
+    return "\n".join(_lines(_parts(text, breaks), width))
 
 
 def _columns(frame, raw: bool = False) -> tuple[list[list[str]], list[bool], list[bool]]:
@@ -185,26 +329,6 @@ def _columns(frame, raw: bool = False) -> tuple[list[list[str]], list[bool], lis
         numeric = [dtype.is_numeric() for dtype in frame.dtypes]
         unbroken = [dtype.is_numeric() or dtype.is_temporal() or dtype == pl.Boolean for dtype in frame.dtypes]
     return [[cell_text(v, raw) for v in column] for column in values], numeric, unbroken
-
-
-def _header_width(name: str) -> int:
-    """The narrowest a header gets wrapped after its underscores: its longest part."""
-    return max(len(part) for part in _header_parts(name))
-
-
-def _header_parts(name: str) -> list[str]:
-    parts = name.split("_")
-    return [part + "_" for part in parts[:-1]] + [parts[-1]]
-
-
-def _wrapped_header(name: str, width: int) -> str:
-    lines, line = [], ""
-    for part in _header_parts(name):
-        if line and len(line) + len(part) > width:
-            lines.append(line)
-            line = ""
-        line += part
-    return "\n".join([*lines, line])
 
 
 def _expanded(names: list[str], cells: list[list[str]]):

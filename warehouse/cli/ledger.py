@@ -48,7 +48,7 @@ def _load(loader, file: Path, noun: str, entry: str, writes: set[str], **options
         count, _ = rebuild(current().db, f"mlperf-wh {noun} load", lambda con: loader(con, file, **options),
                            changed=writes)
     except (LedgerError, PriceError) as exc:
-        raise ExpectedFailure(f"{exc}; nothing was loaded, the {noun} is unchanged") from None
+        raise ExpectedFailure(f"{exc}; nothing was loaded, the warehouse is as it was") from None
     say(f"loaded {plural(count, entry)} from the {noun} {file}")
     return EXIT_OK
 

@@ -10,6 +10,7 @@ import typer
 
 from warehouse.cli.console import say
 from warehouse.cli.global_options import command, current, reading_file
+from warehouse.cli.progress import counted_step
 from warehouse.errors import EXIT_OK, ExpectedFailure
 
 
@@ -38,19 +39,32 @@ def export(
     ] = None,
 ) -> int:
     """Write every mart and dimension to files for BI tools, with a manifest."""
-    from warehouse.export.bi_files import ExportError, export_views
+    from warehouse.export.bi_files import ExportError, export_views, exported_views
     from warehouse.store import db
     chosen = [v.strip() for v in views.split(",") if v.strip()] if views else None
-    with db.connect(reading_file(), read_only=True) as con:
+    before = exported_views(directory)
+    with db.connect(reading_file(), read_only=True) as con, \
+            counted_step(f"exporting as {fmt.value}"):
         try:
             manifest = export_views(con, directory, fmt.value, chosen, warehouse_file=db.db_path(current().db))
         except ExportError as exc:
             raise ExpectedFailure(f"{exc}; nothing was written, {directory} is as it was") from None
     rows = sum(v["rows"] for v in manifest["views"].values())
     files = len({f["path"] for f in manifest["files"]})
-    say(f"exported {len(manifest['views'])} views ({rows} rows) as {fmt.value} to {directory}: "
+    say(f"exported {len(manifest['views'])} view{'s' if len(manifest['views']) != 1 else ''} ({rows} rows) as {fmt.value} to {directory}: "
         f"{files} file{'s' if files != 1 else ''}, see {directory / 'manifest.json'}")
+    gone = [view for view in before if view not in manifest["views"]]
+    if gone:
+        say(f"it replaced the export of {len(before)} views there: {_few(gone)} {'is' if len(gone) == 1 else 'are'} "
+            f"no longer in {directory} "
+            "(export without --views for every mart, or to another directory to keep both)")
     return EXIT_OK
+
+
+def _few(names: list[str], shown: int = 3) -> str:
+    """'a, b, c and 27 more'."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def report(out: Annotated[Path, typer.Option("--out", help=(

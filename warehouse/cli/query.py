@@ -17,7 +17,7 @@ from warehouse.errors import EXIT_OK, UsageError
 
 Fmt = Annotated[Format, typer.Option("--format", help="table (sized to the terminal), csv, json or markdown")]
 Raw = Annotated[bool, typer.Option("--raw", help=(
-    "tables and markdown: every digit (35420.7999999999), not figures for people (535,421; 2.93)"))]
+    "tables and markdown: every digit (35420.7999999999), not figures for people (35,421; 2.93)"))]
 
 
 def register(app: typer.Typer) -> None:
@@ -26,7 +26,7 @@ def register(app: typer.Typer) -> None:
             "mlperf-wh sql \"DESCRIBE claim_audit\" --limit 0",
             "mlperf-wh sql -f audit.sql --format json",
             "mlperf-wh sql < audit.sql")(sql)
-    command(app, "status", "mlperf-wh status", "mlperf-wh status --section drift --format csv",
+    command(app, "status", "mlperf-wh status", "mlperf-wh status --list", "mlperf-wh status --section drift --format csv",
             "mlperf-wh status --format json")(status)
     command(app, "drift", "mlperf-wh drift", "mlperf-wh drift --format json")(drift)
     command(app, "loads", "mlperf-wh loads --round v6.1", "mlperf-wh loads --format csv")(loads)
@@ -82,8 +82,11 @@ def status(
         "claims, decisions-due"))] = None,
     fmt: Annotated[Format, typer.Option("--format", help=(
         "table; json: an object of sections, each a list of rows; csv: one --section"))] = Format.table,
+    every_row: Annotated[bool, typer.Option("--list", help=(
+        "a table: every row of each section (default: a line per section; --section lists its rows)"))] = False,
 ) -> int:
-    """What is loaded, quarantined and unmatched; tree files; claims and decisions due."""
+    """What is loaded, quarantined and unmatched; tree files; claims and decisions due: a line per
+    section, or its rows."""
     from warehouse.store import db
     from warehouse.views.status import SECTION_KEYS, sections
     unknown = [key for key in section or [] if key not in SECTION_KEYS]
@@ -101,6 +104,9 @@ def status(
         for _, frame in found:
             print_rows(frame, fmt)
         return EXIT_OK
+    if not (every_row or section):
+        print_status_summary(found)
+        return EXIT_OK
     for s, frame in found:
         print_wrapped(f"\n## {s.title}")
         if frame.height:
@@ -108,6 +114,16 @@ def status(
         else:
             print("(none)")
     return EXIT_OK
+
+
+def print_status_summary(found) -> None:
+    """A line per section; where its rows are (`--list`, `--section NAME`)."""
+    import polars as pl
+
+    from warehouse.views.status import summary
+    print_rows(pl.DataFrame({"section": [s.key for s, _ in found],
+                             "summary": [summary(s, frame) for s, frame in found]}, orient="col"))
+    print_wrapped("every row: mlperf-wh status --list; one section: mlperf-wh status --section NAME")
 
 
 def drift(fmt: Fmt = Format.table) -> int:

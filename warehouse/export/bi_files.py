@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.counts import Tally
 from warehouse.errors import ExpectedFailure
 from warehouse.export.cells import any_needs_care_sql, needs_care_sql, safe_sql, safe_text
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
@@ -90,6 +91,22 @@ def _check_target(con, directory: Path, warehouse_file: str | None) -> Path:
     return target
 
 
+MANIFEST_READ_LIMIT = 16 * 1024 * 1024  # bytes: a manifest of every mart is well under 1 MiB
+
+
+def exported_views(directory: Path) -> list[str]:
+    """The views the export in `directory` holds, from its manifest; none when there is no export
+    there, or its manifest is not one this tool wrote (too large, not JSON, no views)."""
+    path = Path(directory) / MANIFEST
+    try:
+        if not path.is_file() or path.stat().st_size > MANIFEST_READ_LIMIT:
+            return []
+        views = json.loads(path.read_bytes()).get("views")
+    except (OSError, ValueError, AttributeError, RecursionError):  # RecursionError: nested too deeply
+        return []
+    return [name for name in views if isinstance(name, str)] if isinstance(views, dict) else []
+
+
 def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "parquet",
                  views: list[str] | None = None, warehouse_file: str | None = None) -> dict:
     """Write the chosen views (default: every mart) into `directory`, replacing a previous export
@@ -109,7 +126,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     try:
         writer = {"parquet": _write_parquet, "csv": _write_csv, "xlsx": _write_xlsx}[fmt]
         loads = _loads(con)
-        files = writer(con, staging, relations, loads)
+        files = writer(con, staging, relations, loads, Tally(len(relations), "views written"))
         manifest = _manifest(fmt, relations, files, staging, warehouse_file, loads)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
         write_listing(staging, KIND)
@@ -242,7 +259,7 @@ def _grouped_stats_of_nothing(rel: Relation, loads: Loads) -> FileStats:
     return FileStats(0, [], [] if rel.round_columns or rel.has_source_id else loads.ids)
 
 
-def _write_parquet(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
+def _write_parquet(con, staging: Path, relations: list[Relation], loads: Loads, tally: Tally) -> list[WrittenFile]:
     def write(cursor, rel: Relation) -> list[WrittenFile]:
         metadata = _parquet_metadata(rel)
         partition_by = _partition_column(rel)
@@ -252,16 +269,17 @@ def _write_parquet(con, staging: Path, relations: list[Relation], loads: Loads) 
                 cursor.execute(f"COPY {rows} TO {_literal(str(path))} (FORMAT parquet, {metadata})")
                 return [WrittenFile(rel, path, _stats_of_all(cursor, rel, rows, loads))]
             return _write_partitioned(cursor, rows, staging / rel.name, rel, partition_by, metadata, loads)
-    return [file for files in _two_at_a_time(con, relations, write) for file in files]
+    return [file for files in _two_at_a_time(con, relations, write, tally) for file in files]
 
 
-def _two_at_a_time(con, relations: list[Relation], write) -> list:
+def _two_at_a_time(con, relations: list[Relation], write, tally: Tally | None = None) -> list:
     """write(cursor, relation) for every relation, two at once, each thread on a cursor of its own
     (DuckDB runs a query without Python's lock): a mart's query is mostly one thread's work, and the
     machine has more than one core. The results in the order of `relations`. On any failure or
     interruption of this thread, the queries still running are interrupted before it goes on."""
     from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
     search_path = con.execute("SELECT current_setting('search_path')").fetchone()[0]
+    tally = tally or Tally(len(relations), "views written")  # each one written is counted (warehouse/counts.py)
     cursors = [con.cursor() for _ in range(2)]
     free = list(cursors)
     lock = threading.Lock()
@@ -270,7 +288,9 @@ def _two_at_a_time(con, relations: list[Relation], write) -> list:
         with lock:
             cursor = free.pop()
         try:
-            return write(cursor, rel)
+            written = write(cursor, rel)
+            tally.one_more()
+            return written
         finally:
             with lock:
                 free.append(cursor)
@@ -367,7 +387,7 @@ def _safe_select(rel: Relation, source: str, needs_care: frozenset[str]) -> str:
     return f"SELECT {', '.join(columns)} FROM {source}"
 
 
-def _write_csv(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
+def _write_csv(con, staging: Path, relations: list[Relation], loads: Loads, tally: Tally) -> list[WrittenFile]:
     def write(cursor, rel: Relation) -> WrittenFile:
         path = staging / f"{rel.name}.csv"
         with _rows_of(cursor, rel) as rows:
@@ -375,7 +395,7 @@ def _write_csv(con, staging: Path, relations: list[Relation], loads: Loads) -> l
             cursor.execute(f"COPY ({_safe_select(rel, rows, facts.needs_care)}) TO {_literal(str(path))} "
                            "(FORMAT csv, HEADER true)")
         return WrittenFile(rel, path, facts.stats)
-    return _two_at_a_time(con, relations, write)
+    return _two_at_a_time(con, relations, write, tally)
 
 
 # Text stays text: never a formula, a number or a link, whatever it begins with.
@@ -383,7 +403,7 @@ WORKBOOK_OPTIONS = {"strings_to_formulas": False, "strings_to_numbers": False, "
                     "nan_inf_to_errors": True, "constant_memory": True}
 
 
-def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> list[WrittenFile]:
+def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads, tally: Tally) -> list[WrittenFile]:
     import xlsxwriter
     path = staging / WORKBOOK
     for rel in relations:
@@ -403,6 +423,7 @@ def _write_xlsx(con, staging: Path, relations: list[Relation], loads: Loads) -> 
                                       f"({EXCEL_MAX_ROWS}); export it as parquet or csv")
                 _write_sheet(con, workbook.add_worksheet(rel.name), rel, rows, facts, formats)
             written.append(WrittenFile(rel, path, facts.stats, sheet=rel.name))
+            tally.one_more()
         _write_column_sheet(workbook.add_worksheet("columns"), relations)
     return written
 

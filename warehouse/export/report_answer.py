@@ -31,6 +31,7 @@ ANSWER_SQL = """
 WITH graded AS (
     SELECT * FROM token_economics
     WHERE round = $round AND market = $market AND procurement_grade AND NOT mixed_cluster
+      AND accelerator IS NOT NULL AND partition IS NULL  -- whole accelerators, as accelerator_comparison ranks
 ),
 -- per accelerator as accelerator_comparison ranks it, within the market
 per_accelerator AS (

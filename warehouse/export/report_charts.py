@@ -513,14 +513,14 @@ def accelerator_history_frame(con) -> pl.DataFrame:
     of its history, Offline throughput, with the round's date and the part's segment."""
     return db.query_frame(con, f"""
         SELECT regexp_replace(h.benchmark, '{FAMILY}', '') AS family, h.benchmark, h.result_unit, h.era,
-               h.accelerator, coalesce(w.segment, 'unknown') AS segment, h.round, round_order(h.round) AS round_order,
+               h.accelerator, w.segment, h.round, round_order(h.round) AS round_order,
                r.published_on, max(h.result / h.accelerator_count) AS per_accelerator,
                arg_max(h.accelerator_count, h.result / h.accelerator_count) AS accelerator_count,
                arg_max(h.submitter, h.result / h.accelerator_count) AS submitter,
                arg_max(h.run_path, h.result / h.accelerator_count) AS run_path
         FROM accelerator_history AS h
         JOIN stg_rounds AS r USING (round)
-        LEFT JOIN stg_hardware AS w ON w.hardware = h.accelerator
+        JOIN stg_hardware AS w ON w.hardware = h.accelerator  -- whole parts: a partition (MIG 1g.10gb) is none
         WHERE h.scenario = '{HISTORY_SCENARIO}' AND NOT h.has_finding AND h.accelerator_count > 0
           AND h.result_unit NOT ILIKE 'latency%' AND r.published_on IS NOT NULL
         GROUP BY ALL""")

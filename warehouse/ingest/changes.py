@@ -109,10 +109,18 @@ def field_changes(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.Dat
     return pl.concat([added, withdrawn, quarantined_now, restored, *changed], how="vertical")
 
 
-def writer(loaded_at: datetime, round_name: str, source_id: str, before: pl.DataFrame, after: pl.DataFrame,
-           quarantined: pl.DataFrame | None = None):
-    """The function db.replace_source calls inside the load's transaction: the load's change rows in."""
-    changes = field_changes(before, after, quarantined).with_columns(
+def changed_results(rows: pl.DataFrame) -> dict[str, int]:
+    """Result rows per kind of change in a load's change rows (field_changes): a result counts once,
+    however many of its fields changed. The one count of 'new', 'changed' and 'withdrawn' that the
+    load's line, load_events, the run's message and published_changes all give."""
+    kinds = ("added", "changed", "withdrawn", "quarantined", "restored")
+    return {kind: rows.filter(pl.col("change") == kind).select(result_key()).unique().height for kind in kinds}
+
+
+def writer(loaded_at: datetime, round_name: str, source_id: str, rows: pl.DataFrame):
+    """The function db.replace_source calls inside the load's transaction: the load's change rows
+    (field_changes) in."""
+    changes = rows.with_columns(
         pl.lit(loaded_at).alias("loaded_at"), pl.lit(round_name).alias("round"), pl.lit(source_id).alias("source_id"))
 
     def write(con: duckdb.DuckDBPyConnection) -> None:

@@ -23,11 +23,6 @@ EVENT_COLUMNS = ["loaded_at", "flow_run_id", "run_kind", "round", "source_id", "
                  "results_changed", "results_removed", "change_summary"]
 
 
-def _result_key() -> list[str]:
-    from schemas.results import DUPLICATE_KEY
-    return [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
-
-
 @dataclass(frozen=True)
 class Run:
     """Who is writing: the Prefect flow run (when there is one) and what kind of run it is."""
@@ -54,32 +49,18 @@ class Changes:
         return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results", *stale])
 
 
-def _key() -> pl.Expr:
-    # Keys may hold nulls (used_model, units): compare them as text so null matches null.
-    return pl.concat_str([pl.col(c).cast(pl.String).fill_null("\x00") for c in _result_key()],
-                         separator="\x1f").alias("key")
-
-
-def _keyed_values(frame: pl.DataFrame, *more: pl.Expr) -> pl.DataFrame:
-    return frame.select(_key(), "value", *more)
-
-
 def changes_between(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.DataFrame | None = None) -> Changes:
-    """Result rows (key -> value) of an earlier load against a new one; a row the new table
+    """Result rows of an earlier load against a new one, counted from the ledger's rows of the load
+    (changes.field_changes): new, changed (any published field), removed; a row the new table
     publishes in a quarantined record is kept, not removed (counted once, when it goes stale)."""
-    old, new = _keyed_values(before, _stale(before)), _keyed_values(after)
-    both = old.join(new, on="key", how="inner", suffix="_new")
-    held = quarantined.select(_key()) if quarantined is not None else pl.DataFrame(schema={"key": pl.String})
-    kept = old.join(held, on="key", how="semi").join(new, on="key", how="anti")  # the few rows kept stale
-    return Changes(new=new.height - both.height,
-                   changed=both.filter(pl.col("value") != pl.col("value_new")).height,
-                   removed=old.height - both.height - kept.height,
-                   quarantined=kept.filter(~pl.col("stale")).height,
-                   restored=both.filter(pl.col("stale")).height)
+    from warehouse.ingest import changes
+    return counted(changes.field_changes(before, after, quarantined))
 
 
-def _stale(before: pl.DataFrame) -> pl.Expr:
-    return (pl.col("stale").fill_null(False) if "stale" in before.columns else pl.lit(False)).alias("stale")
+def counted(rows: pl.DataFrame) -> Changes:
+    from warehouse.ingest import changes
+    kinds = changes.changed_results(rows)
+    return Changes(kinds["added"], kinds["changed"], kinds["withdrawn"], kinds["quarantined"], kinds["restored"])
 
 
 def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared: "Prepared",
@@ -93,7 +74,8 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     previous = _previous_sha256(con, source_id)
     loaded_at = datetime.now(timezone.utc)  # the load event's and its result_changes rows' (one load)
     v = prepared.validated
-    changes = changes_between(before, v.good, v.quarantined_rows) if previous else Changes(v.rows_loaded, 0, 0)
+    rows = field_changes.field_changes(before, v.good, v.quarantined_rows)
+    changes = counted(rows) if previous else Changes(v.rows_loaded, 0, 0)
     summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
     event = {
         "loaded_at": loaded_at, "flow_run_id": run.flow_run_id, "run_kind": run.kind,
@@ -105,7 +87,7 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
         "results_changed": changes.changed, "results_removed": changes.removed,
         "change_summary": summary,
     }
-    write_changes = field_changes.writer(loaded_at, round_name, source_id, before, v.good, v.quarantined_rows)
+    write_changes = field_changes.writer(loaded_at, round_name, source_id, rows)
 
     def also(con: duckdb.DuckDBPyConnection) -> None:
         write_changes(con)

@@ -17,6 +17,7 @@ import polars as pl
 
 from schemas.failures import failures_of
 from schemas.results import CanonicalResult
+from warehouse import counts
 from warehouse.ingest.tree_rebuild import FORMAT, ORIGIN, SOURCE_PREFIX, Rebuilt
 from warehouse.store import db
 from warehouse.store.db import RESULT_COLUMNS
@@ -113,8 +114,9 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
     from warehouse.ingest.tree_rebuild import rebuild_tree
     from warehouse.ingest.source_urls import local_path
-    done = []
-    for round in [r for r in rounds if not r.has_table]:
+    done, to_rebuild = [], [r for r in rounds if not r.has_table]
+    for round in to_rebuild:
+        counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
         left_out: tuple[tuple[str, str], ...] = ()
         if git:
             from warehouse.ingest.tree_clone import clone_round

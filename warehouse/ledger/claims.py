@@ -113,7 +113,7 @@ CLAIM_COLUMNS = {"accelerator_count": "total_accelerators", "baseline_accelerato
 DECISION_FIELDS = {
     "id": (_id, True), "title": (_text, True), "workload": (_text, True), "metric": (_text, True),
     "measured_by": (_text_or_list, True), "claims_used": (_id_list, True),
-    "claims_excluded": (_id_list, True), "decision": (_text, True), "decided_on": (_date, True),
+    "claims_excluded": (_id_list, False), "decision": (_text, True), "decided_on": (_date, True),
     "review_due": (_review_due, True),
 }
 
@@ -281,6 +281,7 @@ def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = Fals
     for row in rows:
         row["measured_by_items"] = row["measured_by"]
         row["measured_by"] = "; ".join(row["measured_by"])
+        row["claims_excluded"] = row["claims_excluded"] or []  # optional: none considered and left out
         for field in ("claims_used", "claims_excluded"):
             for claim_id in row[field] or []:
                 if claim_id not in known_claims:

@@ -68,7 +68,7 @@ class MeasurementLoad:
 OPTION_FIELDS = {"accelerator": "accelerator", "accelerators": "accelerators", "system": "system", "label": "label"}
 REQUIRED_WORDS = {
     "accelerator_raw": "accelerator: none named (the file names none: give --accelerator NAME)",
-    "accelerators": "accelerators: no count (the file gives none: give --accelerators N)",
+    "accelerators": "accelerator_count: none given (the file gives none: give --accelerator-count N)",
     "model_id": "model_id: missing",
     "output_tokens_per_second": "output_tokens_per_second: missing (no generated-token throughput)",
 }

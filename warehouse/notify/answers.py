@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 
 import duckdb
 
+from warehouse.figures import human_number
+
 # The best of every loaded round: the rank-1 rows of each round, the highest figure among them (ties:
 # the earlier round keeps the lead). Per accelerator from the leaderboard (verified, no finding);
 # per rack from rack_throughput (measured racks and estimates apart, as it ranks them).
@@ -62,13 +64,9 @@ def take(con: duckdb.DuckDBPyConnection) -> Answers:
     return Answers(leaders, grades, due)
 
 
-def _figure(value: float) -> str:
-    return f"{value:,.1f}" if abs(value) >= 100 else f"{value:,.3g}"
-
-
 def _leader_words(row: dict) -> str:
     return (f"{row['result_id']} ({row['round']}, {row['accelerator']}, {row['submitter']}): "
-            f"{_figure(row['figure'])} {row['per']}")
+            f"{human_number(row['figure'])} {row['per']}")
 
 
 def leader_moves(before: Answers, after: Answers) -> list[Move]:

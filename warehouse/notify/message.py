@@ -5,11 +5,13 @@ then where the report is. A failed run's message is its error line(s) first. A r
 nothing composes no message (None)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import duckdb
 
 from warehouse import settings
+from warehouse.figures import human_number
 from warehouse.notify.answers import Move
 from warehouse.notify.deliver import Message
 
@@ -69,20 +71,52 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
                count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'added'),
                count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'changed'),
                count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'withdrawn'),
-               list(coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric || ': '
-                    || CASE change WHEN 'changed' THEN field || ' ' || coalesce(published_before, '(none)') || ' -> '
-                                                       || coalesce(published_after, '(none)')
-                                   WHEN 'quarantined' THEN 'quarantined, value ' || published_before || ' kept ('
-                                                           || {SHOWN_REASON} || ')'
-                                   WHEN 'restored' THEN 'restored, value ' || published_before || ' -> '
-                                                        || published_after
-                                   ELSE change || ' (' || coalesce(published_before, published_after) || ')' END
+               list({{'who': coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric,
+                     'change': change, 'field': field, 'before': published_before, 'after': published_after,
+                     'reason': {SHOWN_REASON}}}
                     ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added'),
                count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'quarantined'),
                count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'restored')
         FROM c GROUP BY round ORDER BY round""", [source_ids])
-    return [RoundRows(r, bool(first), a, c, w, corrections or [], q, s)
+    return [RoundRows(r, bool(first), a, c, w, [correction_line(row) for row in corrections or []], q, s)
             for r, first, a, c, w, corrections, q, s in cursor.fetchall()]
+
+
+def correction_line(row: dict) -> str:
+    """'5.1-0001 llama2-70b-99 Interactive performance: value 8,840 -> 13,261', the figures as people
+    read them (warehouse.figures), with every digit where the rounded two would read alike."""
+    change, before, after = row["change"], row["before"], row["after"]
+    if row["field"] == "value":
+        before, after = figures_of(before, after)
+    if change == "changed":
+        what = f"{row['field']} {before or '(none)'} -> {after or '(none)'}"
+    elif change == "quarantined":
+        what = f"quarantined, value {before} kept ({row['reason']})"
+    elif change == "restored":
+        what = f"restored, value {before} -> {after}"
+    else:
+        what = f"{change} ({before or after})"
+    return f"{row['who']}: {what}"
+
+
+def figures_of(*published: str | None) -> list[str | None]:
+    """Published numbers (as text) for people; as published when rounding would hide the difference."""
+    numbers = [_number(text) for text in published]
+    if any(n is None for n, text in zip(numbers, published) if text is not None):
+        return list(published)
+    shown = [human_number(n) if n is not None else None for n in numbers]
+    if len({v for v in shown if v is not None}) < len({n for n in numbers if n is not None}):
+        return [f"{n:,}" if n is not None else None for n in numbers]
+    return shown
+
+
+def _number(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def capped(line: str, limit: int = LINE_MAX) -> str:
@@ -99,6 +133,30 @@ def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -
     if len(lines) > shown:
         out.append(f"- and {len(lines) - shown} more{more}")
     return out + [""]
+
+
+TWIN = re.compile(r"^(?P<family>\S+?)-(?P<target>9\d(?:\.9)?)(?P<rest> .*)$")
+
+
+def merged_twins(leaders: list[Move]) -> list[Move]:
+    """One line for a benchmark's accuracy targets when one run leads both alike (llama2-70b-99 and
+    -99.9 Offline, the same result and figure): 'llama2-70b-99 / -99.9 Offline Tokens/s'."""
+    groups: dict[tuple, list[Move]] = {}
+    for move in leaders:
+        found = TWIN.match(move.subject)
+        key = ((move.kind, found["family"], found["rest"], move.after, move.before) if found
+               else (move.kind, move.subject))
+        groups.setdefault(key, []).append(move)
+    merged = []
+    for moves in groups.values():
+        if len(moves) == 1:
+            merged.append(moves[0])
+            continue
+        targets = sorted((TWIN.match(m.subject)["target"] for m in moves), key=float)
+        found = TWIN.match(moves[0].subject)
+        subject = f"{found['family']}-{targets[0]}" + "".join(f" / -{t}" for t in targets[1:]) + found["rest"]
+        merged.append(replace(moves[0], subject=subject))
+    return merged
 
 
 def leader_line(move: Move) -> str:
@@ -118,14 +176,14 @@ def report_pointer(flow_run_id: str | None) -> str:
         return f"{current.report_dir}/index.html"
     where = f" (Prefect flow run {flow_run_id})" if flow_run_id else ""
     return ("mlperf-wh sql \"SELECT * FROM published_changes WHERE NOT first_load ORDER BY loaded_at DESC\"; "
-            f"mlperf-wh history{where}")
+            f"mlperf-wh loads{where}")
 
 
 def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: list[Move], due: list[Move],
             rows: list[RoundRows], flow_run_id: str | None) -> Message | None:
     """The run's message, or None when it changed nothing and nothing failed."""
     changed = [r for r in rows if r.any]
-    leaders = [m for m in moves if m.kind in KIND_WORDS]
+    leaders = merged_twins([m for m in moves if m.kind in KIND_WORDS])
     grades = [m for m in moves if m.kind == "claim_grade"]
     if not (error_lines or changed or leaders or grades or due):
         return None

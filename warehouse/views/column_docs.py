@@ -296,4 +296,16 @@ def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
             text = (description or "").replace("|", "\\|")
             lines.append(f"| `{column}` | `{type_}` | {text} |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + _loaded_tables_markdown())
+
+
+def _loaded_tables_markdown() -> list[str]:
+    """The tables the loaders and runs write, and the reference tables: what one row of each is."""
+    from warehouse.views.source_docs import loaded_tables
+    lines = ["## Loaded tables (main)", "",
+             "What the loaders and runs write, and the reference tables, beside the marts (`mlperf-wh views",
+             "--all` lists them too; their columns: `mlperf-wh sql \"DESCRIBE answer_changes\"`, and each",
+             "column's comment in the warehouse).", "", "| table | one row is |", "| --- | --- |"]
+    for name, about in loaded_tables():
+        lines.append(f"| `{name}` | {about.replace('|', chr(92) + '|')} |")
+    return [*lines, ""]

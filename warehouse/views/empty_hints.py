@@ -4,7 +4,11 @@ values it does hold (`WHERE benchmark = 'llama2-70b'`: llama2-70b-99, llama2-70b
 
 Read from the query's text: `column = 'literal'` (a table alias before the column is fine) and
 `column IN ('a', 'b')`. What the warehouse holds: the distinct values of the column in stg_results
-(every loaded row, whatever the mart)."""
+(every loaded row, whatever the mart).
+
+And for each mart the query names that has rows only once something beyond the rounds is loaded (its
+`needs` in sql/marts/_catalog.toml) when nothing of it is: the command that loads it
+(`latency_profile` before `mlperf-wh trees`)."""
 from __future__ import annotations
 
 import re
@@ -14,6 +18,9 @@ import duckdb
 from warehouse.nearest import did_you_mean
 
 FEW = 12  # a column holding no more values than this is listed whole when none is near
+# what a mart's `needs` names -> the source table that holds it once loaded
+NEEDED_TABLE = {"trees": "tree_files", "claims": "claims", "decisions": "decisions",
+                "measurements": "own_measurements", "prices": "prices"}
 DIMENSIONS = ("benchmark", "accelerator", "scenario", "round", "submitter")
 _COLUMN = r"(?<![\w.])(?:\w+\.)?(" + "|".join(DIMENSIONS) + r")"
 _LITERAL = r"'((?:[^']|'')*)'"
@@ -31,6 +38,30 @@ def compared_literals(query: str) -> list[tuple[str, str]]:
 
 
 def empty_result_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
+    """One line per mart named whose needs are not loaded, then one per literal the warehouse does not
+    hold in its column, naming the nearest values."""
+    return needs_hints(con, query) + literal_hints(con, query)
+
+
+def needs_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
+    """`latency_profile has rows once trees are loaded (mlperf-wh trees); none are yet`."""
+    from warehouse.views.mart_catalog import NEEDS, entries
+    named = set(re.findall(r"\w+", query.lower()))
+    hints = []
+    for name, entry in entries().items():
+        missing = [need for need in entry.needs if name in named and not _holds_rows(con, NEEDED_TABLE[need])]
+        hints += [f"{name} has rows once {need} are loaded ({NEEDS[need]}); none are yet" for need in missing]
+    return hints
+
+
+def _holds_rows(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    try:
+        return con.execute(f"SELECT EXISTS (SELECT 1 FROM main.{table})").fetchone()[0]
+    except duckdb.CatalogException:  # not created yet: nothing of it was ever loaded
+        return False
+
+
+def literal_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """One line per literal the warehouse does not hold in its column, naming the nearest values."""
     hints, held = [], {}
     for column, literal in compared_literals(query):

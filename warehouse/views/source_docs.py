@@ -10,7 +10,7 @@ import importlib
 import re
 import tomllib
 
-from warehouse.views.catalog import SQL_DIR, Layering
+from warehouse.views.catalog import SQL_DIR, Layering, list_views
 
 SOURCES_DOCS_FILE_NAME = "_sources.toml"
 
@@ -115,3 +115,17 @@ def problems() -> list[str]:
         found += [f"[{table}] {c}: not a non-empty text" for c, d in columns.items()
                   if not (isinstance(d, str) and d.strip())]
     return found
+
+
+def loaded_tables() -> list[tuple[str, str]]:
+    """(name, what one row is) of every table the loaders and runs write and every reference table."""
+    return [(name, describe_table(name) or "") for name in source_names()]
+
+
+def every_relation():
+    """`views --all`: the loaded tables (layer sources, what one row is), then every model."""
+    import polars as pl
+    models = list_views()
+    tables = pl.DataFrame([(name, "sources", "table", about) for name, about in loaded_tables()],
+                          schema=models.schema, orient="row")
+    return pl.concat([tables, models])

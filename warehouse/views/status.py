@@ -1,6 +1,7 @@
 """What `mlperf-wh status` answers: what is loaded, quarantined, drifted, fetched from the trees,
-claimed and due, one section each. A section whose view is not built yet (a warehouse whose first
-load failed before the views were made) is left out; a section reading a name nothing defines is a bug."""
+claimed and due, one section each, and a line summing up each section (what a terminal shows first;
+the rows on asking). A section whose view is not built yet (a warehouse whose first load failed before
+the views were made) is left out; a section reading a name nothing defines is a bug."""
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
 
@@ -89,6 +91,58 @@ def sections(con: duckdb.DuckDBPyConnection, keys: list[str] | None = None) -> l
             if not _not_built_yet(exc):
                 raise
     return found
+
+
+def summary(section: Section, frame: pl.DataFrame) -> str:
+    """The section's rows in one line: its totals, and the largest counts by kind."""
+    if frame.height == 0:
+        return "none"
+    return SUMMARIES[section.key](frame)
+
+
+def _total(frame: pl.DataFrame, column: str) -> int:
+    return int(sum(int(v) for v in frame.get_column(column).drop_nulls().to_list()))
+
+
+def _by(frame: pl.DataFrame, key: str, column: str | None = None) -> str:
+    """`column` (or the rows) summed per value of `key`, largest first: "loaded (7,021); missing (6)"."""
+    totals: dict[str, int] = {}
+    for row in frame.iter_rows(named=True):
+        totals[str(row[key])] = totals.get(str(row[key]), 0) + (int(row[column] or 0) if column else 1)
+    return "; ".join(f"{name} ({count:,})" for name, count in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _rounds(frame: pl.DataFrame) -> str:
+    names = sorted(set(frame.get_column("round").drop_nulls().to_list()), key=_round_order)
+    return f"{len(names)} round{'s' if len(names) != 1 else ''} ({', '.join(names)})"
+
+
+def _round_order(name: str) -> tuple:
+    """Publication order; a name the registry would refuse (never loaded so) last, as text."""
+    try:
+        return (0, *round_sort_key(name))
+    except ValueError:
+        return (1, name)
+
+
+SUMMARIES = {
+    "sources": lambda f: (f"{f.height} loads of {_rounds(f)}: {_total(f, 'rows_loaded'):,} rows loaded, "
+                          f"{_total(f, 'rows_quarantined'):,} quarantined; by origin: {_by(f, 'origin')}"),
+    "results": lambda f: (f"{_total(f, 'performance_rows'):,} performance and {_total(f, 'power_rows'):,} power "
+                          f"rows in {_rounds(f)}; by verification: {_by(f, 'verification', 'rows')}"),
+    "drift": lambda f: (f"{_total(f, 'terms'):,} new words or unmatched names on {_total(f, 'rows'):,} rows: "
+                        f"{_by(f, 'kind', 'terms')} (mlperf-wh drift lists them)"),
+    "run-summaries": lambda f: (f"{_total(f, 'with_run_summary'):,} of {_total(f, 'result_rows'):,} performance rows "
+                                f"have a run summary; {_total(f, 'not_fetched'):,} not fetched, "
+                                f"{_total(f, 'file_missing'):,} missing, {_total(f, 'file_quarantined'):,} "
+                                f"quarantined, {_total(f, 'fetch_failed'):,} failed"),
+    "tree-files": lambda f: f"{_total(f, 'files'):,} files: {_by(f, 'status', 'files')}",
+    "fidelity": lambda f: f"{_total(f, 'results'):,} results in {_rounds(f)}: {_by(f, 'note', 'results')}",
+    "units": lambda f: f"{_total(f, 'results'):,} results in {_rounds(f)}: {_by(f, 'unit_verdict', 'results')}",
+    "anomalies": lambda f: f"{_total(f, 'findings'):,} findings in {_rounds(f)}: {_by(f, 'rule', 'findings')}",
+    "claims": lambda f: f"{_total(f, 'claims'):,} claims: {_by(f, 'verdict', 'claims')}",
+    "decisions-due": lambda f: f"{f.height} due: {', '.join(f.get_column('id').to_list())}",
+}
 
 
 def _not_built_yet(exc: duckdb.CatalogException) -> bool:
