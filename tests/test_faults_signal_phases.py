@@ -79,9 +79,9 @@ def task_threads_ended(flow: str, timeout: float = 60) -> None:
 
 
 def plain_run(run, monkeypatch, *args):
-    with monkeypatch.context() as m:
-        m.setenv("MLPERF_PREFECT_TEMPORARY_SERVER", "0")
-        m.delenv("PREFECT_API_URL", raising=False)
+    """As a user without a Prefect server runs it (whatever an earlier test of the process set)."""
+    from tests.conftest import no_prefect_api
+    with no_prefect_api(monkeypatch):
         return run(*args)
 
 
@@ -91,9 +91,12 @@ def views_behind(db: str) -> bool:
                            ).fetchone()[0]
 
 
-def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, warehouse, republished, monkeypatch):
+@pytest.mark.parametrize("as_flow_run", [False, True], ids=["plain", "flow-run"])
+def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, warehouse, republished, monkeypatch,
+                                                                         request, as_flow_run):
     """The load runs in a task thread; the signal stops the main thread. The load must not commit
-    after the line said it was rolled back (it did: v6.0 changed)."""
+    after the line said it was rolled back (it did: v6.0 changed). In a flow run (a Prefect API
+    configured) Prefect's own handler takes the signal first, as TerminationSignal."""
     before = digest(warehouse, times=False)
     from warehouse.ingest import changes
     original = changes.writer
@@ -108,7 +111,10 @@ def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, war
         return signalled_write
     with monkeypatch.context() as m:
         m.setattr(changes, "writer", writer)
-        code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
+        if as_flow_run:
+            code, _, err = request.getfixturevalue("cli")("backfill", "--source", republished, "--db", warehouse)
+        else:
+            code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
     assert code == 128 + signal.SIGTERM and "Traceback" not in err
     assert one_error_line(err) == ("error: interrupted by SIGTERM: the load in flight was rolled back "
                                    "(what was loaded before it is kept); rerun to finish")

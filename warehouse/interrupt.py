@@ -48,6 +48,15 @@ def signalled() -> int | None:
     return _signalled[-1] if _signalled else None
 
 
+def note_if_signal(exc: BaseException) -> None:
+    """Prefect's TerminationSignal (its SIGTERM bridge inside a flow run, before our handler gets
+    the signal re-sent) stops this command as our own handler does: noted, so that no transaction
+    commits after it (db.transaction) while it unwinds."""
+    signum = getattr(exc, "signal", None)
+    if type(exc).__name__ == "TerminationSignal" and signum in STOP_SIGNALS and signum not in _signalled:
+        _signalled.append(signum)
+
+
 def raise_if_signalled(exc: BaseException) -> None:
     """DuckDB stops a running statement on a signal and raises its own error ("Query
     interrupted"); after a signal, any error is the interrupt, and must not be taken for a bad

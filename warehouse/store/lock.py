@@ -97,8 +97,8 @@ def writer(db_file: str, what: str, timeout: float | None = None,
         WRITES_BEGUN.append(what)
         try:
             yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
-        except BaseException:
-            stop_writes_in_flight()
+        except BaseException as exc:
+            stop_writes_in_flight(exc)
             raise
         finally:
             os.ftruncate(fd, 0)
@@ -107,12 +107,13 @@ def writer(db_file: str, what: str, timeout: float | None = None,
         os.close(fd)
 
 
-def stop_writes_in_flight() -> None:
+def stop_writes_in_flight(exc: BaseException) -> None:
     """After a signal, before the lock is let go: the transactions still open in other threads (a
     round's load in a task thread) are interrupted and waited for, at most STOP_WAIT_SECONDS; none
     commits after the signal (db.transaction), so each rolls back and the line says so. Without a
     signal (an error), nothing is stopped: the other threads' own errors say what happened."""
-    from warehouse.interrupt import signalled
+    from warehouse.interrupt import note_if_signal, signalled
+    note_if_signal(exc)
     if signalled() is None:
         return
     give_up = time.monotonic() + STOP_WAIT_SECONDS
