@@ -11,12 +11,12 @@ from __future__ import annotations
 import http.server
 import os
 import sys
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tests.loopback import serving
 from tests.readers import connect_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +159,6 @@ def serve(directory: Path, faults: dict | None = None):
         return handler(*args, directory=str(directory), **kwargs)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)
-    server.daemon_threads = True
 
     def handle_error(request, client_address):
         # A client that gave up (read timeout) makes a sleeping handler's late write fail; that
@@ -167,15 +166,8 @@ def serve(directory: Path, faults: dict | None = None):
         if not isinstance(sys.exc_info()[1], ConnectionError):
             http.server.ThreadingHTTPServer.handle_error(server, request, client_address)
     server.handle_error = handle_error
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        server.handler = handler
-        server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(server, handler):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

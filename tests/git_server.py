@@ -7,11 +7,12 @@ import base64
 import http.server
 import shutil
 import subprocess
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from tests.loopback import serving
 
 USER, TOKEN = "alice", "gh-t0k3n-s3cr3t-9931"
 
@@ -91,14 +92,6 @@ def git_http_server(root: Path, credentials: str | None = f"{USER}:{TOKEN}", sta
     handler = type("Handler", (GitHandler,), {"root": root, "credentials": credentials, "stall": stall,
                                                "requests_seen": []})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
     server.handle_error = lambda request, address: None  # a client killed mid-answer is expected here
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        server.handler = handler
-        server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(server, handler):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -73,8 +73,105 @@ def test_a_claim_far_from_its_equal_size_figure_says_both(warehouse, tmp_path):
                                     cited_result_ids=["5.1-0051", "6.0-0052"]))
     row = audit(warehouse, "hpe-sw-high")
     assert row["verdict"] == DIRECTIONAL
-    # 1.15 is (1.15 / 1.0585 - 1) = 8.6% above the equal-size figure and 1.15 / 1.06701 = 7.8% above the
-    # per-GPU figure across sizes: overstated, and the grade says both figures
+    # Graded at equal size, on two figures: HPE's 8-GPU row against the best v5.1 8-GPU baseline, 6.0-0047
+    # 49580.2 / 5.1-0051 46841.8 = 1.0585 (the most), and the hardware's best against best, Dell's 6.0-0023
+    # (49036.1, the best eligible 8-GPU row: HPE's is blamed by a pair) over 5.1-0051 = 1.0468. 1.15 is
+    # 1.15 / 1.0585 - 1 = 8.6% above the most: overstated; every figure is said with its rows, the cited
+    # pair across sizes (1.067) too
+    assert published("v6.0", "6.0-0023", "llama3.1-8b", "Offline") == 49036.1
     assert row["grade"] == "overstated"
-    assert "at equal size (8 accelerators, Offline) 1.0585" in row["grade_reason"]
-    assert "across sizes 1.067" in row["grade_reason"]
+    assert row["figure_supported"] == pytest.approx(49580.2 / 46841.8, rel=1e-12)
+    assert row["recomputed_equal_scale"] == pytest.approx(49036.1 / 46841.8, rel=1e-12)
+    assert row["grade_reason"] == (
+        f"1.15 is {round(100 * (1.15 / (49580.2 / 46841.8) - 1), 1)}% above the most the data supports, 1.0585; "
+        "graded on the equal-size figure of the submitter's rows against the best baseline, 1.0585; best against "
+        "best at equal size (8 accelerators, Offline: 6.0-0023 over 5.1-0051) 1.0468; the submitter's rows "
+        "against the best baseline (8 -> 8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585; the "
+        "submitter's own at equal size (8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585; across sizes "
+        "(8 -> 2 accelerators, Offline: 6.0-0052 over 5.1-0051) 1.067 (not software alone); as cited 1.067 "
+        "(the citation is checked apart: verdict)")
+
+
+# ---------------------------------------------------------------------------------------------
+# A software-gain claim that names no size is graded at equal size, best against best
+
+NEBIUS_X4_SERVER_V61 = 64.62   # constructed: a later round's best GB300 x4 Qwen3-VL Server, 1.4974 x Nebius' 6.0-0080
+
+
+def gb300_rack_and_tray_rounds() -> tuple[list[dict], list[dict]]:
+    """v6.0 as published; a v6.1 where NVIDIA ran GB300 Qwen3-VL only as a 72-GPU NVL72 rack (the rows
+    test_eligibility builds on NVIDIA's real 6.0-0077) and Nebius ran a 4-GPU tray in Server."""
+    from tests.shared_rows import record, records
+    from tests.test_eligibility import v61_round
+    rack = [r for r in v61_round() if r["ID"] == "6.1-0074"]
+    nebius = record("v6.0", "6.0-0080", "qwen3-vl-235b-a22b", "Server")
+    tray = {**nebius, "ID": "6.1-0081", "version": "v6.1", "Performance_Result": NEBIUS_X4_SERVER_V61}
+    return records("v6.0"), rack + [tray]
+
+
+def test_a_claim_naming_no_size_is_graded_on_the_equal_size_best_against_best_figure(tmp_path):
+    # "GB300 NVL72 on Qwen3-VL: up to 1.6x over its v6.0 result, from software alone" (NVIDIA, no size, no
+    # scenario). NVIDIA's v6.1 rows are the 72-GPU rack 6.1-0074 only; nobody ran 72 GB300 on Qwen3-VL in
+    # v6.0. Per GPU across sizes, the rack's Server 1210.7 / 72 over Nebius' 4-GPU 6.0-0080 43.1538 / 4 =
+    # 1.5586: before, that was figure_supported (1.6 "holds", 2.7% above) with no equal-size figure.
+    # At equal size, best against best, the hardware's 4-GPU Server: Nebius' v6.1 6.1-0081 64.62 over the
+    # best v6.0 4-GPU Server, 6.0-0080 43.1538 = 1.4974: 1.6 is 1.6 / 1.4974 - 1 = 6.9% above it, overstated.
+    from tests.shared_rows import load_excerpt
+    from warehouse.ledger.claims import load_claims
+    from warehouse.store import db
+    from warehouse.views import materialize
+    from tests.conftest import ROOT
+    assert published("v6.0", "6.0-0080", "qwen3-vl-235b-a22b", "Server") == 43.1538
+    assert published("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Server") == 41.6351   # NVIDIA's own, lower
+    v60, v61 = gb300_rack_and_tray_rounds()
+    with db.connect(str(tmp_path / "w.duckdb")) as con:
+        load_excerpt(con, "v6.0", v60, tmp_path)
+        load_excerpt(con, "v6.1", v61, tmp_path)
+        load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+        materialize(con)
+        row = audit(con, "nv-v6.1-gb300-qwen3vl-software")
+    cross, equal = (1210.7 / 72) / (43.1538 / 4), NEBIUS_X4_SERVER_V61 / 43.1538
+    assert round(cross, 4) == 1.5586 and round(equal, 4) == 1.4974
+    assert row["recomputed_equal_scale"] == pytest.approx(equal, rel=1e-12)
+    assert ids(row["rows_equal_scale"]) == [("6.1-0081", 4), ("6.0-0080", 4)]
+    assert row["figure_supported"] == pytest.approx(equal, rel=1e-12)
+    assert (row["grade"], round(row["overstated_by"], 3)) == ("overstated", round(1.6 / equal - 1, 3))
+    # the cross-size figure beside it, with its rows; NVIDIA ran no equal-size pair of its own
+    assert row["recomputed_cross_scale"] == pytest.approx(cross, rel=1e-12)
+    assert ids(row["rows_cross_scale"]) == [("6.1-0074", 72), ("6.0-0080", 4)]
+    assert (row["recomputed_same_submitter"], row["rows_same_submitter"]) == (None, [])
+    assert row["grade_reason"] == (
+        f"1.6 is {round(100 * (1.6 / equal - 1), 1)}% above the most the data supports, 1.4974; graded on the "
+        "equal-size figure, best against best, 1.4974; best against best at equal size (4 accelerators, Server: "
+        "6.1-0081 over 6.0-0080) 1.4974; across sizes (4 -> 72 accelerators, Server: 6.1-0074 over 6.0-0080) "
+        "1.5586 (not software alone)")
+    # the verdict still rests on NVIDIA's own rows, across sizes: directional, and it says the equal-size figure
+    assert (row["scale_changed"], row["verdict"]) == (True, DIRECTIONAL)
+    assert row["verdict_reason"] == (
+        "the gain compares a 4-accelerator system with a 72-accelerator one: scale, not software alone, and the "
+        "claim's rows have no pair at equal size (1.5586); the grade rests on the hardware's best against best at "
+        "equal size, 1.4974")
+
+
+def test_the_submitters_own_equal_size_figure_is_shown_beside_the_graded_one(tmp_path):
+    # The published v6.1 shape of test_eligibility: NVIDIA's own 4-GPU tray 6.1-0073 (Offline 91.68) beside
+    # the rack. At equal size, best against best, 4 GPUs Offline: 91.68 over the best v6.0 4-GPU Offline,
+    # NVIDIA's 6.0-0077 61.2443 = 1.4970; NVIDIA's own pair is the same rows, shown beside it.
+    from tests.conftest import ROOT
+    from tests.shared_rows import load_excerpt, records
+    from tests.test_eligibility import v61_round
+    from warehouse.ledger.claims import load_claims
+    from warehouse.store import db
+    from warehouse.views import materialize
+    with db.connect(str(tmp_path / "w.duckdb")) as con:
+        load_excerpt(con, "v6.0", records("v6.0"), tmp_path)
+        load_excerpt(con, "v6.1", v61_round(), tmp_path)
+        load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
+        materialize(con)
+        row = audit(con, "nv-v6.1-gb300-qwen3vl-software")
+    equal = 91.68 / 61.2443
+    assert row["figure_supported"] == pytest.approx(equal, rel=1e-12)
+    assert ids(row["rows_equal_scale"]) == ids(row["rows_same_submitter"]) == [("6.1-0073", 4), ("6.0-0077", 4)]
+    assert row["recomputed_same_submitter"] == pytest.approx(equal, rel=1e-12)
+    assert "; the submitter's own at equal size (4 accelerators, Offline: 6.1-0073 over 6.0-0077) 1.497;" in \
+        row["grade_reason"]

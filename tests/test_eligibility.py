@@ -99,6 +99,62 @@ def test_an_endpoint_harness_row_flagged_inferred_takes_part_in_every_comparison
     assert audit(con, "honest")["figure_supported"] == pytest.approx(GB300_X4_OFFLINE / 61.2443, rel=1e-12)
 
 
+# ---------------------------------------------------------------------------------------------
+# Conversion bounds: an edge Offline figure no conversion of its entry's own runs could give is measured
+
+
+def conversion_bound(singlestream_ms: float, multistream_ms: float) -> float:
+    """Twice the larger rate a conversion reports from a run at its published percentile
+    (docs/definitions.md 1b): 1000 / SingleStream ms, 8 samples x 1000 / MultiStream ms."""
+    return 2 * max(1000 / singlestream_ms, 8000 / multistream_ms)
+
+
+def test_an_edge_offline_figure_above_any_conversion_of_its_own_runs_is_measured(shared_con):
+    # GATEOverflow's 2x GeForce RTX 4090 resnet, v6.0 6.0-0035, every row flagged inferred on an edge system:
+    # Offline 87945.5 samples/s beside its own SingleStream 0.303116 ms (1000 / 0.303116 = 3299/s) and
+    # MultiStream 0.399625 ms (8000 / 0.399625 = 20019/s): 87945.5 > 2 x 20019 = 40038, measured.
+    offline, single, multi = (published("v6.0", "6.0-0035", "resnet", s) for s in ("Offline", "SingleStream", "MultiStream"))
+    assert (offline, single, multi) == (87945.5, 0.303116, 0.399625)
+    assert record("v6.0", "6.0-0035", "resnet", "Offline")["inferred"] == 1
+    assert offline > conversion_bound(single, multi) == pytest.approx(40037.5, abs=0.1)
+    row = one(shared_con, "SELECT * FROM stg_results WHERE result_id = '6.0-0035' AND benchmark = 'resnet' "
+                          "AND scenario = 'Offline' AND metric = 'performance'")
+    assert (row["inferred_cause"], row["inferred_result"], row["not_comparable_because"]) == (
+        "above any conversion of its own runs", False, None)
+    # Dell's XE7745 L40S x8 yolo-95 Offline 153.544 is 1.094x its SingleStream rate (1000 / 7.124808): a
+    # conversion gives as much, so without its tree it stays possibly converted
+    dell = [published("v6.0", "6.0-0029", "yolo-95", s) for s in ("Offline", "SingleStream", "MultiStream")]
+    assert dell == [153.544, 7.124808, 54.674812] and dell[0] < conversion_bound(dell[1], dell[2])
+    assert one(shared_con, "SELECT inferred_cause FROM stg_results WHERE result_id = '6.0-0029' AND benchmark = "
+                           "'yolo-95' AND scenario = 'Offline' AND metric = 'performance'")["inferred_cause"] == \
+        "possibly converted"
+
+
+def edge_yolo(offline: float) -> list[dict]:
+    """GATEOverflow's real v6.0 yolo-95 entry (6.0-0034: SingleStream, MultiStream and Offline, flagged
+    inferred on an edge system) with the newest round's figures: SingleStream p90 76.66 ms, MultiStream
+    8 x 76.66 = 613.28 ms, and the given Offline figure."""
+    figures = {"SingleStream": 76.66, "MultiStream": 613.28, "Offline": offline}
+    return [dict(record("v6.0", "6.0-0034", "yolo-95", scenario), Performance_Result=value, inferred=1)
+            for scenario, value in figures.items()]
+
+
+@pytest.mark.parametrize(("offline", "cause"), [
+    (146.2, "above any conversion of its own runs"),   # 146.2 / (1000 / 76.66) = 11.2x a conversion's rate
+    (26.2, "above any conversion of its own runs"),    # just above 2 x 13.045 = 26.09
+    (26.0, "possibly converted"),                      # just below: a conversion could come near it
+    (13.1, "possibly converted")])                     # what a conversion of the SingleStream run gives
+def test_the_conversion_bound_on_the_newest_rounds_yolo_row(tmp_path, offline, cause):
+    assert conversion_bound(76.66, 613.28) == pytest.approx(26.09, abs=0.005)
+    con = db.connect(str(tmp_path / "w.duckdb"))
+    load_excerpt(con, "v6.0", edge_yolo(offline), tmp_path)
+    materialize(con)
+    row = one(con, "SELECT inferred_cause, inferred_result FROM stg_results WHERE scenario = 'Offline' "
+                   "AND metric = 'performance'")
+    con.close()
+    assert (row["inferred_cause"], row["inferred_result"]) == (cause, cause == "possibly converted")
+
+
 def test_a_singlestream_run_reported_as_offline_is_an_inference(trees_warehouse):
     # Lenovo SE100 resnet50 v6.0 6.0-0067: its Offline folder holds a SingleStream run (LoadGen's summary:
     # "Scenario : SingleStream"), which the checker converted: an inference, in no comparison.

@@ -252,7 +252,7 @@ def test_claim_audit_csv_parses_and_its_nested_columns_are_json(exports, wcon):
     columns = {c["name"]: c for c in manifest(exports["csv"])["views"]["claim_audit"]["columns"]}
     nested = [f for f in manifest(exports["csv"])["files"] if f["view"] == "claim_audit"][0]["columns"]
     assert {c["name"] for c in nested if c.get("encoding") == "json"} == {
-        "rows_used", "rows_as_cited", "rows_best", "rows_cross_scale", "rows_equal_scale", "findings_used",
+        "rows_used", "rows_as_cited", "rows_best", "rows_cross_scale", "rows_equal_scale", "rows_same_submitter", "findings_used",
         "cited_result_ids"}
     assert columns["verdict"]["description"]
 

@@ -93,7 +93,7 @@ def test_one_message_per_load_none_for_an_unchanged_round_and_a_correction_by_re
         third = receiver.messages[2]
     assert third["title"].startswith("MLPerf v5.1 re-published")
     assert "Rows v5.1: 0 added, 1 changed, 0 withdrawn result rows" in third["message"]
-    assert "- 5.1-0001 llama2-70b-99 Interactive performance: value 8840.42 -> 13260.63" in third["message"]
+    assert "- 5.1-0001 llama2-70b-99 Interactive performance: value 8,840 -> 13,261" in third["message"]  # 8840.42 x 1.5
     with connect_file(db_file, read_only=True) as con:
         assert con.execute("SELECT result_id, model, scenario, field, published_before, published_after "
                            "FROM published_changes WHERE NOT first_load").fetchall() == [

@@ -2,9 +2,10 @@
 -- baseline you could buy, and how far may it be trusted?
 -- recomputed_as_cited: the claim recomputed from exactly the entries it cites (int_claim_as_cited:
 --   the rules, per kind, and citation_problem when the cited entries do not match the claim).
--- recomputed_best: each best verified-or-preview row matching the claim (int_best_results.best_of_submitter:
---   rows that compare as their hardware), whichever entries the claim cites, against the best
---   VERIFIED result of the baseline hardware, whoever submitted it (best_verified_of_hardware), in the new side's
+-- recomputed_best: each best verified-or-preview row matching the claim (int_best_eligible.best_of_submitter:
+--   rows that compare as their hardware, the best usable one by the one eligibility rule), whichever
+--   entries the claim cites, against the best VERIFIED result of the baseline hardware, whoever
+--   submitted it (int_best_eligible.best_of_hardware: the row the leaderboard ranks first), in the new side's
 --   scenario and units:
 --     generation_speedup: baseline_accelerator at the new side's scale, same round;
 --     scaling_efficiency, scale_speedup: the new side's accelerator at baseline_total_accelerators,
@@ -81,7 +82,7 @@ new_sides AS (
            p.total_accelerators, p.scenario, p.value, p.units, p.verification, a.cited_base_row AS cited_base
     FROM stg_claims AS c
     LEFT JOIN standing AS a ON a.claim_id = c.id
-    JOIN int_best_results AS p
+    JOIN int_best_eligible AS p
       ON  p.best_of_submitter AND p.round = c.round AND p.benchmark = c.benchmark
       AND (c.scenario IS NULL OR p.scenario = c.scenario)
       AND p.higher_is_better = (c.direction = 'throughput')
@@ -100,8 +101,8 @@ same_round_baselines AS (
            b.value AS b_value, b.verification AS b_verification, b.value AS b_measure
     FROM new_sides AS s
     JOIN stg_claims AS c ON c.id = s.id
-    JOIN int_best_results AS b
-      ON  b.best_verified_of_hardware AND b.round = s.round AND b.benchmark = c.benchmark AND b.scenario = s.scenario
+    JOIN int_best_eligible AS b
+      ON  b.best_of_hardware AND b.round = s.round AND b.benchmark = c.benchmark AND b.scenario = s.scenario
       AND b.units = s.units
       AND b.accelerator = CASE WHEN c.kind = 'generation_speedup' THEN c.baseline_accelerator
                                ELSE s.accelerator END
@@ -116,7 +117,7 @@ software_sides AS (
            p.total_accelerators, p.scenario, p.value, p.units, p.verification, a.cited_base_row AS cited_base
     FROM stg_claims AS c
     LEFT JOIN standing AS a ON a.claim_id = c.id
-    JOIN int_best_results AS p
+    JOIN int_best_eligible AS p
       ON  p.best_of_submitter AND p.round = c.round AND p.benchmark = c.benchmark
       AND (c.scenario IS NULL OR p.scenario = c.scenario)
       AND p.higher_is_better = (c.direction = 'throughput')
@@ -134,15 +135,15 @@ earlier_round_baselines AS (
     FROM software_sides AS s
     JOIN stg_claims AS c ON c.id = s.id
     CROSS JOIN (VALUES ('same_scale'), ('per_accelerator')) AS k(basis)
-    JOIN int_best_results AS b
-      ON  b.best_verified_of_hardware AND b.benchmark = c.benchmark AND b.scenario = s.scenario AND b.units = s.units
+    JOIN int_best_eligible AS b
+      ON  b.best_of_hardware AND b.benchmark = c.benchmark AND b.scenario = s.scenario AND b.units = s.units
       AND b.accelerator = s.accelerator
       AND b.round_order < round_order(s.round)
       AND b.round = coalesce(c.round_from, b.round)
       AND CASE k.basis WHEN 'same_scale' THEN b.total_accelerators = s.total_accelerators
                        ELSE b.value_per_accelerator IS NOT NULL END
     QUALIFY row_number() OVER (PARTITION BY s.id, s.result_id, s.scenario, k.basis
-                               ORDER BY b.round_order DESC, b_measure DESC, b.result_id, b.source_id, b.record_no) = 1
+                               ORDER BY b.round_order DESC, NOT b.procurement_grade, b_measure DESC, b.result_id, b.source_id, b.record_no) = 1
 ),
 best_figures AS (
     SELECT x.*,
@@ -177,6 +178,57 @@ figure_rows AS (
              'record_no': b_record_no}] AS figure_rows
     FROM best_figures
 ),
+row_pairs AS (
+    -- the two rows of a software gain's other figures, by key: the hardware's best against best at one
+    -- size (int_hardware_gains), and the claim's submitter's own best against its own best at one size
+    SELECT c.id, 'hardware_best' AS figure_kind, g.gain AS figure, g.procurement_grade AS usable,
+           g.source_id_to AS n_source_id, g.record_no_to AS n_record_no,
+           g.source_id_from AS b_source_id, g.record_no_from AS b_record_no
+    FROM stg_claims AS c
+    JOIN int_hardware_gains AS g
+      ON  c.kind = 'software_gain' AND g.hardware_kind = 'accelerator' AND g.round_to = c.round
+      AND g.round_from = coalesce(c.round_from, g.round_from) AND g.benchmark = c.benchmark
+      AND (c.accelerator IS NULL OR g.accelerator = c.accelerator)
+      AND (c.scenario IS NULL OR g.scenario = c.scenario)
+      AND (c.total_accelerators IS NULL OR g.total_accelerators = c.total_accelerators)
+    UNION ALL
+    SELECT c.id, 'same_submitter', CASE WHEN n.higher_is_better THEN n.value / b.value ELSE b.value / n.value END,
+           n.usable AND b.usable, n.source_id, n.record_no, b.source_id, b.record_no
+    FROM stg_claims AS c
+    JOIN int_best_eligible AS n
+      ON  c.kind = 'software_gain' AND n.best_of_submitter AND n.verification = 'verified' AND n.round = c.round
+      AND n.benchmark = c.benchmark AND n.submitter = c.submitter AND n.hardware_kind = 'accelerator'
+      AND (c.accelerator IS NULL OR n.accelerator = c.accelerator)
+      AND (c.scenario IS NULL OR n.scenario = c.scenario)
+      AND (c.total_accelerators IS NULL OR n.total_accelerators = c.total_accelerators)
+    JOIN int_best_eligible AS b
+      ON  b.best_of_submitter AND b.verification = 'verified' AND b.submitter = n.submitter
+      AND b.hardware = n.hardware AND b.hardware_count = n.hardware_count AND b.benchmark = n.benchmark
+      AND b.scenario = n.scenario AND b.units = n.units AND b.round_order < n.round_order
+      AND b.round = coalesce(c.round_from, b.round)
+    QUALIFY row_number() OVER (PARTITION BY c.id, n.source_id, n.record_no ORDER BY b.round_order DESC) = 1
+),
+pair_figures AS (
+    -- the largest figure of each kind, a pair of procurement-grade rows first ("up to": across scenarios
+    -- and sizes when the claim names none), with its rows as rows_used shows them
+    SELECT p.id, p.figure_kind, p.figure,
+           [{'role': 'new', 'result_id': n.result_id, 'submitter': n.submitter, 'round': n.round,
+             'accelerator': n.accelerator, 'total_accelerators': n.total_accelerators, 'scenario': n.scenario,
+             'value': n.value, 'units': n.units, 'verification': n.verification,
+             'label': coalesce(n.result_id, n.submitter || ' ' || n.platform), 'source_id': n.source_id,
+             'record_no': n.record_no},
+            {'role': 'base', 'result_id': b.result_id, 'submitter': b.submitter, 'round': b.round,
+             'accelerator': b.accelerator, 'total_accelerators': b.total_accelerators, 'scenario': b.scenario,
+             'value': b.value, 'units': b.units, 'verification': b.verification,
+             'label': coalesce(b.result_id, b.submitter || ' ' || b.platform), 'source_id': b.source_id,
+             'record_no': b.record_no}] AS figure_rows
+    FROM row_pairs AS p
+    JOIN int_best_eligible AS n ON n.source_id = p.n_source_id AND n.record_no = p.n_record_no
+    JOIN int_best_eligible AS b ON b.source_id = p.b_source_id AND b.record_no = p.b_record_no
+    QUALIFY row_number() OVER (PARTITION BY p.id, p.figure_kind
+                               ORDER BY NOT p.usable, p.figure DESC, n.result_id, b.result_id, n.source_id,
+                                        n.record_no, b.source_id, b.record_no) = 1
+),
 best_relative AS (
     -- a software gain: the largest same-scale figure when one exists, else the largest across sizes
     SELECT id, figure AS recomputed_best, scenario AS best_scenario, weak_baseline,
@@ -199,9 +251,11 @@ equal_scale AS (
     SELECT f.id, f.figure AS equal_figure, f.figure_rows AS equal_rows
     FROM figure_rows AS f
     JOIN stg_claims AS c ON c.id = f.id
-    WHERE c.kind IN ('software_gain', 'generation_speedup') AND f.basis = 'same_scale' AND NOT f.scale_changed
+    WHERE c.kind = 'generation_speedup' AND f.basis = 'same_scale' AND NOT f.scale_changed
     QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.figure DESC, f.result_id, f.b_result_id, f.source_id,
                                             f.record_no, f.b_source_id, f.b_record_no) = 1
+    UNION ALL
+    SELECT id, figure, figure_rows FROM pair_figures WHERE figure_kind = 'hardware_best'
 ),
 best_absolute AS (
     SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
@@ -255,12 +309,15 @@ audited AS (
         CASE WHEN coalesce(cited_scale_changed, false) THEN a.rows_as_cited ELSE coalesce(x.cross_rows, []) END
             AS rows_cross_scale,
         e.equal_figure AS recomputed_equal_scale,
-        coalesce(e.equal_rows, []) AS rows_equal_scale
+        coalesce(e.equal_rows, []) AS rows_equal_scale,
+        o.figure AS recomputed_same_submitter,
+        coalesce(o.figure_rows, []) AS rows_same_submitter
     FROM stg_claims AS c
     LEFT JOIN as_cited AS a ON a.claim_id = c.id
     LEFT JOIN best AS b ON b.id = c.id
     LEFT JOIN cross_scale AS x ON x.id = c.id
     LEFT JOIN equal_scale AS e ON e.id = c.id
+    LEFT JOIN pair_figures AS o ON o.id = c.id AND o.figure_kind = 'same_submitter'
 ),
 flagged AS (
     -- the anomaly rules that name the rows a verdict rests on, their own and the pair findings that blame
@@ -306,8 +363,21 @@ judged AS (
         stage NOT IN ('post_submission_unverified', 'vendor_self_test') AS recomputable,
         CASE WHEN recomputable THEN (recomputed - multiplier) / multiplier END AS relative_difference,
         -- the grade rests on the data alone (best against best, equal size), never on which ids are cited
-        CASE WHEN recomputable THEN greatest(recomputed_best, recomputed_equal_scale) END AS figure_supported,
-        CASE WHEN recomputable THEN least(recomputed_best, recomputed_equal_scale) END AS figure_least,
+        -- a software gain is graded at equal size: the claim's submitter's rows against the best baseline
+        -- of their size (recomputed_best when no size changed) and the hardware's best against best
+        -- (recomputed_equal_scale); only when neither exists, on the best figure across sizes
+        CASE WHEN kind = 'software_gain' AND NOT coalesce(best_scale_changed, true) THEN recomputed_best END
+            AS submitter_at_equal_size,
+        kind = 'software_gain' AND (submitter_at_equal_size IS NOT NULL OR recomputed_equal_scale IS NOT NULL)
+            AS graded_at_equal_size,
+        CASE WHEN NOT recomputable THEN NULL
+             WHEN graded_at_equal_size THEN greatest(submitter_at_equal_size, recomputed_equal_scale)
+             WHEN kind = 'software_gain' THEN recomputed_best
+             ELSE greatest(recomputed_best, recomputed_equal_scale) END AS figure_supported,
+        CASE WHEN NOT recomputable THEN NULL
+             WHEN graded_at_equal_size THEN least(submitter_at_equal_size, recomputed_equal_scale)
+             WHEN kind = 'software_gain' THEN recomputed_best
+             ELSE least(recomputed_best, recomputed_equal_scale) END AS figure_least,
         -- how far the claim reaches past what the data supports (a latency claimed absolutely: lower is more)
         CASE WHEN kind = 'absolute' AND direction = 'latency' THEN figure_supported / multiplier
              ELSE multiplier / figure_supported END AS reach_over_most,
@@ -327,7 +397,60 @@ judged AS (
                          rows_cross_scale[2].total_accelerators, rows_cross_scale[1].total_accelerators,
                          CASE WHEN coalesce(cited_scale_changed, false) THEN ', the claim''s own rows' ELSE '' END,
                          round(recomputed_cross_scale, 4))
-             ELSE '' END AS cross_scale_note
+             ELSE '' END AS cross_scale_note,
+        CASE grade WHEN 'overstated'
+                       THEN format('is {}% above the most the data supports, {}',
+                                   round(100 * (reach_over_most - 1), 1), round(figure_supported, 4))
+                   WHEN 'understated'
+                       THEN format('is {}% below the least the data supports, {}',
+                                   round(100 * (1 - reach_over_least), 1), round(figure_least, 4))
+                   ELSE 'is within 5% of what the data supports' END AS standing,
+        CASE WHEN recomputed_as_cited IS NOT NULL
+             THEN format('; as cited {} (the citation is checked apart: verdict)', round(recomputed_as_cited, 4))
+             ELSE '' END AS as_cited_note,
+        format('the data supports {}{}{}{}',
+               CASE WHEN recomputed_best IS NOT NULL THEN 'best against best ' || round(recomputed_best, 4) ELSE '' END,
+               CASE WHEN recomputed_equal_scale IS NOT NULL
+                    THEN format('{}at equal size ({} accelerators, {}) {}',
+                                CASE WHEN recomputed_best IS NULL THEN '' ELSE ', ' END,
+                                rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
+                                round(recomputed_equal_scale, 4))
+                    ELSE '' END,
+               CASE WHEN recomputed_cross_scale IS NOT NULL
+                    THEN format('; across sizes {} (not software alone)', round(recomputed_cross_scale, 4))
+                    ELSE '' END,
+               as_cited_note) AS other_figures,
+        -- a software gain: the figure its grade rests on (the most supported, the least for an understated
+        -- claim), then every figure with its rows
+        CASE WHEN grade = 'understated' THEN figure_least ELSE figure_supported END AS graded_figure,
+        format('graded on {}, {}{}{}{}{}{}',
+               CASE WHEN NOT graded_at_equal_size THEN 'the best figure across sizes, as no equal-size figure exists'
+                    WHEN graded_figure = recomputed_equal_scale THEN 'the equal-size figure, best against best'
+                    ELSE 'the equal-size figure of the submitter''s rows against the best baseline' END,
+               round(graded_figure, 4),
+               CASE WHEN recomputed_equal_scale IS NOT NULL
+                    THEN format('; best against best at equal size ({} accelerators, {}: {} over {}) {}',
+                                rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
+                                rows_equal_scale[1].label, rows_equal_scale[2].label, round(recomputed_equal_scale, 4))
+                    ELSE '' END,
+               CASE WHEN recomputed_best IS NOT NULL AND NOT coalesce(best_scale_changed, false)
+                    THEN format('; the submitter''s rows against the best baseline ({} -> {} accelerators, {}: {} over {}) {}',
+                                rows_best[2].total_accelerators, rows_best[1].total_accelerators, rows_best[1].scenario,
+                                rows_best[1].label, rows_best[2].label, round(recomputed_best, 4))
+                    ELSE '' END,
+               CASE WHEN recomputed_same_submitter IS NOT NULL
+                    THEN format('; the submitter''s own at equal size ({} accelerators, {}: {} over {}) {}',
+                                rows_same_submitter[1].total_accelerators, rows_same_submitter[1].scenario,
+                                rows_same_submitter[1].label, rows_same_submitter[2].label,
+                                round(recomputed_same_submitter, 4))
+                    ELSE '' END,
+               CASE WHEN recomputed_cross_scale IS NOT NULL AND graded_at_equal_size
+                    THEN format('; across sizes ({} -> {} accelerators, {}: {} over {}) {} (not software alone)',
+                                rows_cross_scale[2].total_accelerators, rows_cross_scale[1].total_accelerators,
+                                rows_cross_scale[1].scenario, rows_cross_scale[1].label, rows_cross_scale[2].label,
+                                round(recomputed_cross_scale, 4))
+                    ELSE '' END,
+               as_cited_note) AS software_figures
     FROM audited AS a
     LEFT JOIN flagged AS fl USING (id)
     LEFT JOIN excluded AS ex USING (id)
@@ -345,33 +468,12 @@ SELECT
             THEN format('no comparable rows reproduce it: {} matching row{} left out ({})', excluded_rows,
                         CASE WHEN excluded_rows = 1 THEN ' is' ELSE 's are' END, excluded_because)
         WHEN figure_supported IS NULL THEN 'no rows reproduce it'
-        ELSE format('{} {}; the data supports {}{}{}{}',
-                    multiplier,
-                    CASE grade WHEN 'overstated'
-                                   THEN format('is {}% above the most the data supports, {}',
-                                               round(100 * (reach_over_most - 1), 1), round(figure_supported, 4))
-                               WHEN 'understated'
-                                   THEN format('is {}% below the least the data supports, {}',
-                                               round(100 * (1 - reach_over_least), 1), round(figure_least, 4))
-                               ELSE 'is within 5% of what the data supports' END,
-                    CASE WHEN recomputed_best IS NOT NULL THEN 'best against best ' || round(recomputed_best, 4)
-                         ELSE '' END,
-                    CASE WHEN recomputed_equal_scale IS NOT NULL
-                         THEN format('{}at equal size ({} accelerators, {}) {}',
-                                     CASE WHEN recomputed_best IS NULL THEN '' ELSE ', ' END,
-                                     rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
-                                     round(recomputed_equal_scale, 4))
-                         ELSE '' END,
-                    CASE WHEN recomputed_cross_scale IS NOT NULL
-                         THEN format('; across sizes {} (not software alone)', round(recomputed_cross_scale, 4))
-                         ELSE '' END,
-                    CASE WHEN recomputed_as_cited IS NOT NULL
-                         THEN format('; as cited {} (the citation is checked apart: verdict)', round(recomputed_as_cited, 4))
-                         ELSE '' END)
+        ELSE format('{} {}; {}', multiplier, standing, CASE WHEN kind = 'software_gain' THEN software_figures
+                                                        ELSE other_figures END)
     END AS grade_reason,
     stage_contradiction,
     figure_supported, recomputed, relative_difference, recomputed_as_cited, recomputed_best,
-    recomputed_equal_scale, rows_equal_scale, weak_baseline,
+    recomputed_equal_scale, rows_equal_scale, recomputed_same_submitter, rows_same_submitter, weak_baseline,
     best_baseline_result_id, best_baseline_submitter, rows_used, rows_as_cited, rows_best,
     scale_changed, recomputed_cross_scale, rows_cross_scale, findings_used,
     CASE
@@ -395,8 +497,15 @@ SELECT
         WHEN uses_preview THEN 'a row used is a preview submission'
         WHEN scale_changed
             THEN format('the gain compares a {}-accelerator system with a {}-accelerator one: scale, not software '
-                        'alone, and no result at equal size reproduces it ({})',
-                        rows_used[2].total_accelerators, rows_used[1].total_accelerators, round(recomputed, 4))
+                        'alone, and {} ({}){}',
+                        rows_used[2].total_accelerators, rows_used[1].total_accelerators,
+                        CASE WHEN recomputed_equal_scale IS NULL THEN 'no result at equal size reproduces it'
+                             ELSE 'the claim''s rows have no pair at equal size' END,
+                        round(recomputed, 4),
+                        CASE WHEN recomputed_equal_scale IS NOT NULL
+                             THEN format('; the grade rests on the hardware''s best against best at equal size, {}',
+                                         round(recomputed_equal_scale, 4))
+                             ELSE '' END)
         WHEN len(findings_used) > 0
             THEN format('a row it rests on breaks an anomaly rule ({}; see anomalies)', array_to_string(findings_used, ', '))
         WHEN recomputed IS NULL THEN 'no rows reproduce it'

@@ -9,13 +9,9 @@
 --   gain = value_to / value_from. total_accelerators is null; the sizes are in scale_from / scale_to.
 --   scale_changed: the two sides are systems of different sizes, so the gain mixes software with
 --   scale (a rack's NVLink domain against a tray): never procurement grade.
--- basis 'hardware_best': what the hardware gained, whoever submitted it: the best verified result of
---   the hardware at a hardware count in one round against the best verified result of the same
---   hardware at the same count in the previous round where it ran (int_best_results,
---   best_verified_of_hardware). The headline gain of a piece of hardware (the run report's); the
---   submitter's own gain (same_scale) is the second basis beside it. Google's GB200 x72 DeepSeek-R1
---   Server gained 2.48x over its own v6.0 entry, which ran at 47% of NVIDIA's; the hardware gained
---   1.18x. submitter_from names the earlier side's submitter.
+-- basis 'hardware_best' (what the hardware gained, whoever submitted it) is paired apart, after the
+--   anomaly rules, from the best rows they clear (int_hardware_gains): this table's pairs are what the
+--   implausible-gain rule reads (int_pair_findings), so they cannot wait for it.
 -- Each side is the best verified result of its key in its round (int_best_results).
 -- system_changed: the two sides are different systems (platform: Dell's XE9685L one round, its XE9780
 --   the next); host_changed: the host processor differs. software_alone: one submitter's same system,
@@ -51,14 +47,6 @@ WITH same_scale AS (
     FROM int_best_results
     WHERE verification = 'verified'
 ),
-hardware_best AS (
-    SELECT 'hardware_best' AS basis, submitter, NULL::VARCHAR AS submitter_key, hardware, hardware_kind,
-           accelerator, cpu, hardware_count AS scale_key, benchmark, scenario, units, higher_is_better, round,
-           round_order, value AS basis_value, hardware_count AS scale, total_accelerators, software, stack,
-           platform, processor, notes_hash, result_id, source_id, record_no, verification, has_finding
-    FROM int_best_results
-    WHERE best_verified_of_hardware
-),
 per_accelerator AS (
     SELECT 'per_accelerator' AS basis, submitter, submitter AS submitter_key, hardware, hardware_kind, accelerator,
            cpu, NULL::BIGINT AS scale_key, benchmark, scenario, units, higher_is_better, round, round_order,
@@ -69,7 +57,6 @@ per_accelerator AS (
 ),
 sides AS (
     SELECT * FROM same_scale
-    UNION ALL BY NAME SELECT * FROM hardware_best
     UNION ALL BY NAME SELECT * FROM per_accelerator
 ),
 paired AS (

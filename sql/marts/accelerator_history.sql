@@ -1,10 +1,11 @@
 -- How much did each accelerator gain, round by round, since the first round it ran, on the same
 -- benchmark and scenario at the same size?
 -- One row per (accelerator, accelerator count, benchmark, scenario, round) where it ran: the best
--- verified result of that hardware in the round, whoever submitted it (int_best_results
--- best_verified_of_hardware: closed division, available, compares as its hardware; the eligibility
--- of every comparison), from a published table or, for a round MLCommons published no table of,
--- rebuilt from the submission tree (source_kind; run_path and source_id trace the figure to its file).
+-- verified result of that hardware in the round, whoever submitted it, by the one eligibility rule
+-- (int_best_eligible best_of_hardware: the row the leaderboard ranks first among that hardware's rows;
+-- only when no row of it is procurement grade, the best of the others, and then not procurement
+-- grade), from a published table or, for a round MLCommons published no table of, rebuilt from the
+-- submission tree (source_kind; run_path and source_id trace the figure to its file).
 -- round_previous, result_previous: the previous round where it ran; rounds_skipped: the loaded rounds
 --   between in which it did not run; rounds_not_loaded: the rounds between the warehouse knows of and
 --   has not loaded (it may have run there).
@@ -17,16 +18,14 @@
 --   (int_result_eligibility.findings, by the row's key source_id, record_no: a row rebuilt from a
 --   submission tree has no result_id). procurement_grade: comparable with the previous round's figure
 --   and both figures procurement grade by the one eligibility rule (int_result_eligibility
---   .procurement_grade, docs/definitions.md section 1c): a figure a superlinear scaling pair or an
---   implausible gain blames leaves it, as it leaves every other answer.
+--   .procurement_grade, docs/definitions.md section 1c).
 WITH best AS (
     SELECT b.round, b.round_order, b.hardware AS accelerator, b.total_accelerators AS accelerator_count,
            b.benchmark, b.scenario, b.units, b.higher_is_better, b.value, b.submitter, b.platform, b.software,
-           b.stack, b.result_id, len(e.findings) > 0 AS has_finding, e.procurement_grade AS eligible,
+           b.stack, b.result_id, len(b.findings) > 0 AS has_finding, b.procurement_grade AS eligible,
            b.source_id AS row_source_id, b.record_no AS row_record_no
-    FROM int_best_results AS b
-    JOIN int_result_eligibility AS e ON e.source_id = b.source_id AND e.record_no = b.record_no
-    WHERE b.best_verified_of_hardware AND b.hardware_kind = 'accelerator'
+    FROM int_best_eligible AS b
+    WHERE b.best_of_hardware AND b.hardware_kind = 'accelerator'
 ),
 runs AS (
     -- the run folder of each verified figure (of a submitter's rows with one figure, the first by path)

@@ -8,14 +8,16 @@
 --   accelerators; gain = value_to / value_from. scale_changed when the sizes differ (a 4-GPU tray one
 --   round, a 72-GPU rack the next): the gain mixes software with scale, never procurement grade.
 -- basis 'hardware_best': the best verified result of the hardware at a size against the best of the
---   previous round at that size, whoever submitted either: what the hardware gained (the headline).
+--   previous round at that size, whoever submitted either, each the row the leaderboard ranks first
+--   among them by the one eligibility rule (int_hardware_gains): what the hardware gained (the headline).
 -- software_alone: one submitter's same system, host and size on both sides (system_changed,
 --   host_changed say what moved); hardware_kind 'cpu' marks a CPU-only system's gain.
 -- rounds_spanned: rounds between the two that the warehouse knows of but has not loaded.
 -- procurement_grade: the pair's own conditions (same scale, not implausible) and both sides procurement
 --   grade by the one eligibility rule (int_result_eligibility, each side by its row, a row rebuilt from
 --   a submission tree as any other).
--- Definition (each side the best verified result of its key in its round): int_software_gains.
+-- Definition (each side the best verified result of its key in its round): int_software_gains,
+-- int_hardware_gains.
 SELECT * EXCLUDE (hardware, source_id_from, record_no_from, source_id_to, record_no_to) RENAME (total_accelerators AS accelerator_count, units AS result_unit, value_from AS result_from,
                  value_to AS result_to, total_accelerators_from AS accelerator_count_from,
                  total_accelerators_to AS accelerator_count_to)

@@ -61,6 +61,10 @@
 --     folder, the endpoint harness's lower-case names) or a Server run reported as Interactive;
 --   without the run's summary: 'no conversion reaches <scenario>' (Server, Interactive, SingleStream
 --     are never converted to), 'no conversion on a datacenter system' (the suite is not edge);
+--   'above any conversion of its own runs': an edge system's Offline row above twice the rate of every
+--     SingleStream and MultiStream run its entry publishes for the benchmark (1000 / latency ms,
+--     8000 / latency ms: what the checker's conversion reports from a run, 1 / mean latency, with the
+--     mean at least half the published percentile): measured (conversion_ceilings);
 --   'possibly converted': an edge system's Offline or MultiStream row, no run summary loaded.
 -- inferred_result: the figure is an inference (converted, or possibly converted): it never takes part
 --   in a comparison (not_comparable_because). Every other flagged row was measured in its scenario.
@@ -123,6 +127,21 @@ lower_targets AS (
     WHERE r.metric = 'performance' AND b.accuracy_target = '99'
     GROUP BY ALL
 ),
+conversion_ceilings AS (
+    -- the most any conversion of an entry's own SingleStream and MultiStream runs could report as an
+    -- Offline figure, per benchmark (docs/definitions.md section 1b, conversion bounds): the checker
+    -- reports 1 / mean latency from a SingleStream run and 8 samples / mean query latency from a
+    -- MultiStream one; with the mean at least half the published percentile, twice the larger rate
+    SELECT source_id, entry_id, model, used_model,
+           2 * max(CASE scenario WHEN 'SingleStream' THEN 1000 / latency_ms ELSE 8000 / latency_ms END)
+               AS conversion_ceiling
+    FROM (SELECT *, CASE units WHEN 'Latency (ms)' THEN value WHEN 'Latency (s)' THEN value * 1000 END AS latency_ms
+          FROM results
+          WHERE metric = 'performance' AND scenario IN ('SingleStream', 'MultiStream')
+            AND contains(lower(coalesce(suite, '')), 'edge'))
+    WHERE latency_ms > 0
+    GROUP BY ALL
+),
 identified AS (
     SELECT
         r.* EXCLUDE (units),
@@ -149,7 +168,7 @@ identified AS (
         coalesce(b.benchmark, r.model) AS benchmark,
         b.benchmark IS NOT NULL AS benchmark_matched,
         b.output_unit, b.benchmark_family, b.accuracy_target, st.stack,
-        lt.value_at_99,
+        lt.value_at_99, cc.conversion_ceiling,
         ro.round_order,
         CASE WHEN r.higher_is_better AND r.total_accelerators > 0
                   AND (n.partition IS NULL OR total_partitions * n.partition_fraction >= r.total_accelerators - 0.001)
@@ -174,6 +193,10 @@ identified AS (
         ON  r.metric = 'performance' AND lt.source_id = r.source_id AND lt.entry_id IS NOT DISTINCT FROM r.entry_id
         AND lt.benchmark_family IS NOT DISTINCT FROM b.benchmark_family
         AND lt.scenario IS NOT DISTINCT FROM r.scenario AND lt.units IS NOT DISTINCT FROM r.units
+    LEFT JOIN conversion_ceilings AS cc
+        ON  r.metric = 'performance' AND r.scenario = 'Offline' AND cc.source_id = r.source_id
+        AND cc.entry_id IS NOT DISTINCT FROM r.entry_id AND cc.model IS NOT DISTINCT FROM r.model
+        AND cc.used_model IS NOT DISTINCT FROM r.used_model
     LEFT JOIN base_hardware_statements AS sp
         ON  sp.accelerator_raw IS NOT DISTINCT FROM r.accelerator_raw AND sp.system IS NOT DISTINCT FROM r.system
         AND sp.notes IS NOT DISTINCT FROM r.notes
@@ -257,6 +280,7 @@ judged AS (
             WHEN summary_scenario IS NOT NULL THEN 'converted from ' || summary_scenario
             WHEN scenario NOT IN ('Offline', 'MultiStream') THEN 'no conversion reaches ' || scenario
             WHEN NOT contains(lower(coalesce(suite, '')), 'edge') THEN 'no conversion on a datacenter system'
+            WHEN value > conversion_ceiling THEN 'above any conversion of its own runs'
             ELSE 'possibly converted'
         END AS inferred_cause
     FROM evidenced
@@ -265,7 +289,7 @@ SELECT
     * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
                value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled, absence_stated,
                value_per_accelerator, value_per_partition, stack, benchmark_family, accuracy_target, value_at_99,
-               inferred_cause),
+               inferred_cause, conversion_ceiling),
     CASE WHEN accelerator_absent IS NULL THEN value_per_accelerator END AS value_per_accelerator,
     CASE WHEN accelerator_absent IS NULL THEN value_per_partition END AS value_per_partition,
     stack,

@@ -251,8 +251,14 @@ def decode_json_object(content: bytes, label: str) -> dict:
     """A tree file's JSON object, read as every JSON input is (warehouse/inputs.py load_json: nesting
     and integers bounded, a key given twice with two values refused) and with finite numbers only
     (NaN, Infinity, 1e999999 refused). UnparsableFile naming what is wrong."""
+    return _json_object(content, label, load_json)
+
+
+def _json_object(content: bytes, label: str, loader, keeping: bool = False):
+    """`loader` (load_json or load_json_keeping_last) over the file's text, its failures as
+    UnparsableFile; the object (with the loader's second value when `keeping`)."""
     try:
-        data = load_json(content.decode("utf-8-sig"), label, finite=True, integers=SIGNED_OR_UNSIGNED_64)
+        loaded = loader(content.decode("utf-8-sig"), label, finite=True, integers=SIGNED_OR_UNSIGNED_64)
     except UnicodeDecodeError as exc:
         raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
     except json.JSONDecodeError as exc:
@@ -260,9 +266,10 @@ def decode_json_object(content: bytes, label: str) -> dict:
                                      f"{exc.msg}"]) from exc
     except InputRefused as exc:
         raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
+    data = loaded[0] if keeping else loaded
     if not isinstance(data, dict):
         raise UnparsableFile(label, [f"expected a JSON object, found {json_type(data)}"])
-    return data
+    return loaded
 
 
 def json_type(value) -> str:
@@ -276,18 +283,7 @@ def decode_system(content: bytes, label: str) -> tuple[dict, list[str]]:
     """A system description's JSON object read as MLCommons' checker reads it (json.load: a key given
     twice takes its last value), within every other bound of decode_json_object; and each key given
     twice with two values, described. UnparsableFile when a field a result row uses is one of them."""
-    try:
-        data, repeats = load_json_keeping_last(content.decode("utf-8-sig"), label, finite=True,
-                                               integers=SIGNED_OR_UNSIGNED_64)
-    except UnicodeDecodeError as exc:
-        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
-    except json.JSONDecodeError as exc:
-        raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: "
-                                     f"{exc.msg}"]) from exc
-    except InputRefused as exc:
-        raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
-    if not isinstance(data, dict):
-        raise UnparsableFile(label, [f"expected a JSON object, found {json_type(data)}"])
+    data, repeats = _json_object(content, label, load_json_keeping_last, keeping=True)
     ambiguous = [r for r in repeats if r.top_level and r.key in SYSTEM_ROW_FIELDS]
     if ambiguous:
         raise UnparsableFile(label, [f"the key {r.key!r} twice with two values "

@@ -10,7 +10,7 @@ import polars as pl
 from warehouse.store import db
 
 SCREEN_COLUMNS = ["id", "multiplier", "grade", "figure_supported", "verdict"]
-ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best", "rows_equal_scale"]
+ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best", "rows_equal_scale", "rows_same_submitter"]
 
 
 def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
