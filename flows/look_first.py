@@ -18,7 +18,7 @@ from warehouse.ingest.look import Plan, Unchanged, look_at_rounds
 from warehouse.notify.run import after_run
 from warehouse.store import db, lock
 from warehouse.store.warehouse_file import file_errors
-from warehouse.views.materialize import views_current
+from warehouse.views.materialize import views_behind_data, views_current
 
 
 def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_be_current: bool) -> RunReport | None:
@@ -30,7 +30,7 @@ def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_
         return None
     settings = FetchSettings.from_env()
     with lock.writer(db_file, f"mlperf-wh {kind}") as held, file_errors(), db.connect(db_file) as con:
-        if views_must_be_current and not views_current(con):
+        if (views_must_be_current and not views_current(con)) or views_behind_data(con):
             return None
         rounds, _found = plan(con)
         looked = look_at_rounds(con, rounds, source, settings)

@@ -48,6 +48,7 @@ from warehouse.store import db, lock
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
 from warehouse.views import materialize
+from warehouse.views.materialize import views_behind_data
 
 EXPECTED_FAILURES = (FetchError, MalformedFile, GuardRefused, WarehouseUnavailable)
 WRITE_LOCK = threading.Lock()  # DuckDB: one writing connection at a time, also within this process
@@ -151,7 +152,8 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
                 record_found(con, found[outcome.round], dt.date.today())
         tree_lines = _read_trees(con, [r for r in rounds if r.name in {o.round for o in loaded}], source,
                                  settings) if trees and loaded else []
-        if loaded or refresh_always:
+        rebuilt = bool(loaded) or refresh_always or views_behind_data(con)  # a run stopped before its rebuild
+        if rebuilt:
             materialize(con)
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, run.flow_run_id, outcomes, before.snapshot, waited)
@@ -159,7 +161,7 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
         for line in after_run(con, report, before.answers).warnings():
             logger.warning(line)  # on the flow run; the CLI prints the report's warnings
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
-            if loaded or refresh_always:
+            if rebuilt:
                 publish(db_file)
     regenerate_after_run(outcomes, db_file)
     return report

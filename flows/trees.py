@@ -21,7 +21,7 @@ from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chun
 from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
-from warehouse.store import db
+from warehouse.store import db, lock
 
 DASK_ADDRESS_ENV = variable("dask_address")
 DEFAULT_CONCURRENCY = 8
@@ -96,19 +96,22 @@ def bounded(submit, items, limit: int):
 
 @flow(name="ingest-trees")
 def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -> TreeOutcome:
+    """Under the writer lock, as every run that writes: another writer waits, and a signal says
+    truly what it left (the rounds rebuilt before it are kept; a load in flight rolls back)."""
     started = time.perf_counter()
     logger = run_logger()
     settings = FetchSettings.from_env()
-    rebuilt = call(rebuild_rounds_from_trees, rounds, source, db_file, run)
-    with db.connect(db_file) as con:
-        files, unnamed = plan(con, rounds, source)
-    if unnamed:
-        logger.warning("%s result rows name no run folder (no Location): reload their round with "
-                       "`mlperf-wh backfill --force --rounds ...`", unnamed)
-    outcomes = fetch_all(files, settings, run)
-    with db.connect(db_file) as con:
-        result = load(con, check(outcomes))
-    call(materialize_views, db_file)
+    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning):
+        rebuilt = call(rebuild_rounds_from_trees, rounds, source, db_file, run)
+        with db.connect(db_file) as con:
+            files, unnamed = plan(con, rounds, source)
+        if unnamed:
+            logger.warning("%s result rows name no run folder (no Location): reload their round with "
+                           "`mlperf-wh backfill --force --rounds ...`", unnamed)
+        outcomes = fetch_all(files, settings, run)
+        with db.connect(db_file) as con:
+            result = load(con, check(outcomes))
+        call(materialize_views, db_file)
     result.rebuilt = rebuilt
     result.seconds = time.perf_counter() - started
     for line in (r.line() for r in rebuilt):

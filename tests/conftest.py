@@ -193,6 +193,16 @@ def cli(prefect_harness, capsys):
     return run
 
 
+@pytest.fixture(autouse=True)
+def no_signal_outlives_its_test():
+    """A test that stops an in-process command with a signal leaves it recorded, as a process that
+    is about to exit does (db.transaction then writes nothing more); the next test starts clean."""
+    yield
+    interrupt = sys.modules.get("warehouse.interrupt")
+    if interrupt is not None:
+        interrupt.forget_signals()
+
+
 @contextmanager
 def no_prefect_api(monkeypatch):
     """This process as a user's without a Prefect server: no API URL, no temporary server asked for."""

@@ -86,14 +86,24 @@ def wait_gone(pids: set[int], timeout: float) -> set[int]:
 def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cli, tmp_path, prefect_home):
     interrupted, clean = str(tmp_path / "interrupted.duckdb"), str(tmp_path / "clean.duckdb")
     with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
-        process = start_backfill(server.url, interrupted, prefect_home, "v4.1", "v6.0")
-        wait_for_request(server, V60_PATH, process)  # v4.1 is loaded; v6.0 is in flight
+        process = start_backfill(server.url, interrupted, prefect_home, "v4.1", "v6.0", verbose=True)
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+        reader.start()
+        wait_for_request(server, V60_PATH, process)  # v6.0 is in flight
+        give_up = time.monotonic() + 60
+        # v4.1 committed (a load still in flight at the signal is rolled back: never kept after the line)
+        while not any("ingest-v4.1" in line and "Completed" in line for line in lines):
+            assert process.poll() is None and time.monotonic() < give_up, "".join(lines)
+            time.sleep(0.05)
         below = descendants(process.pid)
         assert below, "Prefect's temporary server should be running below the CLI"
         signalled = time.monotonic()
         process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=30)
+        process.wait(timeout=30)
         stopped = time.monotonic() - signalled
+        reader.join(timeout=5)
+        err = "".join(lines)
         left = wait_gone(below, timeout=5)
         assert process.returncode == 128 + signal.SIGTERM, err
         assert stopped < 5, f"took {stopped:.1f} s to stop"

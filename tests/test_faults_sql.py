@@ -417,10 +417,13 @@ def _sql_process(warehouse: str, *args: str, **env: str) -> tuple[int, int, byte
 
 def test_a_statement_that_ignores_the_interrupt_is_stopped_at_the_time_limit(warehouse):
     """`SELECT len(range(2000000000))` builds one list without looking for DuckDB's interrupt: still
-    running at 60 s under MLPERF_SQL_TIMEOUT=2. The watchdog ends it STUCK_SECONDS after the interrupt."""
+    running at 60 s under MLPERF_SQL_TIMEOUT=2. The watchdog ends it STUCK_SECONDS after the interrupt.
+    (Its 16 GB list is past the process's ceiling at the default memory limit: allowed all of memory,
+    it grows for those 4 s.)"""
     from warehouse.store.sandbox import STUCK_SECONDS
     before = _state(warehouse)
-    code, _, out, err, seconds, _ = _sql_process(warehouse, "SELECT len(range(2000000000))", MLPERF_SQL_TIMEOUT="2")
+    code, _, out, err, seconds, _ = _sql_process(warehouse, "SELECT len(range(2000000000))", MLPERF_SQL_TIMEOUT="2",
+                                                 MLPERF_SQL_MEMORY_LIMIT="100%")
     assert (code, out) == (1, b""), err
     line = one_error_line(err.decode())
     assert "ran past `sql`'s time limit of 2 s and was stopped" in line and "MLPERF_SQL_TIMEOUT=SECONDS" in line
@@ -447,6 +450,41 @@ def test_limit_0_past_the_memory_limit_is_one_line(warehouse):
         "--format", "csv", "--limit", "0", MLPERF_SQL_MEMORY_LIMIT="128MB")
     assert (code, out) == (1, b"")
     assert "needed more memory than `sql`'s limit of 128MB" in one_error_line(err.decode())
+
+
+# A list built by one scalar call is outside DuckDB's pool: under a 300MB limit, len(range(100000000))
+# answered after holding 1.3 GB (len(range(2000000000)) at the default limits: 24 GB, then killed).
+OUTSIDE_THE_POOL = "SELECT len(range(100000000))"
+
+
+def test_a_query_is_bounded_in_the_process_not_only_in_duckdbs_pool(warehouse):
+    """The process, with an address-space cap of 3 GB as a safety net for the machine."""
+    import resource
+    import subprocess
+    cap = 3 * 1024 ** 3
+    process = subprocess.Popen(
+        [str(COMMAND), "sql", OUTSIDE_THE_POOL, "--db", warehouse], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "MLPERF_SQL_MEMORY_LIMIT": "300MB"},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (cap, cap)))
+    out, err = process.stdout.read(), process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    peak_mib = usage.ru_maxrss // 1024
+    assert (os.waitstatus_to_exitcode(status), out) == (1, b""), err
+    line = one_error_line(err.decode())
+    assert "needed more memory than `sql`'s limit of 300MB" in line and "MLPERF_SQL_MEMORY_LIMIT=" in line
+    assert peak_mib < 300 + 256 + 150, f"peak {peak_mib} MiB: the limit and 256 MiB for the process (and Python's start)"
+
+
+def test_the_process_ceiling_is_lifted_after_the_query(run, warehouse, monkeypatch):
+    """In this process: the same one line, and RLIMIT_DATA as it was, after a query past it and after one within it."""
+    import resource
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    monkeypatch.setenv("MLPERF_SQL_MEMORY_LIMIT", "300MB")
+    code, out, err = run("sql", OUTSIDE_THE_POOL, "--db", warehouse)
+    assert (code, out) == (1, "") and "needed more memory than `sql`'s limit of 300MB" in one_error_line(err)
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    assert run("sql", "SELECT 42 AS x", "--db", warehouse, "--format", "csv")[:2] == (0, "x\n42\n")
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])

@@ -10,7 +10,7 @@ import pytest
 from tests.faults import one_error_line
 from warehouse.cli.failures import run_reporting_failures
 from warehouse.errors import Interrupted
-from warehouse.store import lock
+from warehouse.store import db, lock
 
 pytestmark = pytest.mark.unit
 
@@ -33,10 +33,25 @@ def test_a_reader_interrupted_says_the_warehouse_was_not_written(capsys):
 
 def test_a_writer_interrupted_says_its_load_was_rolled_back(capsys, tmp_path):
     def write_then_interrupt():
-        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"):
-            interrupted()
+        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"), db.connect(str(tmp_path / "w.duckdb")) as con:
+            with db.transaction(con):
+                con.execute("CREATE TABLE t AS SELECT 1 AS x")
+                interrupted()
     assert run_reporting_failures(write_then_interrupt) == 143
     assert "the load in flight was rolled back" in one_error_line(capsys.readouterr().err)
+
+
+def test_a_writer_interrupted_between_its_transactions_says_none_was_rolled_back(capsys, tmp_path):
+    """A signal after a load committed, while the run builds its report or publishes: the load is
+    kept, and the line says so (it said "the load in flight was rolled back")."""
+    def load_then_interrupt():
+        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"), db.connect(str(tmp_path / "w.duckdb")) as con:
+            with db.transaction(con):
+                con.execute("CREATE TABLE t AS SELECT 1 AS x")
+            interrupted()
+    assert run_reporting_failures(load_then_interrupt) == 143
+    assert one_error_line(capsys.readouterr().err) == \
+        "error: interrupted by SIGTERM: no load was in flight (what was loaded is kept); rerun to finish"
 
 
 def test_interrupted_after_its_writes_ended_it_says_no_load_was_in_flight(capsys, tmp_path):

@@ -43,12 +43,33 @@ def _raise_interrupted(signum, _frame):
     raise Interrupted(signum)
 
 
+def signalled() -> int | None:
+    """The signal that stopped this command, if one did (since stop_on_signals began)."""
+    return _signalled[-1] if _signalled else None
+
+
+def note_if_signal(exc: BaseException) -> None:
+    """Prefect's TerminationSignal (its SIGTERM bridge inside a flow run, before our handler gets
+    the signal re-sent) stops this command as our own handler does: noted, so that no transaction
+    commits after it (db.transaction) while it unwinds."""
+    signum = getattr(exc, "signal", None)
+    if type(exc).__name__ == "TerminationSignal" and signum in STOP_SIGNALS and signum not in _signalled:
+        _signalled.append(signum)
+
+
 def raise_if_signalled(exc: BaseException) -> None:
     """DuckDB stops a running statement on a signal and raises its own error ("Query
     interrupted"); after a signal, any error is the interrupt, and must not be taken for a bad
     round and the run go on."""
     if _signalled and not isinstance(exc, Interrupted):
         raise Interrupted(_signalled[-1]) from exc
+
+
+def forget_signals() -> None:
+    """A new command starts: the signal that stopped an earlier one in this process (the tests run
+    many) stops nothing of this one (db.transaction writes nothing once a signal stopped its command)."""
+    _signalled.clear()
+    _notifications_cut_short.clear()
 
 
 @contextmanager
@@ -61,8 +82,7 @@ def stop_on_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _signalled.clear()
-    _notifications_cut_short.clear()
+    forget_signals()
     previous = {s: signal.signal(s, _raise_interrupted) for s in STOP_SIGNALS}
     try:
         yield

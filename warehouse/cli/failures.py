@@ -34,6 +34,7 @@ def debug_requested(verbose: bool = False) -> bool:
 
 def run_reporting_failures(action, verbose: bool = False) -> int:
     """Run `action()` -> exit code; expected failures and bugs become one line on stderr."""
+    _forget_earlier_writes()
     try:
         with interrupt.stop_on_signals():
             try:
@@ -65,12 +66,20 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
         return EXIT_BUG
 
 
+def _forget_earlier_writes() -> None:
+    """What an earlier command of this process wrote is not this one's to report (a test runs many)."""
+    lock = sys.modules.get("warehouse.store.lock")  # not imported yet: nothing was written
+    if lock is not None:
+        lock.WRITES_BEGUN.clear()
+        lock.WRITES_CUT_SHORT.clear()
+
+
 def _what_interruption_left() -> str:
     from warehouse.store.lock import WRITES_BEGUN, WRITES_CUT_SHORT
     if (notification := interrupt.cut_short_notification()) is not None:
         return _notification_cut_short(*notification, wrote=bool(WRITES_BEGUN))
     if WRITES_CUT_SHORT:
-        return (": the load in flight was rolled back (what was loaded before it is kept); "
+        return (f": {WRITES_CUT_SHORT[-1]} in flight was rolled back (what was loaded before it is kept); "
                 "rerun to finish")
     if WRITES_BEGUN:
         return ": no load was in flight (what was loaded is kept); rerun to finish"

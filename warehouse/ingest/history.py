@@ -65,30 +65,36 @@ def counted(rows: pl.DataFrame) -> Changes:
 
 def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared: "Prepared",
                       round_name: str, origin: str, run: Run, allow=frozenset()) -> RoundOutcome:
-    """pipeline.load, then one load event saying what the load changed."""
+    """pipeline.load, and in its transaction one load event saying what the load changed: a load is
+    never kept without its event (a signal between the two left the reload out of `mlperf-wh loads`)."""
     from warehouse.ingest.pipeline import load
     from warehouse.ingest import changes as field_changes
     source_id = source_id_for(round_name, origin, fetched.file_name)
     before = field_changes.rows_before(con, source_id)
     previous = _previous_sha256(con, source_id)
     loaded_at = datetime.now(timezone.utc)  # the load event's and its result_changes rows' (one load)
-    rows = field_changes.field_changes(before, prepared.validated.good, prepared.validated.quarantined_rows)
-    outcome = load(con, fetched, prepared, round_name, origin, allow,
-                   also=field_changes.writer(loaded_at, round_name, source_id, rows))
-    changes = counted(rows) if previous else Changes(prepared.validated.rows_loaded, 0, 0)
+    v = prepared.validated
+    rows = field_changes.field_changes(before, v.good, v.quarantined_rows)
+    changes = counted(rows) if previous else Changes(v.rows_loaded, 0, 0)
     summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
-    # the run report reads what the load changed from its outcome, whether or not a flow run holds it
-    outcome.results_new, outcome.results_changed, outcome.change_summary = changes.new, changes.changed, summary
-    record(con, {
+    event = {
         "loaded_at": loaded_at, "flow_run_id": run.flow_run_id, "run_kind": run.kind,
         "round": round_name, "source_id": source_id, "url": fetched.location,
         "status": "reloaded" if previous else "loaded", "sha256": fetched.sha256,
         "previous_sha256": previous,
-        "rows_read": outcome.rows_read, "rows_loaded": outcome.rows_loaded,
-        "rows_quarantined": outcome.rows_quarantined, "results_new": changes.new,
+        "rows_read": v.rows_read, "rows_loaded": v.rows_loaded,
+        "rows_quarantined": v.rows_quarantined, "results_new": changes.new,
         "results_changed": changes.changed, "results_removed": changes.removed,
         "change_summary": summary,
-    })
+    }
+    write_changes = field_changes.writer(loaded_at, round_name, source_id, rows)
+
+    def also(con: duckdb.DuckDBPyConnection) -> None:
+        write_changes(con)
+        record(con, event)
+    outcome = load(con, fetched, prepared, round_name, origin, allow, also=also)
+    # the run report reads what the load changed from its outcome, whether or not a flow run holds it
+    outcome.results_new, outcome.results_changed, outcome.change_summary = changes.new, changes.changed, summary
     return outcome
 
 

@@ -17,7 +17,8 @@ from warehouse.errors import one_line
 from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
-from warehouse.ingest.tree_files import RefusedTreeFile, file_identity, read_tree_file
+from warehouse.ingest.tree_files import (LINK_NOTE, WALKED_AT_MOST, RefusedTreeFile, file_identity, read_tree_file,
+                                         walk_tree_folder)
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
@@ -152,7 +153,7 @@ def _fetch_one(file: TreeFile, settings: FetchSettings, session, force: bool) ->
         except FetchError as exc:
             return FileOutcome(candidate, "failed", reasons=[str(exc)])
         return _parsed(candidate, fetched, force)
-    held = _files_held(file.folder)
+    held = _files_held(file)
     if held:
         return FileOutcome(file, "unrecognized", files_held=held, reasons=[
             f"holds none of the files a run summary is read from ({', '.join(SUMMARY_PARSERS)}): "
@@ -180,18 +181,20 @@ def _parsed(file: TreeFile, fetched: Fetched, force: bool) -> FileOutcome:
                                **record})
 
 
-def _files_held(folder: str | None) -> list[str]:
-    """The files under a run's scenario folder on a directory source, relative to it, sorted, at
-    most LISTED_AT_MOST (then how many more); [] when it is a URL, absent or empty."""
-    if folder is None or is_http(folder):
+def _files_held(file: TreeFile) -> list[str]:
+    """What a run's scenario folder holds on a directory source, relative to it, sorted, at most
+    LISTED_AT_MOST (then how many more); [] when it is a URL, absent or empty. Listed as the tree's
+    files are read (tree_files.walk_tree_folder): a link is named as itself, never followed."""
+    if file.folder is None or file.root is None or is_http(file.folder) or not file.folder.startswith(f"{file.root}/"):
         return []
-    root = local_path(folder)
-    if not root.is_dir():
+    try:
+        files, links, complete = walk_tree_folder(local_path(file.root), file.folder.removeprefix(f"{file.root}/"))
+    except FetchError:
         return []
-    names = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    names = sorted(files + [f"{link} ({LINK_NOTE})" for link in links])
     if len(names) > LISTED_AT_MOST:
-        return names[:LISTED_AT_MOST] + [f"... and {len(names) - LISTED_AT_MOST} more"]
-    return names
+        names = names[:LISTED_AT_MOST] + [f"... and {len(names) - LISTED_AT_MOST} more"]
+    return names if complete else names + [f"... (listed no further than {WALKED_AT_MOST} entries)"]
 
 
 # What a parser raises on a file past a bound: an integer too long for Python to read, nesting

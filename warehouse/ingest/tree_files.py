@@ -1,4 +1,5 @@
-"""The one way a file of a submission tree is read from a directory: `read_tree_file`.
+"""The one way a file of a submission tree is read from a directory, `read_tree_file`, and the one way
+its folders are listed, `TreeFolder`.
 
 A tree is third-party content: thousands of submitters' commits, and Git keeps symbolic links. So a
 tree file is read only when it is a regular file inside the tree:
@@ -17,7 +18,9 @@ tree file is read only when it is a regular file inside the tree:
   open (opening a FIFO would wait for a writer; opening some devices acts on them).
 
 A refused file's content is never read, so it reaches no table, log or output; the reason names
-the tree path and what it is. Reading over HTTP (a mirror) has no links to follow: the server
+the tree path and what it is. A listing keeps the same rule for names: a folder is entered only as a
+folder, a link is named as itself and never followed (a `results` linked to /usr is one link, not
+/usr's folders; a loop is one link). Reading over HTTP (a mirror) has no links to follow: the server
 decides what it serves.
 """
 from __future__ import annotations
@@ -163,3 +166,104 @@ def _kind_of(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+# --- listing: the same rule for names as for content -----------------------------------------------
+#
+# A listing names only what is inside the tree: a folder is entered only when it is a folder
+# (opened as read_tree_file opens them, with O_NOFOLLOW from the root down), and a symbolic link,
+# to a folder or a file, in the tree or out of it, is named as itself (its path in the tree) and
+# never followed, listed or stat'ed through. A link to /usr is one link, not /usr's folders.
+
+LINK_NOTE = "it is a symbolic link, never followed: a tree is listed only through folders inside it"
+WALKED_AT_MOST = 10_000  # entries a walk below a folder looks at (a hostile tree may hold millions)
+WALKED_DEPTH = 16         # folders below it a walk enters (a run folder's files are two or three deep)
+
+
+class Entries:
+    """The names in one folder of a tree, by what each is (lstat: no link followed)."""
+
+    def __init__(self) -> None:
+        self.folders: list[str] = []
+        self.files: list[str] = []      # regular files and anything else that is neither folder nor link
+        self.links: list[str] = []
+
+    def add(self, entry: os.DirEntry) -> None:
+        if entry.is_symlink():
+            self.links.append(entry.name)
+        elif entry.is_dir(follow_symlinks=False):
+            self.folders.append(entry.name)
+        else:
+            self.files.append(entry.name)
+
+    def sort(self) -> "Entries":
+        for names in (self.folders, self.files, self.links):
+            names.sort()
+        return self
+
+
+class TreeFolder:
+    """An open folder of a tree (`path` relative to the root), reached only through folders: the
+    root, then each part opened with O_NOFOLLOW relative to the one above. A context manager."""
+
+    def __init__(self, descriptor: int, label: str, path: str) -> None:
+        self.descriptor, self.label, self.path = descriptor, label, path
+
+    @classmethod
+    def open(cls, root: str | Path, relative: str = "") -> "TreeFolder":
+        """NotFound when it is not there or not a folder; RefusedTreeFile when a part of the way
+        is a symbolic link."""
+        label = f"{root}/{relative}" if relative else str(root)
+        parts = relative.split("/") if relative else []
+        if any(part in ("", ".", "..") for part in parts):
+            raise RefusedTreeFile(f"{label}: not a plain path inside the tree")
+        folder = cls(_open_root(root, label), str(root), "")
+        for part in parts:
+            with folder:
+                folder = folder.enter(part)
+        return folder
+
+    def enter(self, name: str) -> "TreeFolder":
+        path = f"{self.path}/{name}" if self.path else name
+        return TreeFolder(_open_folder(self.descriptor, name, f"{self.label}/{name}", path),
+                          f"{self.label}/{name}", path)
+
+    def entries(self) -> Entries:
+        entries = Entries()
+        with os.scandir(self.descriptor) as found:
+            for entry in found:
+                entries.add(entry)
+        return entries.sort()
+
+    def __enter__(self) -> "TreeFolder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.descriptor)
+
+
+def walk_tree_folder(root: str | Path, relative: str, at_most: int = WALKED_AT_MOST) -> tuple[list[str], list[str], bool]:
+    """Every file and every link below the folder `relative`, as paths relative to it, sorted,
+    never through a link: (files, links, complete); `complete` is False when the walk stopped after
+    `at_most` entries or left folders deeper than WALKED_DEPTH unlisted. A loop, an iteration: no
+    recursion, and one folder open at a time."""
+    files, links, pending, seen, complete = [], [], [""], 0, True
+    while pending and seen <= at_most:
+        below = pending.pop()
+        try:
+            folder = TreeFolder.open(root, f"{relative}/{below}" if below else relative)
+        except RefusedTreeFile:  # became a link since it was listed
+            links.append(below)
+            continue
+        except FetchError:  # removed since it was listed
+            continue
+        with folder:
+            entries = folder.entries()
+        prefix = f"{below}/" if below else ""
+        seen += len(entries.folders) + len(entries.files) + len(entries.links)
+        files += [prefix + name for name in entries.files]
+        links += [prefix + name for name in entries.links]
+        deep_enough = below.count("/") + 1 >= WALKED_DEPTH if below else False
+        complete = complete and not (deep_enough and entries.folders)
+        pending += [] if deep_enough else [prefix + name for name in entries.folders]
+    return sorted(files), sorted(links), complete and not pending

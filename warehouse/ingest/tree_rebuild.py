@@ -20,23 +20,25 @@ and every VALID performance run becomes one row of `results`' shape:
 
 A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
 description missing: one quarantine record each, with its path and reasons; never a silent gap.
-Files are opened through `read_tree_file` alone: the tree readers' one check (tree_files.py).
+Files are opened through `read_tree_file` alone, and folders listed through `TreeFolder` alone: the tree
+readers' one check (tree_files.py). A symbolic link met while listing is one quarantine record naming
+its path in the tree; nothing behind it is listed.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
-from warehouse.ingest.tree_files import file_identity
-from warehouse.ingest.tree_files import read_tree_file as read_inside_tree
+from warehouse.ingest.tree_files import (LINK_NOTE, Entries, RefusedTreeFile, TreeFolder, file_identity,
+                                         walk_tree_folder, read_tree_file as read_inside_tree)
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
 RUN_FOLDER = ("performance", "run_1")
@@ -89,45 +91,79 @@ def _size_cap() -> int:
 
 @dataclass
 class Listing:
-    """A tree's files: run summaries and system descriptions (paths relative to the root), and the
-    run folders that hold no summary (path, what is there)."""
+    """A tree's files: run summaries and system descriptions (paths relative to the root), the
+    run folders that hold no summary (path, what is there), and the symbolic links met on the way
+    (never followed: each is one quarantine record naming its path in the tree)."""
     summaries: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)
     strays: list[tuple[str, str]] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
 
     @property
     def files(self) -> list[str]:
         return self.systems + self.summaries
 
 
-def _dirs(path: str) -> list[str]:
-    """Folders, a linked one included (a tree laid out with links into another, as docs/ingest-reference.md
-    shows); what a file may be opened as is read_tree_file's to refuse."""
-    with os.scandir(path) as entries:
-        return sorted(e.name for e in entries if e.is_dir())
+def _entered(folder: TreeFolder, name: str, listing: Listing) -> TreeFolder | None:
+    """The folder `name` in `folder`, or None when it is not there, or became a link since it was
+    listed (recorded as one)."""
+    try:
+        return folder.enter(name)
+    except RefusedTreeFile:
+        listing.links.append(_inside(folder, name))
+    except FetchError:
+        pass
+    return None
 
 
-def _files(path: str) -> list[str]:
-    with os.scandir(path) as entries:
-        return sorted(e.name for e in entries if e.is_file())
+def _entries(folder: TreeFolder, listing: Listing) -> Entries:
+    """The folder's entries, its links recorded in the listing."""
+    entries = folder.entries()
+    listing.links += [_inside(folder, name) for name in entries.links]
+    return entries
+
+
+def _inside(folder: TreeFolder, name: str) -> str:
+    return f"{folder.path}/{name}" if folder.path else name
 
 
 def submitter_folders(root: Path) -> list[str]:
     """Every <division>/<submitter> folder of the tree: the unit of work (a submitter's summaries and
-    the system descriptions they name are in one folder)."""
-    base = str(root)
-    return [f"{division}/{submitter}" for division in _dirs(base) for submitter in _dirs(f"{base}/{division}")]
+    the system descriptions they name are in one folder). A link at either level is a unit of its
+    own, which list_folder records and never enters."""
+    swapped = Listing()  # a division that became a link since it was listed
+    with TreeFolder.open(root) as top:
+        entries = top.entries()
+        found = list(entries.links)
+        for division in entries.folders:
+            if (folder := _entered(top, division, swapped)) is not None:
+                with folder:
+                    below = folder.entries()
+                found += [f"{division}/{name}" for name in below.folders + below.links]
+    return found + swapped.links
 
 
 def list_folder(root: Path, here: str, listing: Listing | None = None) -> Listing:
     """A submitter folder's systems/*.json and every scenario folder's
-    performance/run_1/mlperf_log_summary.txt; a scenario folder without one is a stray."""
-    listing, base = listing or Listing(), str(root)
-    if os.path.isdir(f"{base}/{here}/systems"):
-        listing.systems += [f"{here}/systems/{name}" for name in _files(f"{base}/{here}/systems")
-                            if name.endswith(".json")]
-    if os.path.isdir(f"{base}/{here}/results"):
-        _list_results(base, f"{here}/results", listing)
+    performance/run_1/mlperf_log_summary.txt; a scenario folder without one is a stray; a link
+    anywhere on the way is recorded and never followed (`here` itself may be one)."""
+    listing = listing or Listing()
+    try:
+        submitter = TreeFolder.open(root, here)
+    except RefusedTreeFile:
+        listing.links.append(here)
+        return listing
+    except FetchError:
+        return listing
+    with submitter:
+        entries = _entries(submitter, listing)
+        if "systems" in entries.folders and (systems := _entered(submitter, "systems", listing)):
+            with systems:
+                listing.systems += [f"{here}/systems/{name}" for name in _entries(systems, listing).files
+                                    if name.endswith(".json")]
+        if "results" in entries.folders and (results := _entered(submitter, "results", listing)):
+            with results:
+                _list_results(root, results, listing)
     return listing
 
 
@@ -139,18 +175,66 @@ def list_tree(root: Path) -> Listing:
     return listing
 
 
-def _list_results(base: str, results: str, listing: Listing) -> None:
-    for platform in _dirs(f"{base}/{results}"):
-        for benchmark in _dirs(f"{base}/{results}/{platform}"):
-            for scenario in _dirs(f"{base}/{results}/{platform}/{benchmark}"):
-                folder = f"{results}/{platform}/{benchmark}/{scenario}"
-                summary = f"{folder}/{'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}"
-                if os.path.isfile(f"{base}/{summary}"):
-                    listing.summaries.append(summary)
-                else:
-                    held = sorted(str(p.relative_to(f"{base}/{folder}")) for p in Path(base, folder).rglob("*")
-                                  if p.is_file())[:20]
-                    listing.strays.append((folder, ", ".join(held) or "nothing"))
+def _list_results(root: Path, results: TreeFolder, listing: Listing) -> None:
+    """<platform>/<benchmark>/<scenario> below results/, each scenario folder's run."""
+    for platform in _folders_below(results, listing):
+        with platform:
+            for benchmark in _folders_below(platform, listing):
+                with benchmark:
+                    for scenario in _folders_below(benchmark, listing):
+                        with scenario:
+                            _list_scenario(root, scenario, listing)
+
+
+def _folders_below(folder: TreeFolder, listing: Listing):
+    for name in _entries(folder, listing).folders:
+        if (below := _entered(folder, name, listing)) is not None:
+            yield below
+
+
+def _list_scenario(root: Path, scenario: TreeFolder, listing: Listing) -> None:
+    """Its run summary; nothing more when a link stands on the way to it (the link is recorded);
+    else the folder is a stray, with what it holds."""
+    summary = _run_summary(scenario, listing)
+    if summary is None:
+        _list_stray(root, scenario.path, listing)
+    elif summary is not LINKED:
+        listing.summaries.append(summary)
+
+
+LINKED = "a link on the way"
+
+
+def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
+    """performance/run_1/mlperf_log_summary.txt of the scenario folder: its path (a link in its
+    place too: reading it refuses it, naming the link), LINKED, or None when it is not there."""
+    with ExitStack() as opened:
+        folder = scenario
+        for part in RUN_FOLDER:
+            entries = _entries(folder, listing)
+            if part in entries.links:
+                return LINKED
+            if part not in entries.folders or (below := _entered(folder, part, listing)) is None:
+                return None
+            folder = opened.enter_context(below)
+        entries = _entries(folder, listing)
+    summary = f"{folder.path}/{SUMMARY_FILE}"
+    if SUMMARY_FILE in entries.links:
+        listing.links.remove(summary)
+        return summary
+    return summary if SUMMARY_FILE in entries.files else None
+
+
+def _list_stray(root: Path, folder: str, listing: Listing) -> None:
+    files, links, complete = walk_tree_folder(root, folder, at_most=STRAY_WALKED_AT_MOST)
+    listing.links += [path for path in (f"{folder}/{link}" for link in links) if path not in listing.links]
+    more = len(files) - STRAY_NAMED
+    held = (", ".join(files[:STRAY_NAMED]) or "nothing") + (f", and {more} more" if more > 0 else "")
+    listing.strays.append((folder, held + ("" if complete else f" (the first {STRAY_WALKED_AT_MOST} entries)")))
+
+
+STRAY_NAMED = 20           # files of a stray run folder named in its quarantine reason
+STRAY_WALKED_AT_MOST = 1000
 
 
 REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
@@ -164,10 +248,11 @@ class TreeIdentity(NamedTuple):
 def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = ()) -> TreeIdentity:
     """What a rebuild of the tree would read, without opening a file: a digest of every file listed
     with its size, mtime and inode (tree_files.file_identity), the stray run folders with what they
-    hold, the files a clone left out, the rules the round is rebuilt by and the version building
+    hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt by and the version building
     it. The same digest as at the last rebuild: the rebuild would load the same rows."""
     listing = list_tree(root)
-    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), listing.strays, list(left_out)],
+    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), listing.strays,
+                                        sorted(listing.links), list(left_out)],
                                        sort_keys=True, default=str).encode())
     for path in sorted(listing.files):
         digest.update(f"{path}\t{file_identity(root, path)}\n".encode())
@@ -296,6 +381,7 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -
     quarantined = [{"path": folder, "reasons": [f"a run folder with no {'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}; "
                                                 f"it holds: {held}"], "text": None}
                    for folder, held in listing.strays]
+    quarantined += [{"path": link, "reasons": [f"refused: {LINK_NOTE}"], "text": None} for link in listing.links]
     quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text} for p in parsed if p.record is None]
     rows = []
     for path in listing.summaries:

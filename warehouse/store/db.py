@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import duckdb
 
 from warehouse import settings
+from warehouse.errors import Interrupted
 
 DEFAULT_DB = settings.default("warehouse_db")
 
@@ -228,16 +229,31 @@ def one_thread(con: duckdb.DuckDBPyConnection):
 
 
 @contextmanager
-def transaction(con: duckdb.DuckDBPyConnection):
+def transaction(con: duckdb.DuckDBPyConnection, what: str = "the load"):
+    """One transaction for the block. Once a signal has stopped the command, it never commits (a
+    task thread's transaction included: the thread the signal stopped is another), and one rolled
+    back by the interrupt is recorded as `what`, for the line the command ends with."""
+    from warehouse import interrupt
+    from warehouse.store import lock
+    if (signum := interrupt.signalled()) is not None:  # a task thread the signal did not stop
+        raise Interrupted(signum)
+    key = object()
     con.begin()
+    lock.IN_FLIGHT[key] = (con, what)
     try:
-        yield con
-    except BaseException as exc:
-        con.rollback()
-        from warehouse.interrupt import raise_if_signalled
-        raise_if_signalled(exc)
-        raise
-    con.commit()
+        try:
+            yield con
+            if (signum := interrupt.signalled()) is not None:
+                raise Interrupted(signum)
+        except BaseException as exc:
+            con.rollback()
+            if interrupt.signalled() is not None or isinstance(exc, (Interrupted, KeyboardInterrupt)):
+                lock.WRITES_CUT_SHORT.append(what)
+            interrupt.raise_if_signalled(exc)
+            raise
+        con.commit()
+    finally:
+        lock.IN_FLIGHT.pop(key, None)
 
 
 @contextmanager

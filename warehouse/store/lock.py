@@ -59,10 +59,14 @@ def holder_of(fd: int) -> str:
         return "another process"
 
 
-# What this process has held the writer lock for, and what of it an exception (an interrupt) cut
-# short, its transaction rolled back: an interrupted command says which of the two happened, if any.
+# What this process has held the writer lock for, and the transactions an interrupt rolled back
+# (db.transaction): an interrupted command says which of the two happened, if any.
 WRITES_BEGUN: list[str] = []
 WRITES_CUT_SHORT: list[str] = []
+# The transactions open in this process, in any thread (db.transaction): a round's load runs in a
+# task thread while the thread holding the lock is the one a signal stops.
+IN_FLIGHT: dict[object, tuple] = {}  # -> (its DuckDB connection, what it writes)
+STOP_WAIT_SECONDS = 5.0
 
 
 @contextmanager
@@ -93,14 +97,32 @@ def writer(db_file: str, what: str, timeout: float | None = None,
         WRITES_BEGUN.append(what)
         try:
             yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
-        except BaseException:
-            WRITES_CUT_SHORT.append(what)
+        except BaseException as exc:
+            stop_writes_in_flight(exc)
             raise
         finally:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def stop_writes_in_flight(exc: BaseException) -> None:
+    """After a signal, before the lock is let go: the transactions still open in other threads (a
+    round's load in a task thread) are interrupted and waited for, at most STOP_WAIT_SECONDS; none
+    commits after the signal (db.transaction), so each rolls back and the line says so. Without a
+    signal (an error), nothing is stopped: the other threads' own errors say what happened."""
+    from warehouse.interrupt import note_if_signal, signalled
+    note_if_signal(exc)
+    if signalled() is None:
+        return
+    give_up = time.monotonic() + STOP_WAIT_SECONDS
+    while IN_FLIGHT and time.monotonic() < give_up:
+        for con, _ in list(IN_FLIGHT.values()):
+            con.interrupt()
+        time.sleep(0.01)
+    # Still open (a thread busy outside DuckDB): it cannot commit any more, so it is rolled back.
+    WRITES_CUT_SHORT.extend(what for _, what in list(IN_FLIGHT.values()))
 
 
 def check_before_writing(db_file: str) -> None:

@@ -18,7 +18,9 @@ are read: a watchdog thread interrupts the connection, and a statement that does
 interrupted (DuckDB checks for an interrupt between chunks of rows: one scalar call such as
 `len(range(2000000000))` builds its list without looking) ends the process STUCK_SECONDS later, with
 the same line (the sandbox is read-only: nothing is left half-written). One whose computation needs
-more memory than MLPERF_SQL_MEMORY_LIMIT fails; each is one line naming the limit and how to raise it.
+more memory than MLPERF_SQL_MEMORY_LIMIT fails, in DuckDB's pool or in the process, which may grow by
+the limit and PROCESS_ALLOWANCE while a query runs (within_memory_ceiling); each is one line naming
+the limit and how to raise it.
 The rows printed are fetched at most `--limit` (plus one: DuckDB counts the others), so `--limit`
 bounds what this process holds. `--limit 0` as CSV or JSON streams: DuckDB hands the rows over as
 it makes them and this process holds STREAM_ROWS rows at a time (`stream_query`; what DuckDB holds
@@ -30,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import sys
 import threading
 from contextlib import contextmanager
@@ -287,14 +290,14 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, limit: int | None = None
 
 @contextmanager
 def within_limits(con: duckdb.DuckDBPyConnection):
-    """Run the block under MLPERF_SQL_TIMEOUT; DuckDB's errors (and polars' reading DuckDB's rows)
-    become the one line naming the limit reached, or DuckDB's own message."""
+    """Run the block under MLPERF_SQL_TIMEOUT and the process's memory ceiling; DuckDB's errors (and
+    polars' reading DuckDB's rows) become the one line naming the limit reached, or DuckDB's own message."""
     timeout = settings.current().sql_timeout
-    with interrupted_after(con, timeout) as timed_out:
+    with interrupted_after(con, timeout) as timed_out, within_memory_ceiling():
         try:
             yield
         except Exception as exc:
-            if not isinstance(exc, duckdb.Error) and not _from_duckdb(exc, timed_out.is_set()):
+            if not isinstance(exc, (duckdb.Error, MemoryError)) and not _from_duckdb(exc, timed_out.is_set()):
                 raise
             raise failure_of(exc, timed_out.is_set(), timeout) from None
 
@@ -407,21 +410,68 @@ def end_process(failure: ExpectedFailure) -> None:
     os._exit(failure.exit_code)
 
 
-def failure_of(exc: duckdb.Error, timed_out: bool, timeout: float) -> ExpectedFailure:
+# DuckDB's memory_limit bounds its buffer pool, not everything a query allocates: a list built by one
+# scalar call (`len(range(20000000))` under a 300MB limit held 1.08 GB; `len(range(2000000000))` at
+# the default limits grew to 24 GB and was killed by the kernel, which on a shared host may pick
+# another process first). So the process itself is bounded while a query runs: its data segment
+# (RLIMIT_DATA: every private allocation, malloc's and DuckDB's alike) may grow by the limit and
+# PROCESS_ALLOWANCE more (the rows it fetches, DuckDB's structures outside the pool). An allocation
+# past that fails at once, inside DuckDB as its own "Out of Memory Error", and the query ends with
+# the memory line. The ceiling is set above what the process holds when the query starts (a test's
+# in-process run keeps what it held) and lifted when the query ends.
+PROCESS_ALLOWANCE = 256 * 1024 ** 2
+
+
+@contextmanager
+def within_memory_ceiling(growth: int | None = None):
+    """RLIMIT_DATA at this process's data size now plus `growth` bytes (default: the memory limit
+    and PROCESS_ALLOWANCE) for the block, then as it was. Where the data size cannot be read (no
+    /proc: not Linux), DuckDB's own limit is the only one."""
+    held = data_size()
+    if held is None:
+        yield
+        return
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    ceiling = held + (growth if growth is not None else memory_limit_bytes() + PROCESS_ALLOWANCE)
+    if before[0] != resource.RLIM_INFINITY:
+        ceiling = min(ceiling, before[0])
+    resource.setrlimit(resource.RLIMIT_DATA, (ceiling, before[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, before)
+
+
+def data_size() -> int | None:
+    """This process's data segment in bytes (VmData of /proc/self/status: what RLIMIT_DATA counts), or None."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    found = re.search(r"^VmData:\s+(\d+) kB", status, re.MULTILINE)
+    return int(found.group(1)) * 1024 if found else None
+
+
+def failure_of(exc: BaseException | None, timed_out: bool, timeout: float) -> ExpectedFailure:
     if timed_out:
         return LimitReached(f"the query ran past `sql`'s time limit of {timeout:g} s and was stopped; "
                             f"narrow it, or raise the limit: {settings.variable('sql_timeout')}=SECONDS")
-    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory Error" in str(exc):
-        limit = settings.current().sql_memory_limit
-        if limit.endswith("%"):
-            limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"
-        return LimitReached(f"the query needed more memory than `sql`'s limit of {limit} and was stopped; "
-                            f"narrow it, or raise the limit: {settings.variable('sql_memory_limit')}=50% or =8GB")
+    if isinstance(exc, (duckdb.OutOfMemoryException, MemoryError)) or "Out of Memory Error" in str(exc):
+        return memory_failure()
     if isinstance(exc, duckdb.PermissionException):
         return Refused(f"`sql` reads only the warehouse, no other file or URL: {exc}")
     hint = " (the warehouse is opened read-only: `sql` answers queries and changes nothing)" \
         if "read-only" in str(exc) else ""
     return ExpectedFailure(f"{without_setting_advice(str(exc))}{hint}")
+
+
+def memory_failure() -> LimitReached:
+    limit = settings.current().sql_memory_limit
+    if limit.endswith("%"):
+        limit = f"{limit} of this machine's memory ({_size_text(memory_limit_bytes())})"
+    return LimitReached(f"the query needed more memory than `sql`'s limit of {limit} and was stopped (DuckDB may "
+                        f"use the limit, its process {_size_text(PROCESS_ALLOWANCE)} more); narrow it, or raise "
+                        f"the limit: {settings.variable('sql_memory_limit')}=50% or =8GB")
 
 
 def memory_limit_bytes() -> int:

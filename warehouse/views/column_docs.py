@@ -221,7 +221,7 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
         statements = comment_statements(con, names)
         for first in range(0, len(statements), COMMENTS_PER_TRANSACTION):
             # one call for each batch: a thousand calls cost a round trip each (0.3 s of a fresh build)
-            with db.transaction(con):
+            with db.transaction(con, "the views' rebuild"):
                 con.execute(";\n".join(statements[first:first + COMMENTS_PER_TRANSACTION]))
 
 

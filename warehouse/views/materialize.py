@@ -149,7 +149,7 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
     fingerprint = build_fingerprint(views, ref)
     result_rows = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
     with db.one_thread(con) if result_rows < ONE_THREAD_MAX_ROWS else nullcontext():
-        with db.transaction(con):
+        with db.transaction(con, "the views' rebuild"):
             build = _build_models(con, views, ref, fingerprint, changed, result_rows, profile)
         from warehouse.views.column_docs import apply_comments  # it reads the views defined here
         from warehouse.views.source_docs import source_names
@@ -158,7 +158,7 @@ def materialize(con: duckdb.DuckDBPyConnection, ref: "Reference | None" = None,
         # it created (a refilled table keeps its comments: they follow its definition, not its rows)
         apply_comments(con, build.created | (set(changed) if build.partial else set(source_names())))
         if not build.partial:
-            with db.transaction(con):
+            with db.transaction(con, "the views' rebuild"):
                 _record_fingerprint(con, fingerprint, inputs)
                 _record_definitions(con, build.definitions)
     return [v.name for v in build.built]
@@ -335,6 +335,16 @@ def views_current(con: duckdb.DuckDBPyConnection) -> bool:
         return False
     existing = _existing_kinds(con)
     return all(existing.get(v.qualified_name) == v.kind for v in views)
+
+
+def views_behind_data(con: duckdb.DuckDBPyConnection) -> bool:
+    """A round was loaded after the last full build finished (a run stopped between its load and
+    its views' rebuild): the views answer from rows that are no longer the warehouse's, and the
+    next run must build them even if it loads nothing."""
+    built = _bookkeeping(con, FINGERPRINT_TABLE, "built_at")
+    if not built:
+        return True
+    return con.execute("SELECT coalesce(max(loaded_at) > ?, false) FROM sources", [built[0][0]]).fetchone()[0]
 
 
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
