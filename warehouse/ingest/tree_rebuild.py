@@ -248,8 +248,9 @@ class TreeIdentity(NamedTuple):
 def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = ()) -> TreeIdentity:
     """What a rebuild of the tree would read, without opening a file: a digest of every file listed
     with its size, mtime and inode (tree_files.file_identity), the stray run folders with what they
-    hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt by and the version building
-    it. The same digest as at the last rebuild: the rebuild would load the same rows."""
+    hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt
+    by and the version building it. The same digest as at the last rebuild: the rebuild would load
+    the same rows."""
     listing = list_tree(root)
     digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), listing.strays,
                                         sorted(listing.links), list(left_out)],
