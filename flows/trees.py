@@ -22,6 +22,7 @@ from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db, lock
+from warehouse.views.materialize import views_behind_data
 
 DASK_ADDRESS_ENV = variable("dask_address")
 DEFAULT_CONCURRENCY = 8
@@ -111,7 +112,9 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
         outcomes = fetch_all(files, settings, run)
         with db.connect(db_file) as con:
             result = load(con, check(outcomes))
-        call(materialize_views, db_file)
+            views_stale = wrote_anything(rebuilt, result) or views_behind_data(con)
+        if views_stale:  # a rerun that found every file as it was leaves the views as they are
+            call(materialize_views, db_file)
     result.rebuilt = rebuilt
     result.seconds = time.perf_counter() - started
     for line in (r.line() for r in rebuilt):
@@ -120,6 +123,12 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
         logger.warning(problem)
     logger.info("tree files: %s in %.1f s", result.counts, result.seconds)
     return result
+
+
+def wrote_anything(rebuilt: list, result: TreeOutcome) -> bool:
+    """A round rebuilt, or a tree file whose row was written (anything but unchanged)."""
+    return any(not (r.unchanged or r.missing) for r in rebuilt) or any(
+        status != "unchanged" for status, n in result.counts.items() if n)
 
 
 def run_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun = TreeRun()) -> TreeOutcome:

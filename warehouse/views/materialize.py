@@ -338,13 +338,15 @@ def views_current(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def views_behind_data(con: duckdb.DuckDBPyConnection) -> bool:
-    """A round was loaded after the last full build finished (a run stopped between its load and
-    its views' rebuild): the views answer from rows that are no longer the warehouse's, and the
-    next run must build them even if it loads nothing."""
+    """A round or a tree file was loaded after the last full build finished (a run stopped between
+    its load and its views' rebuild): the views answer from rows that are no longer the
+    warehouse's, and the next run must build them even if it loads nothing."""
     built = _bookkeeping(con, FINGERPRINT_TABLE, "built_at")
     if not built:
         return True
-    return con.execute("SELECT coalesce(max(loaded_at) > ?, false) FROM sources", [built[0][0]]).fetchone()[0]
+    # a tree file's row too: the tree ingest loads no source, and the views read its tables
+    return con.execute("SELECT coalesce(max(loaded_at) > ?, false) FROM (SELECT loaded_at FROM sources "
+                       "UNION ALL SELECT loaded_at FROM tree_files)", [built[0][0]]).fetchone()[0]
 
 
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
