@@ -16,7 +16,7 @@ from warehouse import counts
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.ingest.tree_cluster import check_cluster_run, fetch_on_cluster
-from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk
+from warehouse.ingest.tree_fetch import FileOutcome, TreeFile, fetch_chunk, split_unchanged
 from warehouse.ingest.tree_ingest import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
 from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.settings import current as current_settings
@@ -55,7 +55,7 @@ def rebuild_rounds_from_trees(rounds: list[Round], source: str, db_file: str, ru
     """The rounds with no published table: their rows rebuilt from their trees and loaded first, so
     the tree ingest below finds their run folders as it finds any loaded row's."""
     return rebuild_rounds(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
-                          git=run.git)
+                          git=run.git, force=run.force)
 
 
 @task(name="fetch-and-parse-tree-files")
@@ -109,7 +109,8 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
         if unnamed:
             logger.warning("%s result rows name no run folder (no Location): reload their round with "
                            "`mlperf-wh backfill --force --rounds ...`", unnamed)
-        outcomes = fetch_all(files, settings, run)
+        unchanged, to_fetch = ([], files) if run.force else split_unchanged(files)
+        outcomes = unchanged + fetch_all(to_fetch, settings, run)
         with db.connect(db_file) as con:
             result = load(con, check(outcomes))
             views_stale = wrote_anything(rebuilt, result) or views_behind_data(con)

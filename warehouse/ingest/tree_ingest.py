@@ -114,14 +114,15 @@ def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
         if folder is None:
             unnamed += rows
             continue
-        root = roots[round_name]
-        first, *others = folder.candidate_paths
-        files.setdefault((round_name, folder.path), _planned(
-            round_name, first, "summary", root, previous.get((round_name, folder.path)), run_path=folder.path,
-            alternatives=tuple((path, f"{root}/{path}") for path in others),
-            folder=f"{root}/{folder.scenario_path}"))
-        files.setdefault((round_name, folder.system_path), _planned(
-            round_name, folder.system_path, "system", root, previous.get((round_name, folder.system_path))))
+        root, run_key, system_key = roots[round_name], (round_name, folder.path), (round_name, folder.system_path)
+        if run_key not in files:
+            first, *others = folder.candidate_paths
+            files[run_key] = _planned(
+                round_name, first, "summary", root, previous.get(run_key), run_path=folder.path,
+                alternatives=tuple((path, f"{root}/{path}") for path in others),
+                folder=f"{root}/{folder.scenario_path}")
+        if system_key not in files:  # a system's many rows: planned once
+            files[system_key] = _planned(round_name, system_key[1], "system", root, previous.get(system_key))
     return list(files.values()), unnamed
 
 
@@ -163,11 +164,7 @@ def require_trees(files: list[TreeFile], rounds: list[Round], source: str, setti
     if not asked:
         return
     if not is_http(source):
-        if not any(holds_a_tree(tree_root(source, r)) for r in asked):
-            raise NoTrees(f"{source} holds no submission tree of {', '.join(r.name for r in asked)} (looked for "
-                          f"inference_results_vX.Y/main/closed/ and inference_results_vX.Y/closed/, or open/): "
-                          "point --source at a directory laid out as the trees are published, "
-                          "e.g. ../shared/mlcommons/trees")
+        require_local_trees(asked, source)
         return
     import requests
     try:
@@ -177,11 +174,28 @@ def require_trees(files: list[TreeFile], rounds: list[Round], source: str, setti
             raise TreeSourceUnreachable(str(exc)) from exc
 
 
+def require_local_trees(asked: list[Round], source: str) -> None:
+    """A directory source holds the tree of at least one of the rounds asked for, or NoTrees."""
+    if asked and not any(holds_a_tree(tree_root(source, r)) for r in asked):
+        raise NoTrees(f"{source} holds no submission tree of {', '.join(r.name for r in asked)} (looked for "
+                      f"inference_results_vX.Y/main/closed/ and inference_results_vX.Y/closed/, or open/): "
+                      "point --source at a directory laid out as the trees are published, "
+                      "e.g. ../shared/mlcommons/trees")
+
+
 def check_source_has_trees(db_file: str, rounds: list[Round], source: str) -> None:
-    """require_trees for the files the warehouse's loaded results name (a command's first step)."""
+    """require_trees for the files the warehouse's loaded results name (a command's first step).
+    A directory needs only the rounds whose rows name a run folder, not the whole plan (the run
+    plans again: a rerun over unchanged trees paid for its plan twice)."""
     with db.connect(db_file, read_only=True) as con:
-        files, _ = plan(con, rounds, source)
-    require_trees(files, rounds, source, FetchSettings.from_env())
+        if is_http(source):
+            files, _ = plan(con, rounds, source)
+            require_trees(files, rounds, source, FetchSettings.from_env())
+            return
+        named = {r for (r,) in con.execute(
+            "SELECT DISTINCT round FROM results WHERE list_contains(?, round) AND metric = 'performance' "
+            "AND location IS NOT NULL", [[r.name for r in rounds]]).fetchall()}
+    require_local_trees([r for r in rounds if r.name in named], source)
 
 
 def nothing_found(outcome: TreeOutcome, source: str) -> str:
@@ -250,6 +264,8 @@ def load(con, checked: Checked) -> TreeOutcome:
     `tree_files.message`; a file that is now missing or failed keeps whatever was loaded from it
     before and is only recorded when nothing was."""
     outcomes = checked.outcomes
+    if all(o.status == "unchanged" and o.fetched and o.fetched.not_modified for o in outcomes):
+        return _outcome(outcomes)  # nothing to write: no transaction at all
     now = datetime.now(timezone.utc)
     kept = _rows_kept(con, [o for o in outcomes if o.status == "quarantined"])
     for o in outcomes:
@@ -293,6 +309,10 @@ def load(con, checked: Checked) -> TreeOutcome:
         con.execute(f"""INSERT INTO tree_files ({columns}) SELECT {columns} FROM _tree_files AS f
                         WHERE NOT EXISTS (SELECT 1 FROM tree_files AS t
                                           WHERE t.round = f.round AND {slot.format('t')} = {slot.format('f')})""")
+    return _outcome(outcomes)
+
+
+def _outcome(outcomes: list[FileOutcome]) -> TreeOutcome:
     counts: dict[str, int] = {}
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1

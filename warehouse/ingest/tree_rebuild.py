@@ -245,19 +245,28 @@ class TreeIdentity(NamedTuple):
     files: int          # run summaries and system descriptions listed
 
 
-def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = ()) -> TreeIdentity:
+def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = (),
+                  workers: int = DEFAULT_WORKERS) -> TreeIdentity:
     """What a rebuild of the tree would read, without opening a file: a digest of every file listed
     with its size, mtime and inode (tree_files.file_identity), the stray run folders with what they
     hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt
     by and the version building it. The same digest as at the last rebuild: the rebuild would load
     the same rows."""
-    listing = list_tree(root)
-    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), listing.strays,
-                                        sorted(listing.links), list(left_out)],
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # a folder's listing waits on the disk
+        parts = list(pool.map(lambda here: _listed_with_identities(root, here), submitter_folders(root)))
+    strays = [stray for listing, _ in parts for stray in listing.strays]
+    links = sorted(link for listing, _ in parts for link in listing.links)
+    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), strays, links, list(left_out)],
                                        sort_keys=True, default=str).encode())
-    for path in sorted(listing.files):
-        digest.update(f"{path}\t{file_identity(root, path)}\n".encode())
-    return TreeIdentity(digest.hexdigest(), len(listing.files))
+    files = sorted(found for _, identities in parts for found in identities)
+    for path, identity in files:
+        digest.update(f"{path}\t{identity}\n".encode())
+    return TreeIdentity(digest.hexdigest(), len(files))
+
+
+def _listed_with_identities(root: Path, here: str) -> tuple[Listing, list[tuple[str, str | None]]]:
+    listing = list_folder(root, here)
+    return listing, [(path, file_identity(root, path)) for path in listing.files]
 
 
 def _version() -> str:

@@ -113,16 +113,18 @@ class RoundRebuilt:
 
 
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
-                   git: str | None = None) -> list[RoundRebuilt]:
+                   git: str | None = None, force: bool = False) -> list[RoundRebuilt]:
     """Every round asked for that MLCommons published no table of: its tree found at the source (a
     directory laid out as the trees are), or cloned sparsely from `git` (tree_clone.py), rebuilt
-    and loaded in place of its earlier rebuild. A clone is kept beside the warehouse file, in trees/."""
+    and loaded in place of its earlier rebuild; unless its tree is as at that rebuild
+    (tree_rebuild.tree_identity) and not `force`. A clone is kept beside the warehouse file, in trees/."""
     from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
     from warehouse.identity.reference import load_reference
     from warehouse.ingest.tree_rebuild import rebuild_tree, rules_for, tree_identity
     from warehouse.ingest.source_urls import local_path
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
     reference = load_reference() if to_rebuild else None
+    last_rebuilds = _last_rebuilds(db_file, [r.name for r in to_rebuild]) if to_rebuild else {}
     for round in to_rebuild:
         counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
         left_out: tuple[tuple[str, str], ...] = ()
@@ -137,9 +139,9 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
                 f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
-        identity = tree_identity(Path(root), rules_for(round.name, reference), left_out)
-        last = _last_rebuild(db_file, round.name)
-        if last is not None and last[0] == identity.digest:
+        identity = tree_identity(Path(root), rules_for(round.name, reference), left_out, workers)
+        last = last_rebuilds.get(round.name)
+        if last is not None and last[0] == identity.digest and not force:
             done.append(RoundRebuilt(round.name, str(root), last[1], last[2], identity.files, unchanged=True))
             continue
         rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address, reference=reference)
@@ -150,9 +152,9 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     return done
 
 
-def _last_rebuild(db_file: str, round_name: str) -> tuple | None:
-    """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild, or None."""
+def _last_rebuilds(db_file: str, round_names: list[str]) -> dict[str, tuple]:
+    """round -> (tree_identity, rows loaded, rows quarantined) of its last rebuild."""
     with db.connect(db_file) as con:
-        found = con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
-                            [source_id(round_name)]).fetchall()
-    return found[0] if found else None
+        found = con.execute("SELECT round, tree_identity, rows_loaded, rows_quarantined FROM sources "
+                            "WHERE list_contains(?, source_id)", [[source_id(r) for r in round_names]]).fetchall()
+    return {round_name: rest for round_name, *rest in found}
