@@ -19,13 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from views_bench import build  # noqa: E402
+from views_bench import build as build_rows  # noqa: E402
 
 from warehouse.identity.resolve import load_reference_tables  # noqa: E402
 from warehouse.store import db  # noqa: E402
 from warehouse.views import BuildTime, materialize  # noqa: E402
 
-build = sys.modules["warehouse.views.materialize"]  # the module (warehouse.views exports the function)
+materialize_module = sys.modules["warehouse.views.materialize"]  # warehouse.views exports the function
 
 
 def profile(path: Path, rows: int | None) -> tuple[list[BuildTime], float]:
@@ -35,7 +35,7 @@ def profile(path: Path, rows: int | None) -> tuple[list[BuildTime], float]:
     try:
         if rows is not None:
             load_reference_tables(con)
-            build(con, rows)
+            build_rows(con, rows)
             con.execute("CHECKPOINT")
         timings: list[BuildTime] = []
         started = time.perf_counter()
@@ -62,10 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", help="a warehouse kept by views_bench.py --keep (copied, never written)")
     parser.add_argument("--snapshot-max-rows", type=int, default=None,
                         help="build the tables from snapshots of the views they share below this many result rows "
-                             f"(default {build.SNAPSHOT_MAX_ROWS:,}; 0: never)")
+                             f"(default {materialize_module.SNAPSHOT_MAX_ROWS:,}; 0: never)")
     args = parser.parse_args(argv)
     if args.snapshot_max_rows is not None:
-        build.SNAPSHOT_MAX_ROWS = args.snapshot_max_rows
+        materialize_module.SNAPSHOT_MAX_ROWS = args.snapshot_max_rows
     workdir = Path(tempfile.mkdtemp(prefix="views_profile_"))
     try:
         path = workdir / "profile.duckdb"
