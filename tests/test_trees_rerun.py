@@ -78,6 +78,7 @@ def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_fi
     assert "Scheduled samples per second : 41546.64" in text
     summary.unlink()   # a hard link into ../shared: written anew, never through the link
     summary.write_text(text.replace("Scheduled samples per second : 41546.64", "Scheduled samples per second : 41000.5"))
+    _changed_a_while_ago(summary)
     _forget(opened)
     _trees(plain_cli, source, db_file)
     # the rebuild reads its round again (its rows are built from every file); the tree ingest reads
@@ -91,6 +92,35 @@ def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_fi
     assert opened == NOTHING
 
 
+def test_a_file_read_as_it_is_written_is_read_again_at_the_next_run(plain_cli, source, opened, tmp_path):
+    """A file modified within the last 2 s may change again, same size, within its mtime's tick: its
+    identity is not recorded (nor its round's), so the next run reads it, and records it once settled."""
+    db_file = tmp_path / "w.duckdb"
+    _trees(plain_cli, source, db_file)
+    summary = source / f"inference_results_{ROUND}" / T4_SERVER / "mlperf_log_summary.txt"
+    content = summary.read_bytes()
+    summary.unlink()
+    summary.write_bytes(content)   # just now
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"] and len(set(opened["rebuild"])) == 647
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"] and len(set(opened["rebuild"])) == 647
+    _changed_a_while_ago(summary)
+    _trees(plain_cli, source, db_file)
+    _forget(opened)
+    _trees(plain_cli, source, db_file)
+    assert opened == NOTHING
+
+
+def _changed_a_while_ago(path: Path) -> None:
+    """Its mtime 10 s back: settled (tree_files.settled), as a file changed before the run started."""
+    import os
+    earlier = path.stat().st_mtime - 10
+    os.utime(path, (earlier, earlier))
+
+
 def test_a_touched_file_is_read_once_more_then_left_unopened(plain_cli, source, opened, tmp_path):
     """The same bytes under a new mtime: read again (its sha256 the same: nothing loaded), its new
     identity recorded, and not opened at the next run."""
@@ -100,9 +130,10 @@ def test_a_touched_file_is_read_once_more_then_left_unopened(plain_cli, source, 
     before = digest(db_file, tables=TABLES)
     system = source / f"inference_results_{ROUND}" / "closed/NVIDIA/systems/T4x8.json"
     content = system.read_bytes()
+    mtime = system.stat().st_mtime
     system.unlink()
     system.write_bytes(content)
-    os.utime(system, (system.stat().st_atime, system.stat().st_mtime + 5))
+    os.utime(system, (mtime + 5, mtime + 5))
     _forget(opened)
     _trees(plain_cli, source, db_file)
     assert opened["ingest"] == ["closed/NVIDIA/systems/T4x8.json"]

@@ -18,7 +18,7 @@ from warehouse.ingest.endpoint_files import parse_client_results, parse_report, 
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
 from warehouse.ingest.tree_files import (LINK_NOTE, WALKED_AT_MOST, RefusedTreeFile, file_identity, read_tree_file,
-                                         walk_tree_folder)
+                                         settled, walk_tree_folder)
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
@@ -115,7 +115,7 @@ def _read_unless_unchanged(file: TreeFile, name: str, settings: FetchSettings, k
     if not force and _same_as_last_load(file, identity):
         return Fetched(file.location, name, None, file.previous.sha256, 0, not_modified=True, identity=identity)
     fetched = Fetched.of(file.location, name, read_tree_file(root, file.path, settings.max_bytes, keep))
-    fetched.identity = identity
+    fetched.identity = identity if settled(identity) else None
     return fetched
 
 

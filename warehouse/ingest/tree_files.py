@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,6 +78,19 @@ def file_identity(root: str | Path, relative: str) -> str | None:
     except (OSError, ValueError):
         return None
     return f"{found.st_size} {found.st_mtime_ns} {found.st_ino}" if stat.S_ISREG(found.st_mode) else None
+
+
+SETTLED_NS = 2_000_000_000  # a file modified this recently may change again within its mtime's tick
+
+
+def settled(identity: str | None) -> bool:
+    """An identity worth recording: its file was last modified over 2 s ago. A file read while it is
+    being written may be written again, same size, within the same clock tick of its mtime (the
+    'racily clean' files of git's index); its identity is not recorded, so the next run reads it again."""
+    if identity is None:
+        return False
+    mtime_ns = int(identity.split(" ")[1])
+    return mtime_ns < time.time_ns() - SETTLED_NS
 
 
 @lru_cache(maxsize=64)

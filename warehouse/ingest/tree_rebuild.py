@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
 from warehouse.ingest.tree_files import (LINK_NOTE, Entries, RefusedTreeFile, TreeFolder, file_identity,
-                                         walk_tree_folder, read_tree_file as read_inside_tree)
+                                         settled, walk_tree_folder, read_tree_file as read_inside_tree)
 from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
 RUN_FOLDER = ("performance", "run_1")
@@ -243,6 +243,7 @@ REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files chang
 class TreeIdentity(NamedTuple):
     digest: str
     files: int          # run summaries and system descriptions listed
+    settled: bool       # every file last modified over 2 s ago (tree_files.settled): worth recording
 
 
 def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = (),
@@ -261,7 +262,7 @@ def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], .
     files = sorted(found for _, identities in parts for found in identities)
     for path, identity in files:
         digest.update(f"{path}\t{identity}\n".encode())
-    return TreeIdentity(digest.hexdigest(), len(files))
+    return TreeIdentity(digest.hexdigest(), len(files), all(settled(identity) for _, identity in files))
 
 
 def _listed_with_identities(root: Path, here: str) -> tuple[Listing, list[tuple[str, str | None]]]:

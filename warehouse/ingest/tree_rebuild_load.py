@@ -147,7 +147,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
         rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address, reference=reference)
         rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
         with db.connect(db_file) as con:
-            loaded = load_rebuilt(con, rebuilt, identity.digest)
+            loaded = load_rebuilt(con, rebuilt, identity.digest if identity.settled else None)
         done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
     return done
 
