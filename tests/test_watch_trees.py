@@ -56,3 +56,39 @@ def test_a_new_round_whose_tree_the_source_lacks_is_loaded_and_said_so(cli, tmp_
     code, out, err = cli("watch", "--source", source, "--db", tmp_path / "w.duckdb")
     assert code == 0, (out, err)
     assert "v6.0: no submission tree at" in out and tree_reads == []
+
+
+def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_every_one(cli, tmp_path, tree_reads):
+    """A mirror of tables alone, over HTTP: the first chunk of tree files all 404, the round's line
+    says there is no tree, and nothing of it is recorded in tree_files."""
+    from tests.conftest import MIRROR, serve
+    from warehouse.ingest.tree_ingest import DEFAULT_CHUNK
+    upstream = tmp_path / "upstream"
+    table = upstream / "inference_results_v6.0" / "main" / "summary_results.json"
+    table.parent.mkdir(parents=True)
+    table.symlink_to(MIRROR / "inference_results_v6.0" / "main" / "summary_results.json")
+    with serve(upstream) as server:
+        code, out, err = cli("watch", "--source", server.url, "--db", tmp_path / "w.duckdb")
+        asked = [path for path in server.handler.requests_seen if "/closed/" in path or "/open/" in path]
+    assert code == 0, (out, err)
+    assert "v6.0: no submission tree at" in out
+    # one chunk: a run folder's four candidate files (tree_fetch.SUMMARY_PARSERS) or a system file each
+    assert 0 < len(asked) <= 4 * DEFAULT_CHUNK
+    assert query(tmp_path / "w.duckdb", "SELECT count(*) FROM tree_files") == [(0,)]
+
+
+def test_over_http_the_tick_that_loads_a_new_round_reads_its_tree_and_the_next_asks_for_no_tree_file(
+        cli, tmp_path):
+    from tests.conftest import serve
+    source = round_repositories(tmp_path / "upstream", rounds=("v6.0",))
+    db_file = tmp_path / "w.duckdb"
+    with serve(source) as server:
+        code, out, err = cli("watch", "--source", server.url, "--db", db_file)
+        assert code == 0, (out, err)
+        [(loaded,)] = query(db_file, "SELECT count(*) FROM tree_files WHERE round = 'v6.0' AND status = 'loaded'")
+        assert loaded > 0 and "v6.0: no submission tree" not in out
+        server.handler.requests_seen.clear()
+        code, out, err = cli("watch", "--source", server.url, "--db", db_file)
+        assert code == 0, (out, err)
+        assert out.startswith("watch: nothing new")
+        assert [path for path in server.handler.requests_seen if "/closed/" in path or "/open/" in path] == []

@@ -370,22 +370,31 @@ def _quarantine_row(o: FileOutcome) -> dict:
 def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettings, workers: int = 2) -> list[str]:
     """The tree ingest of these rounds (only theirs) on the run's own connection, its chunks on a
     thread pool: one line per round for the run report. A round whose tree the source does not hold
-    (a directory laid out with its table alone) is said so; the table stays loaded either way, and
-    a file that failed is its round's line, never the run's failure."""
+    (a directory laid out with its table alone; a URL that has none of a sample of its files, one
+    chunk spread over the round) is said so and nothing of it is recorded, so a watch over a mirror
+    of tables asks a server for one chunk, not every file; the table stays loaded either way, and a file that failed is
+    its round's line, never the run's failure."""
     from concurrent.futures import ThreadPoolExecutor
 
     from warehouse.ingest.tree_fetch import fetch_chunk
     lines = []
     for round in rounds:
+        no_tree = f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read " \
+                  "(mlperf-wh trees --source DIR_OR_URL reads them from elsewhere)"
         if not is_http(source) and not holds_a_tree(tree_root(source, round)):
-            lines.append(f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read "
-                         "(mlperf-wh trees --source DIR reads them from elsewhere)")
+            lines.append(no_tree)
             continue
         files, _ = plan(con, [round], source)
+        sample = files[::max(1, -(-len(files) // DEFAULT_CHUNK))] if is_http(source) else []  # at most a chunk
+        outcomes = fetch_chunk(sample, settings)
+        if sample and all(o.status == "missing" for o in outcomes):
+            lines.append(no_tree)
+            continue
+        sampled = {id(file) for file in sample}
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            outcomes = [o for chunk in pool.map(lambda c: fetch_chunk(c, settings), chunks(files)) for o in chunk]
-        outcome = load(con, check(outcomes))
-        lines.append(tree_line(round.name, outcome))
+            outcomes += [o for chunk in pool.map(lambda c: fetch_chunk(c, settings),
+                                                 chunks([f for f in files if id(f) not in sampled])) for o in chunk]
+        lines.append(tree_line(round.name, load(con, check(outcomes))))
     return lines
 
 
