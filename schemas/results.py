@@ -31,6 +31,8 @@ METRICS = ["performance", "power"]
 # Two rows with this key are one result published twice; MLCommons' final-report tool keeps the
 # first of (ID, UsedModel, Scenario, Units); the later copies are quarantined here, not dropped.
 DUPLICATE_KEY = ["round", "source_id", "entry_id", "model", "used_model", "scenario", "metric", "units"]
+# A result within its source (round and source aside): what a load compares, keeps stale and counts.
+ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
 
 # The form of a unit says which way is better; the words inside it may be new ("Tasks/s").
 RATE_UNIT = r"(?i)(^.+/\s*s(ec(ond)?)?$|\bper\s+second\b)"

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import SHARED
 from tests.faults import one_error_line, run  # noqa: F401 - run: the CLI in this process, without Prefect
 from tests.git_server import TOKEN, USER, commit_round, git_http_server, run_git
-from tests.test_faults_signals import alive, descendants, wait_gone
+from tests.test_faults_signals import alive, processes_below, wait_gone
 from tests.test_secrets import everything_in, flush_prefect_logs, prefect_database
 from warehouse.identity.rounds import load_registry
 from warehouse.ingest.tree_clone import CloneFailed, clone_round
@@ -256,7 +256,6 @@ def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_
     other files are still checked out and loaded. One among the files the rebuild reads is
     quarantined by its path; one elsewhere is not read, as any file outside the sparse set."""
     from warehouse.ingest.tree_clone import REFUSED_BY_GIT
-    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
     work = tmp_path / "work"
 
     def mktree(listing: str) -> str:
@@ -276,29 +275,30 @@ def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_
     root = mktree(replaced("", "closed", closed))
     commit = run_git("-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", root, "-m", "odd", cwd=work).strip()
     run_git("push", "-q", "-f", str(served / REPOSITORY), f"{commit}:refs/heads/main", cwd=work)
-    db_file = tmp_path / "w.duckdb"
+    raw, reasons = one_quarantined_file(served, tmp_path / "w.duckdb")
+    assert "closed/.git/systems/x.json" in raw and reasons == [REFUSED_BY_GIT]
+
+
+def one_quarantined_file(served: Path, db_file: Path) -> tuple[str, list[str]]:
+    """Rebuild v0.5 from the repository served at `served`: one row loads, one file is quarantined;
+    that file's record and reasons."""
+    from tests.readers import connect_file
+    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
     [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{served}")
     assert (done.rows, done.quarantined, done.missing) == (1, 1, None)
-    from tests.readers import connect_file
     with connect_file(str(db_file), read_only=True) as con:
         [(raw, reasons)] = con.execute("SELECT raw_record, reasons FROM quarantine").fetchall()
-    assert "closed/.git/systems/x.json" in raw and reasons == [REFUSED_BY_GIT]
+    return raw, reasons
 
 
 def test_a_file_name_that_is_not_utf8_is_one_quarantined_file(tmp_path, home):
     """Linux names are bytes; a name that is not UTF-8 would fail the whole round where its path is
     hashed and stored."""
     from warehouse.ingest.tree_clone import NOT_UTF8
-    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
     odd = os.fsdecode(b"closed/NVIDIA/systems/T4x8-\xff.json")
     served = commit_round(tmp_path / "work", {**round_files(), odd: (V05 / SYSTEM).read_bytes()},
                           tmp_path / "served" / REPOSITORY).parent
-    db_file = tmp_path / "w.duckdb"
-    [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{served}")
-    assert (done.rows, done.quarantined, done.missing) == (1, 1, None)
-    from tests.readers import connect_file
-    with connect_file(str(db_file), read_only=True) as con:
-        [(raw, reasons)] = con.execute("SELECT raw_record, reasons FROM quarantine").fetchall()
+    raw, reasons = one_quarantined_file(served, tmp_path / "w.duckdb")
     assert "T4x8-\\\\xff.json" in raw and reasons == [NOT_UTF8]
 
 
@@ -326,14 +326,7 @@ def test_a_link_in_the_remote_tree_is_checked_out_as_a_file_never_followed(tmp_p
 
 
 def git_processes_below(pid: int) -> set[int]:
-    found = set()
-    for child in descendants(pid):
-        try:
-            if b"git" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found.add(child)
-        except OSError:
-            pass
-    return found
+    return processes_below(pid, b"git")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

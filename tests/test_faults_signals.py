@@ -227,15 +227,20 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     assert "before" in outcomes  # at least one signal landed before the commit
 
 
-def uvicorn_below(pid: int) -> set[int]:
+def processes_below(pid: int, name: bytes) -> set[int]:
+    """The processes below `pid` whose command line names `name` (b"uvicorn", b"git")."""
     found = set()
     for child in descendants(pid):
         try:
-            if b"uvicorn" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if name in Path(f"/proc/{child}/cmdline").read_bytes():
                 found.add(child)
         except OSError:
             pass
     return found
+
+
+def uvicorn_below(pid: int) -> set[int]:
+    return processes_below(pid, b"uvicorn")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc")

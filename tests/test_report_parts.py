@@ -30,7 +30,8 @@ def figures(*rows) -> pl.DataFrame:
     """Long-form figures as answer_frame returns them."""
     columns = ["benchmark", "scenario", "throughput_unit", "measure", "place", "accelerator", "value", "result_id",
                "submitter", "accelerator_count", "basis", "llm"]
-    return pl.DataFrame([dict(zip(columns, row)) for row in rows])
+    return pl.DataFrame([{**dict(zip(columns, row)), "unpriced_leaders": []} for row in rows],
+                        schema_overrides={"unpriced_leaders": pl.List(pl.String)})
 
 
 def test_answers_are_assembled_and_ordered_llms_first_most_compared_first():

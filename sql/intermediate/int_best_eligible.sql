@@ -16,9 +16,7 @@
 --     scenario, units, verification): at most one verified and one preview row per submitter's
 --     configuration (the claim audit's new sides and same-submitter figures);
 --   best_of_hardware: the best verified row of its (round, hardware, hardware count, benchmark,
---     scenario, units), whoever submitted it (accelerator_history, hardware_best, claim baselines);
---   best_per_accelerator: the verified row with the highest value_per_accelerator of its (round,
---     accelerator, benchmark, scenario, units) at any size, whoever submitted it.
+--     scenario, units), whoever submitted it (accelerator_history, hardware_best, claim baselines).
 -- usable, procurement_grade, findings: int_result_eligibility's, for the row.
 -- Cost (bench/views_profile.py's million rows, a shared machine): about 5 CPU seconds, as
 -- int_best_results; the hardware_best pairs it feeds moved out of int_software_gains (4.1 -> 2.3 CPU s)
@@ -42,9 +40,7 @@ WITH graded AS (
 ordered AS (
     SELECT *, {'source_id': source_id, 'record_no': record_no} AS row_key,
            {'u': NOT usable, 'v': rank_value, 'n': result_id IS NULL, 'id': coalesce(result_id, ''),
-            'e': entry_id, 's': source_id, 'r': record_no} AS by_value,
-           {'u': NOT usable, 'v': -value_per_accelerator, 'n': result_id IS NULL, 'id': coalesce(result_id, ''),
-            'e': entry_id, 's': source_id, 'r': record_no} AS by_accelerator
+            'e': entry_id, 's': source_id, 'r': record_no} AS by_value
     FROM graded
 ),
 of_submitter AS (
@@ -54,17 +50,10 @@ of_submitter AS (
 of_hardware AS (
     SELECT arg_min(row_key, by_value) AS row_key FROM ordered WHERE verification = 'verified'
     GROUP BY round, hardware, hardware_count, benchmark, scenario, units
-),
-per_accelerator AS (
-    SELECT arg_min(row_key, by_accelerator) AS row_key FROM ordered
-    WHERE verification = 'verified' AND value_per_accelerator IS NOT NULL
-    GROUP BY round, accelerator, benchmark, scenario, units
 )
-SELECT o.* EXCLUDE (row_key, by_value, by_accelerator, rank_value),
-       s.row_key IS NOT NULL AS best_of_submitter, h.row_key IS NOT NULL AS best_of_hardware,
-       a.row_key IS NOT NULL AS best_per_accelerator
+SELECT o.* EXCLUDE (row_key, by_value, rank_value),
+       s.row_key IS NOT NULL AS best_of_submitter, h.row_key IS NOT NULL AS best_of_hardware
 FROM ordered AS o
 LEFT JOIN of_submitter AS s ON s.row_key = o.row_key
 LEFT JOIN of_hardware AS h ON h.row_key = o.row_key
-LEFT JOIN per_accelerator AS a ON a.row_key = o.row_key
-WHERE s.row_key IS NOT NULL OR h.row_key IS NOT NULL OR a.row_key IS NOT NULL
+WHERE s.row_key IS NOT NULL OR h.row_key IS NOT NULL

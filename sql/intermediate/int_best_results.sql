@@ -14,9 +14,6 @@
 --     audit compare;
 --   best_of_hardware: among those, the best of its (round, hardware, hardware count, benchmark,
 --     scenario, units), whoever submitted it (generation_speedups);
---   best_verified_of_hardware: the best verified row of its (round, hardware, hardware count,
---     benchmark, scenario, units), whoever submitted it: the best system of that hardware you could
---     buy (the claim audit's baseline);
 --   best_per_accelerator_of_submitter: the verified row with the highest value_per_accelerator of
 --     its (round, submitter, accelerator, benchmark, scenario, units) at any scale; ties to the
 --     lowest result id (software_gains, basis per_accelerator).
@@ -57,8 +54,6 @@ ranked AS (
         verification = 'preview' AND count(*) FILTER (WHERE verification = 'preview') OVER configuration = 1
             AS first_preview,
         row_number() OVER hardware = 1 AS best_of_hardware,
-        verification = 'verified' AND count(*) FILTER (WHERE verification = 'verified') OVER hardware = 1
-            AS best_verified_of_hardware,
         verification = 'verified' AND value_per_accelerator IS NOT NULL AND row_number() OVER (
             PARTITION BY verification = 'verified' AND value_per_accelerator IS NOT NULL,
                          round, submitter, accelerator, benchmark, scenario, units

@@ -13,7 +13,7 @@ import typer
 
 from warehouse.cli.console import Format, error, note, print_json, print_rows, say, warn
 from warehouse.cli.global_options import SOURCE_HELP, command, current
-from warehouse.cli.progress import counted_step, step
+from warehouse.cli.progress import step
 from warehouse.errors import EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
@@ -270,7 +270,7 @@ def trees(
     start_temporary_server_if_needed()
     if remote is not None and remote.token:
         _git_credentials_to_environment(remote)
-    with counted_step("fetching and loading the submission trees"):
+    with step("fetching and loading the submission trees"):
         outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
     for rebuilt in outcome.rebuilt:
         say(rebuilt.line())

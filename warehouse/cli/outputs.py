@@ -10,7 +10,7 @@ import typer
 
 from warehouse.cli.console import say
 from warehouse.cli.global_options import command, current, reading_file
-from warehouse.cli.progress import counted_step
+from warehouse.cli.progress import step
 from warehouse.errors import EXIT_OK, ExpectedFailure
 
 
@@ -44,7 +44,7 @@ def export(
     chosen = [v.strip() for v in views.split(",") if v.strip()] if views else None
     before = exported_views(directory)
     with db.connect(reading_file(), read_only=True) as con, \
-            counted_step(f"exporting as {fmt.value}"):
+            step(f"exporting as {fmt.value}"):
         try:
             manifest = export_views(con, directory, fmt.value, chosen, warehouse_file=db.db_path(current().db))
         except ExportError as exc:

@@ -13,17 +13,8 @@ from warehouse.cli.global_options import current
 
 @contextmanager
 def step(text: str):
-    if current().quiet or not sys.stderr.isatty():
-        yield
-        return
-    from rich.console import Console
-    with Console(stderr=True, highlight=False, markup=False).status(text, spinner="dots"):
-        yield
-
-
-@contextmanager
-def counted_step(text: str):
-    """`step`, with the count the package reports after the text: "TEXT: 12 of 30 views written"."""
+    """The spinner, with any count the package reports during the step after the text: "TEXT: 12 of
+    30 views written"."""
     if current().quiet or not sys.stderr.isatty():
         yield
         return

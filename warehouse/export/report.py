@@ -26,7 +26,7 @@ import polars as pl
 from warehouse.errors import needs_extra
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, swap_in, warehouse_files, write_listing)
-from warehouse.export.report_answer import Answer, answers, dollars, number, percent
+from warehouse.export.report_answer import Answer, answers_by_market, dollars, number, percent
 from warehouse.export.report_charts import Chart, charts
 from warehouse.export.report_data import PageData, page_data
 from warehouse.export.report_interactive import (AcceleratorPalette, RuntimeInBackground, inert_spec, inert_value,
@@ -137,8 +137,9 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
         interactivity, appendix = charts(con, newest, page_palette(con))
     [(prices,)] = con.execute("SELECT count(*) FROM stg_prices").fetchall()
     links = data.link_of()
-    return Page(newest, answers(con, newest, links), data, interactivity, appendix,
-                [claim_audit_table(con), decisions_due_table(con)], prices, answers(con, newest, links, "edge"))
+    by_market = answers_by_market(con, newest, links)
+    return Page(newest, by_market["datacenter"], data, interactivity, appendix,
+                [claim_audit_table(con), decisions_due_table(con)], prices, by_market["edge"])
 
 
 def page_palette(con) -> AcceleratorPalette:

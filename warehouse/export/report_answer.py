@@ -251,11 +251,17 @@ def answers(con: duckdb.DuckDBPyConnection, round_name: str | None, links: dict[
             market: str = "datacenter") -> list[Answer]:
     """Every benchmark and scenario of the round with a procurement-grade result in the market (the
     buyer it answers: stg_results.market), in reading order."""
+    return answers_by_market(con, round_name, links, (market,))[market]
+
+
+def answers_by_market(con: duckdb.DuckDBPyConnection, round_name: str | None, links: dict[str, str],
+                      markets: tuple[str, ...] = ("datacenter", "edge")) -> dict[str, list[Answer]]:
+    """`answers` for each market, the reading order (the competitors per benchmark) read once."""
     if round_name is None:
-        return []
-    frame = answer_frame(con, round_name, market)
+        return {market: [] for market in markets}
     competitors = db.query_frame(con, COMPETITORS_SQL, {"round": round_name})
-    return order_answers(assemble(frame, round_name, links, market), competitors)
+    return {market: order_answers(assemble(answer_frame(con, round_name, market), round_name, links, market),
+                                  competitors) for market in markets}
 
 
 def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str], market: str = "datacenter") -> list[Answer]:
@@ -269,7 +275,7 @@ def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str], market
 
         def ranked(measure: str) -> Ranked:
             return Ranked(figures.get((measure, 1)), figures.get((measure, 2)))
-        unpriced = tuple(rows["unpriced_leaders"].to_list()[0] or ()) if "unpriced_leaders" in rows.columns else ()
+        unpriced = tuple(rows["unpriced_leaders"].to_list()[0] or ())
         built.append(Answer(round_name, benchmark, scenario, unit, bool(rows["llm"][0]),
                             *(ranked(m) for m in MEASURES), figures.get(("outside_grade", 1)), unpriced, market))
     return built

@@ -24,8 +24,8 @@ _NOT_COMPARED = {"round", "source_id", "record_no"}
 
 
 def result_key() -> list[str]:
-    from schemas.results import DUPLICATE_KEY
-    return [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
+    from schemas.results import ROW_KEY
+    return ROW_KEY
 
 
 def compared_fields() -> list[str]:

@@ -49,15 +49,10 @@ class Changes:
         return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results", *stale])
 
 
-def changes_between(before: pl.DataFrame, after: pl.DataFrame, quarantined: pl.DataFrame | None = None) -> Changes:
-    """Result rows of an earlier load against a new one, counted from the ledger's rows of the load
-    (changes.field_changes): new, changed (any published field), removed; a row the new table
-    publishes in a quarantined record is kept, not removed (counted once, when it goes stale)."""
-    from warehouse.ingest import changes
-    return counted(changes.field_changes(before, after, quarantined))
-
-
 def counted(rows: pl.DataFrame) -> Changes:
+    """A load's result rows per kind of change, read from its ledger rows (changes.field_changes): a
+    row the new table publishes in a quarantined record is kept, not removed (counted once, when it
+    goes stale)."""
     from warehouse.ingest import changes
     kinds = changes.changed_results(rows)
     return Changes(kinds["added"], kinds["changed"], kinds["withdrawn"], kinds["quarantined"], kinds["restored"])

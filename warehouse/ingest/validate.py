@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from schemas.failures import Failure, failures_of
-from schemas.results import DUPLICATE_KEY, CanonicalResult
+from schemas.results import DUPLICATE_KEY, ROW_KEY, CanonicalResult
 from warehouse.ingest.parse import RECORD, RECORD_NO
 
 NUMERIC_SOURCES = {"value": "value_text"}
-ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
 
 
 def empty_quarantined_rows() -> pl.DataFrame:

@@ -335,9 +335,8 @@ def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,
 def _keep_stale(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
     """Delete the source's rows but those whose key a quarantined row of the new table holds
     (_incoming_stale); mark those stale."""
-    from schemas.results import DUPLICATE_KEY
-    same_key = " AND ".join(f"k.{c} IS NOT DISTINCT FROM results.{c}" for c in DUPLICATE_KEY
-                            if c not in ("round", "source_id"))
+    from schemas.results import ROW_KEY
+    same_key = " AND ".join(f"k.{c} IS NOT DISTINCT FROM results.{c}" for c in ROW_KEY)
     con.execute(f"DELETE FROM results WHERE source_id = ? AND NOT EXISTS "
                 f"(SELECT 1 FROM _incoming_stale AS k WHERE {same_key})", [source_id])
     con.execute(f"UPDATE results SET stale = true, stale_reason = k.reason, record_no = k.record_no "

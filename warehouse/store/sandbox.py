@@ -423,16 +423,16 @@ PROCESS_ALLOWANCE = 256 * 1024 ** 2
 
 
 @contextmanager
-def within_memory_ceiling(growth: int | None = None):
-    """RLIMIT_DATA at this process's data size now plus `growth` bytes (default: the memory limit
-    and PROCESS_ALLOWANCE) for the block, then as it was. Where the data size cannot be read (no
+def within_memory_ceiling():
+    """RLIMIT_DATA at this process's data size now plus the memory limit and PROCESS_ALLOWANCE for
+    the block, then as it was. Where the data size cannot be read (no
     /proc: not Linux), DuckDB's own limit is the only one."""
     held = data_size()
     if held is None:
         yield
         return
     before = resource.getrlimit(resource.RLIMIT_DATA)
-    ceiling = held + (growth if growth is not None else memory_limit_bytes() + PROCESS_ALLOWANCE)
+    ceiling = held + memory_limit_bytes() + PROCESS_ALLOWANCE
     if before[0] != resource.RLIM_INFINITY:
         ceiling = min(ceiling, before[0])
     resource.setrlimit(resource.RLIMIT_DATA, (ceiling, before[1]))

@@ -101,15 +101,15 @@ def summary(section: Section, frame: pl.DataFrame) -> str:
 
 
 def _total(frame: pl.DataFrame, column: str) -> int:
-    return int(sum(int(v) for v in frame.get_column(column).drop_nulls().to_list()))
+    return int(frame.get_column(column).cast(pl.Int64).sum() or 0)
 
 
 def _by(frame: pl.DataFrame, key: str, column: str | None = None) -> str:
     """`column` (or the rows) summed per value of `key`, largest first: "loaded (7,021); missing (6)"."""
-    totals: dict[str, int] = {}
-    for row in frame.iter_rows(named=True):
-        totals[str(row[key])] = totals.get(str(row[key]), 0) + (int(row[column] or 0) if column else 1)
-    return "; ".join(f"{name} ({count:,})" for name, count in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])))
+    count = pl.col(column).cast(pl.Int64).fill_null(0).sum() if column else pl.len()
+    totals = (frame.group_by(pl.col(key).cast(pl.String)).agg(count.alias("count"))
+              .sort(["count", key], descending=[True, False]))
+    return "; ".join(f"{name} ({n:,})" for name, n in totals.iter_rows())
 
 
 def _rounds(frame: pl.DataFrame) -> str:
