@@ -405,6 +405,7 @@ def test_an_export_on_a_terminal_counts_the_views_written(claims_warehouse, tmp_
 def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
     """Marts are written two at a time on cursors of their own; when one fails, the query still running
     on the other is interrupted, and the failure is what the export raises."""
+    from warehouse.counts import Tally
     from warehouse.export.bi_files import Relation, _two_at_a_time
     con = duckdb.connect()
     started = time.monotonic()
@@ -416,12 +417,13 @@ def test_two_marts_are_written_at_once_and_a_failure_stops_the_other():
         raise ValueError("the other mart failed")
 
     with pytest.raises(ValueError, match="the other mart failed"):
-        _two_at_a_time(con, [Relation("endless", []), Relation("failing", [])], write)
+        _two_at_a_time(con, [Relation("endless", []), Relation("failing", [])], write, Tally(2, "views written"))
     assert time.monotonic() - started < 30
     from warehouse import counts
     heard = []
     with counts.listening(lambda done, total, what: heard.append((done, total, what))):
-        assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name) == ["a", "b", "c"]
+        assert _two_at_a_time(con, [Relation(n, []) for n in "abc"], lambda cursor, rel: rel.name,
+                              Tally(3, "views written")) == ["a", "b", "c"]
     assert heard == [(n, 3, "views written") for n in (1, 2, 3)]  # what `export` shows on a terminal
 
 

@@ -147,9 +147,11 @@ class RepeatedKey:
     values: tuple          # every value given, in file order
     top_level: bool        # in the document's own object, not in one nested in it
 
+    def shown_values(self) -> str:
+        return ", then ".join(json.dumps(v, ensure_ascii=False)[:80] for v in self.values)
+
     def describe(self) -> str:
-        shown = ", then ".join(json.dumps(v, ensure_ascii=False)[:80] for v in self.values)
-        return f"{self.key}: {shown} (the last is read)"
+        return f"{self.key}: {self.shown_values()} (the last is read)"
 
 
 def load_json_keeping_last(text: str, label: str, error: type[Exception] = InputRefused, finite: bool = False,
@@ -168,16 +170,7 @@ def load_json_keeping_last(text: str, label: str, error: type[Exception] = Input
                     repeats.append((id(found), key, values))
         return found
 
-    extra = {"parse_constant": _refuse_constant, "parse_float": _finite_float} if finite else {}
-    decoder = json.JSONDecoder(parse_int=lambda digits: _bounded_int(digits, integers),
-                               object_pairs_hook=keep_last, **extra)
-    try:
-        value = decoder.decode(text)
-    except RecursionError:
-        raise error(f"{label}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
-    except _OutOfBounds as exc:
-        raise error(f"{label}: JSON holding {exc}") from None
-    check_depth(value, label, error)
+    value = load_json(text, label, error, finite, integers, pairs_hook=keep_last)
     return value, [RepeatedKey(key, values, owner == id(value)) for owner, key, values in repeats]
 
 
@@ -193,21 +186,22 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def bounded_decoder(finite: bool = False, integers: range = INT64) -> json.JSONDecoder:
-    """A decoder with the bounds of load_json (integers in `integers`, each key once per object);
-    with `finite`, NaN, Infinity and numbers past a 64-bit float (1e999999) are refused too (a rate
-    or a time that is not a number is a broken file, not a value). Depth: check_depth afterwards."""
+def bounded_decoder(finite: bool = False, integers: range = INT64, pairs_hook=_unique_keys) -> json.JSONDecoder:
+    """A decoder with the bounds of load_json (integers in `integers`, each key once per object, or
+    as `pairs_hook` reads an object); with `finite`, NaN, Infinity and numbers past a 64-bit float
+    (1e999999) are refused too (a rate or a time that is not a number is a broken file, not a value).
+    Depth: check_depth afterwards."""
     extra = {"parse_constant": _refuse_constant, "parse_float": _finite_float} if finite else {}
     return json.JSONDecoder(parse_int=lambda digits: _bounded_int(digits, integers),
-                            object_pairs_hook=_unique_keys, **extra)
+                            object_pairs_hook=pairs_hook, **extra)
 
 
 def load_json(text: str, label: str, error: type[Exception] = InputRefused, finite: bool = False,
-              integers: range = INT64):
+              integers: range = INT64, pairs_hook=_unique_keys):
     """JSON within the bounds (MAX_DEPTH, integers in `integers`, each key once per object; with
     `finite`, finite numbers only). json.JSONDecodeError when it is not JSON."""
     try:
-        value = bounded_decoder(finite, integers).decode(text)
+        value = bounded_decoder(finite, integers, pairs_hook).decode(text)
     except RecursionError:
         raise error(f"{label}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
     except _OutOfBounds as exc:

@@ -272,14 +272,13 @@ def _write_parquet(con, staging: Path, relations: list[Relation], loads: Loads, 
     return [file for files in _two_at_a_time(con, relations, write, tally) for file in files]
 
 
-def _two_at_a_time(con, relations: list[Relation], write, tally: Tally | None = None) -> list:
+def _two_at_a_time(con, relations: list[Relation], write, tally: Tally) -> list:
     """write(cursor, relation) for every relation, two at once, each thread on a cursor of its own
     (DuckDB runs a query without Python's lock): a mart's query is mostly one thread's work, and the
     machine has more than one core. The results in the order of `relations`. On any failure or
     interruption of this thread, the queries still running are interrupted before it goes on."""
     from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
     search_path = con.execute("SELECT current_setting('search_path')").fetchone()[0]
-    tally = tally or Tally(len(relations), "views written")  # each one written is counted (warehouse/counts.py)
     cursors = [con.cursor() for _ in range(2)]
     free = list(cursors)
     lock = threading.Lock()

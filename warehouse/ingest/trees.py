@@ -251,12 +251,12 @@ def decode_json_object(content: bytes, label: str) -> dict:
     """A tree file's JSON object, read as every JSON input is (warehouse/inputs.py load_json: nesting
     and integers bounded, a key given twice with two values refused) and with finite numbers only
     (NaN, Infinity, 1e999999 refused). UnparsableFile naming what is wrong."""
-    return _json_object(content, label, load_json)
+    return _json_object(content, label, lambda *args, **bounds: (load_json(*args, **bounds), []))[0]
 
 
-def _json_object(content: bytes, label: str, loader, keeping: bool = False):
-    """`loader` (load_json or load_json_keeping_last) over the file's text, its failures as
-    UnparsableFile; the object (with the loader's second value when `keeping`)."""
+def _json_object(content: bytes, label: str, loader) -> tuple[dict, list]:
+    """`loader` (load_json_keeping_last, or load_json with no repeats) over the file's text, its
+    failures as UnparsableFile: the object and the keys it gave twice."""
     try:
         loaded = loader(content.decode("utf-8-sig"), label, finite=True, integers=SIGNED_OR_UNSIGNED_64)
     except UnicodeDecodeError as exc:
@@ -266,7 +266,7 @@ def _json_object(content: bytes, label: str, loader, keeping: bool = False):
                                      f"{exc.msg}"]) from exc
     except InputRefused as exc:
         raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
-    data = loaded[0] if keeping else loaded
+    data = loaded[0]
     if not isinstance(data, dict):
         raise UnparsableFile(label, [f"expected a JSON object, found {json_type(data)}"])
     return loaded
@@ -283,11 +283,11 @@ def decode_system(content: bytes, label: str) -> tuple[dict, list[str]]:
     """A system description's JSON object read as MLCommons' checker reads it (json.load: a key given
     twice takes its last value), within every other bound of decode_json_object; and each key given
     twice with two values, described. UnparsableFile when a field a result row uses is one of them."""
-    data, repeats = _json_object(content, label, load_json_keeping_last, keeping=True)
+    data, repeats = _json_object(content, label, load_json_keeping_last)
     ambiguous = [r for r in repeats if r.top_level and r.key in SYSTEM_ROW_FIELDS]
     if ambiguous:
         raise UnparsableFile(label, [f"the key {r.key!r} twice with two values "
-                                     f"({', then '.join(json.dumps(v, ensure_ascii=False)[:80] for v in r.values)}): "
+                                     f"({r.shown_values()}): "
                                      "a field the result rows use, so which one they read is a guess"
                                      for r in ambiguous])
     return data, [r.describe() if r.top_level else f"(in a nested object) {r.describe()}" for r in repeats]
