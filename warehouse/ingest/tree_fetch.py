@@ -112,15 +112,20 @@ def _read_unless_unchanged(file: TreeFile, name: str, settings: FetchSettings, k
     (not_modified, as an HTTP 304); else read through tree_files' one check, its identity kept."""
     root = local_path(file.root)
     identity = file_identity(root, file.path)
-    if not force and _same_as_last_load(file, identity):
-        return Fetched(file.location, name, None, file.previous.sha256, 0, not_modified=True, identity=identity)
+    if not force and (same := _not_modified(file, identity)) is not None:
+        return same
     fetched = Fetched.of(file.location, name, read_tree_file(root, file.path, settings.max_bytes, keep))
     fetched.identity = identity if settled(identity) else None
     return fetched
 
 
-def _same_as_last_load(file: TreeFile, identity: str | None) -> bool:
-    return identity is not None and file.previous is not None and file.previous.identity == identity
+def _not_modified(file: TreeFile, identity: str | None) -> Fetched | None:
+    """The last load's file, not opened (as an HTTP 304), when its size, mtime and inode are that
+    load's; else None."""
+    if identity is None or file.previous is None or file.previous.identity != identity:
+        return None
+    return Fetched(file.location, file.path.rsplit("/", 1)[-1], None, file.previous.sha256, 0, not_modified=True,
+                   identity=identity)
 
 
 def split_unchanged(files: list[TreeFile]) -> tuple[list[FileOutcome], list[TreeFile]]:
@@ -133,11 +138,9 @@ def split_unchanged(files: list[TreeFile]) -> tuple[list[FileOutcome], list[Tree
             to_fetch.append(file)
             continue
         root = roots.get(file.root) or roots.setdefault(file.root, local_path(file.root))
-        identity = file_identity(root, file.path)
-        if _same_as_last_load(file, identity):
-            fetched = Fetched(file.location, file.path.rsplit("/", 1)[-1], None, file.previous.sha256, 0,
-                              not_modified=True, identity=identity)
-            unchanged.append(FileOutcome(file, "unchanged", fetched))
+        same = _not_modified(file, file_identity(root, file.path))
+        if same is not None:
+            unchanged.append(FileOutcome(file, "unchanged", same))
         else:
             to_fetch.append(file)
     return unchanged, to_fetch
