@@ -56,16 +56,20 @@ TITLE_MAX, BODY_MAX = 250, 12_000
 _NOT_IN_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+def capped(text: str, limit: int, separator: str = "") -> str:
+    """The text cut at `limit` characters, saying how many were cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}{separator}... ({len(text) - limit:,} characters cut)"
+
+
 def fitted(message: Message) -> Message:
     """The message every target can take: characters a structured body (XML) cannot hold written as
     visible escapes, the title and the body cut at their limits with a count of what was cut."""
     def clean(text: str) -> str:
         return _NOT_IN_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-    def cut(text: str, limit: int) -> str:
-        return text if len(text) <= limit else f"{text[:limit]}\n... ({len(text) - limit:,} characters cut)"
-    return Message(cut(clean(message.title), TITLE_MAX).replace("\n", " "), cut(clean(message.body), BODY_MAX),
-                   message.failure)
+    return Message(capped(clean(message.title), TITLE_MAX, "\n").replace("\n", " "),
+                   capped(clean(message.body), BODY_MAX, "\n"), message.failure)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import duckdb
 from warehouse import settings
 from warehouse.figures import human_number
 from warehouse.notify.answers import Move
-from warehouse.notify.deliver import Message
+from warehouse.notify.deliver import Message, capped
 
 SHOWN = 8          # lines per section; the rest is counted, and in answer_changes / published_changes
 CHANGED_SHOWN = 10
@@ -62,24 +62,26 @@ SHOWN_REASON = (f"CASE WHEN length(reason) <= {REASON_SHOWN} THEN coalesce(reaso
                 "|| ' more characters)' END")
 
 
+# Result rows per kind of change: a row counts once, however many of its fields changed (the key
+# schemas.results.ROW_KEY; changes.changed_results counts the load's line alike).
+RESULTS_PER_CHANGE = ", ".join(
+    f"count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = '{change}')"
+    for change in ("added", "changed", "withdrawn", "quarantined", "restored"))
+
+
 def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list[RoundRows]:
     if not source_ids:
         return []
     cursor = con.execute(f"""
         WITH c AS ({ROWS_OF_LOADS})
-        SELECT round, any_value(first),
-               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'added'),
-               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'changed'),
-               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'withdrawn'),
+        SELECT round, any_value(first), {RESULTS_PER_CHANGE},
                list({{'who': coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric,
                      'change': change, 'field': field, 'before': published_before, 'after': published_after,
                      'reason': {SHOWN_REASON}}}
-                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added'),
-               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'quarantined'),
-               count(DISTINCT (entry_id, model, used_model, scenario, metric, units)) FILTER (WHERE change = 'restored')
+                    ORDER BY result_id, model, scenario, metric, field) FILTER (WHERE change <> 'added')
         FROM c GROUP BY round ORDER BY round""", [source_ids])
     return [RoundRows(r, bool(first), a, c, w, [correction_line(row) for row in corrections or []], q, s)
-            for r, first, a, c, w, corrections, q, s in cursor.fetchall()]
+            for r, first, a, c, w, q, s, corrections in cursor.fetchall()]
 
 
 def correction_line(row: dict) -> str:
@@ -119,17 +121,10 @@ def _number(text: str | None) -> float | None:
         return None
 
 
-def capped(line: str, limit: int = LINE_MAX) -> str:
-    """The line cut at `limit` characters, saying how many were cut."""
-    if len(line) <= limit:
-        return line
-    return f"{line[:limit]}... ({len(line) - limit:,} characters cut)"
-
-
 def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -> list[str]:
     if not lines:
         return []
-    out = [f"{title}:"] + [f"- {capped(line)}" for line in lines[:shown]]
+    out = [f"{title}:"] + [f"- {capped(line, LINE_MAX)}" for line in lines[:shown]]
     if len(lines) > shown:
         out.append(f"- and {len(lines) - shown} more{more}")
     return out + [""]
@@ -191,7 +186,7 @@ def compose(kind: str, error_lines: list[str], failed_rounds: list[str], moves: 
     rounds = sorted({r.round for r in changed} | set(failed_rounds))
     body = []
     if error_lines:
-        body += [f"error: {capped(line)}" for line in error_lines] + [""]
+        body += [f"error: {capped(line, LINE_MAX)}" for line in error_lines] + [""]
     body += _section("New leaders (the best of every loaded round)", [leader_line(m) for m in leaders],
                      more=' (mlperf-wh sql "SELECT * FROM answer_changes ORDER BY changed_at DESC")')
     body += _section("Claims whose grade changed", [f"{m.subject}: {m.before} -> {m.after}" for m in grades])
