@@ -18,9 +18,6 @@ import duckdb
 from warehouse.nearest import did_you_mean
 
 FEW = 12  # a column holding no more values than this is listed whole when none is near
-# what a mart's `needs` names -> the source table that holds it once loaded
-NEEDED_TABLE = {"trees": "tree_files", "claims": "claims", "decisions": "decisions",
-                "measurements": "own_measurements", "prices": "prices"}
 DIMENSIONS = ("benchmark", "accelerator", "scenario", "round", "submitter")
 _COLUMN = r"(?<![\w.])(?:\w+\.)?(" + "|".join(DIMENSIONS) + r")"
 _LITERAL = r"'((?:[^']|'')*)'"
@@ -45,12 +42,17 @@ def empty_result_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
 
 def needs_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """`latency_profile has rows once trees are loaded (mlperf-wh trees); none are yet`."""
-    from warehouse.views.mart_catalog import NEEDS, entries
+    from warehouse.views.mart_catalog import NEEDED_TABLE, NEEDS, entries
     named = set(re.findall(r"\w+", query.lower()))
+    loaded: dict[str, bool] = {}  # each table asked once, however many marts named need it
     hints = []
     for name, entry in entries().items():
-        missing = [need for need in entry.needs if name in named and not _holds_rows(con, NEEDED_TABLE[need])]
-        hints += [f"{name} has rows once {need} are loaded ({NEEDS[need]}); none are yet" for need in missing]
+        if name not in named:
+            continue
+        for need in entry.needs:
+            table = NEEDED_TABLE[need]
+            if not loaded.setdefault(table, _holds_rows(con, table)):
+                hints.append(f"{name} has rows once {need} are loaded ({NEEDS[need]}); none are yet")
     return hints
 
 

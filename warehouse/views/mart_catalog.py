@@ -14,6 +14,9 @@ CATALOG_FILE_NAME = "_catalog.toml"
 NEEDS = {"claims": "mlperf-wh claims load", "decisions": "mlperf-wh decisions load",
          "measurements": "mlperf-wh measurements load", "trees": "mlperf-wh trees",
          "prices": "mlperf-wh prices load"}
+# the source table that holds each need once loaded (an empty answer says which load it waits for)
+NEEDED_TABLE = {"trees": "tree_files", "claims": "claims", "decisions": "decisions",
+                "measurements": "own_measurements", "prices": "prices"}
 EXAMPLES = 2
 
 
@@ -70,6 +73,7 @@ def problems(marts: list[str] | None = None) -> list[str]:
         if len(entry.examples) != EXAMPLES or not all(e.title.strip() and e.sql for e in entry.examples):
             found.append(f"{name}: not {EXAMPLES} examples, each with a title and SQL")
         found += [f"{name}: needs {n!r}: not one of {', '.join(NEEDS)}" for n in entry.needs if n not in NEEDS]
+    found += [f"need {n!r} names no table that holds it (NEEDED_TABLE)" for n in NEEDS if n not in NEEDED_TABLE]
     return found
 
 
