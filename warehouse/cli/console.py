@@ -147,9 +147,9 @@ def rich_table(frame, width: int, raw: bool = False):
     block (column, value), as psql's expanded display."""
     from rich.table import Table
     from rich.text import Text
-    columns = _layout(frame, raw, width)
+    cells, numeric, unbroken = _columns(frame, raw)
+    columns = _layout(frame.columns, cells, numeric, unbroken, width)
     if columns is None:
-        cells, _, _ = _columns(frame, raw)
         return _expanded([escape_control(name) for name in frame.columns], cells)
     table = Table(box=_box(), header_style="bold")
     for column in columns:
@@ -220,12 +220,11 @@ class _Column:
         return replace(step, cell_lines=self.cell_lines)
 
 
-def _layout(frame, raw: bool, width: int) -> list[_Column] | None:
-    """Each column's layout, narrowed step by step (STEPS) until the table fits `width`; None if it
-    never does."""
-    cells, numeric, unbroken = _columns(frame, raw)
+def _layout(names: list[str], cells, numeric, unbroken, width: int) -> list[_Column] | None:
+    """Each column's layout (its cells as _columns writes them), narrowed step by step (STEPS) until
+    the table fits `width`; None if it never does."""
     columns = []
-    for name, column, is_number, keep in zip(frame.columns, cells, numeric, unbroken):
+    for name, column, is_number, keep in zip(names, cells, numeric, unbroken):
         name = escape_control(name)
         kind = "fixed" if keep or max([len(name), *map(len, column)]) <= SHORT_TEXT else \
             "prose" if any(_has_space(cell) for cell in column) else "word"
