@@ -33,3 +33,14 @@ def dollars(value: float | None) -> str:
     if value is None:
         return ""
     return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.3g}"
+
+
+def plural(count: int, noun: str) -> str:
+    """'1 claim', '15 claims'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def few(names: list[str], shown: int = 3) -> str:
+    """'a, b, c and 27 more'."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")

@@ -10,6 +10,7 @@ from warehouse.cli.build import existing_file
 from warehouse.cli.console import Format, print_json, print_rows, print_wrapped, say, warn
 from warehouse.cli.global_options import command, current, group, reading_file
 from warehouse.errors import EXIT_OK, ExpectedFailure, escape_control
+from warehouse.figures import plural
 
 File = Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help="the file to load")]
 Fmt = Annotated[Format, typer.Option("--format", help="table, csv or json")]
@@ -27,11 +28,6 @@ prices = group("prices", "Your accelerator prices (for token_economics).",
 
 # A claims or a decisions load may fold the ids stored in both tables (ledger.claims.normalise_stored_ids).
 LEDGER_IDS = {"claims", "decisions"}
-def plural(count: int, noun: str) -> str:
-    """'1 claim', '15 claims'."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def register(app: typer.Typer) -> None:
     for sub in (claims, decisions, prices):
         app.add_typer(sub)

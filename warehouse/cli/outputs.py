@@ -12,6 +12,7 @@ from warehouse.cli.console import say
 from warehouse.cli.global_options import command, current, reading_file
 from warehouse.cli.progress import step
 from warehouse.errors import EXIT_OK, ExpectedFailure
+from warehouse.figures import few, plural
 
 
 class ExportFormat(str, Enum):
@@ -51,20 +52,14 @@ def export(
             raise ExpectedFailure(f"{exc}; nothing was written, {directory} is as it was") from None
     rows = sum(v["rows"] for v in manifest["views"].values())
     files = len({f["path"] for f in manifest["files"]})
-    say(f"exported {len(manifest['views'])} view{'s' if len(manifest['views']) != 1 else ''} ({rows} rows) as {fmt.value} to {directory}: "
-        f"{files} file{'s' if files != 1 else ''}, see {directory / 'manifest.json'}")
+    say(f"exported {plural(len(manifest['views']), 'view')} ({rows} rows) as {fmt.value} to {directory}: "
+        f"{plural(files, 'file')}, see {directory / 'manifest.json'}")
     gone = [view for view in before if view not in manifest["views"]]
     if gone:
-        say(f"it replaced the export of {len(before)} views there: {_few(gone)} {'is' if len(gone) == 1 else 'are'} "
+        say(f"it replaced the export of {len(before)} views there: {few(gone)} {'is' if len(gone) == 1 else 'are'} "
             f"no longer in {directory} "
             "(export without --views for every mart, or to another directory to keep both)")
     return EXIT_OK
-
-
-def _few(names: list[str], shown: int = 3) -> str:
-    """'a, b, c and 27 more'."""
-    more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def report(out: Annotated[Path, typer.Option("--out", help=(

@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from warehouse.errors import ExpectedFailure
+from warehouse.figures import few
 
 MARKER = ".mlperf-wh-output.json"
 PARTIAL_MARKER = ".mlperf-wh-partial.json"
@@ -72,7 +73,7 @@ def check_replaceable(target: Path, kind: str, protected: tuple[str | Path, ...]
     foreign = sorted(path for path, file in _files_below(target).items()
                      if path != MARKER and not _as_listed(file, listing.get(path)))
     if foreign:
-        named = ", ".join(foreign[:SHOWN]) + (f" and {len(foreign) - SHOWN} more" if len(foreign) > SHOWN else "")
+        named = few(foreign, SHOWN)
         raise _refused(target, f"holds files the previous {kind} did not write or that changed since: {named}; "
                                "they are never deleted. Move them, or choose a new or empty directory")
 
