@@ -137,9 +137,10 @@ LEFT JOIN unpriced AS u USING (benchmark, scenario, throughput_unit)
 """
 
 COMPETITORS_SQL = """
-SELECT benchmark, scenario, throughput_unit, count(*) AS accelerators,
-       regexp_replace(benchmark, '-(9[0-9](\\.9)?)$', '') AS family
-FROM accelerator_comparison WHERE round = $round GROUP BY ALL
+SELECT benchmark, scenario, throughput_unit, count(*) AS accelerators, f.benchmark_family AS family
+FROM accelerator_comparison
+JOIN (SELECT DISTINCT benchmark, benchmark_family FROM base_benchmark_names) AS f USING (benchmark)
+WHERE round = $round GROUP BY ALL
 """
 
 

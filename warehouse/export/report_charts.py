@@ -505,14 +505,13 @@ HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
 HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
 # Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
 HISTORY_SCENARIO = "Offline"
-FAMILY = r"-(9[0-9](\.9)?)$"
 
 
 def accelerator_history_frame(con) -> pl.DataFrame:
     """Each part's best verified result per accelerator (no anomaly finding), per benchmark and round
     of its history, Offline throughput, with the round's date and the part's segment."""
     return db.query_frame(con, f"""
-        SELECT regexp_replace(h.benchmark, '{FAMILY}', '') AS family, h.benchmark, h.result_unit, h.era,
+        SELECT f.benchmark_family AS family, h.benchmark, h.result_unit, h.era,
                h.accelerator, w.segment, h.round, round_order(h.round) AS round_order,
                r.published_on, max(h.result / h.accelerator_count) AS per_accelerator,
                arg_max(h.accelerator_count, h.result / h.accelerator_count) AS accelerator_count,
@@ -520,6 +519,7 @@ def accelerator_history_frame(con) -> pl.DataFrame:
                arg_max(h.run_path, h.result / h.accelerator_count) AS run_path
         FROM accelerator_history AS h
         JOIN stg_rounds AS r USING (round)
+        JOIN (SELECT DISTINCT benchmark, benchmark_family FROM base_benchmark_names) AS f USING (benchmark)
         JOIN stg_hardware AS w ON w.hardware = h.accelerator  -- whole parts: a partition (MIG 1g.10gb) is none
         WHERE h.scenario = '{HISTORY_SCENARIO}' AND NOT h.has_finding AND h.accelerator_count > 0
           AND h.result_unit NOT ILIKE 'latency%' AND r.published_on IS NOT NULL
