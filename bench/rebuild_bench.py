@@ -1,6 +1,6 @@
 """Benchmark rebuilding every shared submission tree into result rows (../shared/mlcommons/trees: v0.5,
 v0.7, v2.1, v4.1, v5.1, v6.0, ~12,800 files), as `mlperf-wh trees` does for a round with no table
-(warehouse/ingest/tree_rebuild.py: list, parse, build the checker's rows; nothing written).
+(warehouse/trees/rebuilding.py: list, parse, build the checker's rows; nothing written).
 
 (a) on a thread pool of 2 workers (the machine's 2 cores). Target: every tree in under 30 s;
 (b) on a Dask LocalCluster of 2 worker processes, one thread each; the cluster's start-up is timed
@@ -26,7 +26,7 @@ WORKERS = 2
 def rebuild_all(client=None) -> tuple[float, int, int, int]:
     """Seconds, files, rows, quarantined for every shared tree."""
     from warehouse.identity.reference import load_reference
-    from warehouse.ingest.tree_rebuild import rebuild_trees
+    from warehouse.trees.rebuilding import rebuild_trees
     reference = load_reference()
     started = time.perf_counter()
     rebuilt = rebuild_trees([(name, TREES / f"inference_results_{name}") for name in ROUNDS], workers=WORKERS,

@@ -1,6 +1,6 @@
 """The endpoint harness's vocabulary: the files MLPerf's new harness (and its endpoint client) leave in
 a run folder instead of LoadGen's logs, where they lie, and the columns of `run_summaries` they fill
-beside LoadGen's (schemas/loadgen.py). The parsers (warehouse/ingest/endpoint_files.py) read the
+beside LoadGen's (schemas/loadgen.py). The parsers (warehouse/trees/parsing_endpoints.py) read the
 files by it; warehouse/store/tree_tables.py makes the table's columns of it; schemas/trees.py
 validates the rows.
 

@@ -1,6 +1,6 @@
 """LoadGen's vocabulary: what a run summary (mlperf_log_summary.txt) and a system description
 (systems/<platform>.json) say, and the columns of `run_summaries` and `systems` they become. The parser
-(warehouse/ingest/trees.py) reads the files by it; the store (warehouse/store/tree_tables.py) makes the
+(warehouse/trees/parsing.py) reads the files by it; the store (warehouse/store/tree_tables.py) makes the
 tables of it; schemas/trees.py validates the rows."""
 from __future__ import annotations
 

@@ -286,8 +286,8 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
     from tests.trees_layout import TREES
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
-    from warehouse.ingest.tree_fetch import fetch_chunk
-    from warehouse.ingest.tree_ingest import check, chunks, load, plan
+    from warehouse.trees.fetching import fetch_chunk
+    from warehouse.trees.ingesting import check, chunks, load, plan
     from warehouse.store import db
     from warehouse.views import materialize
     root = TREES
@@ -317,7 +317,7 @@ def old_rounds_warehouse(shared_warehouse, tmp_path_factory) -> str:
 
     from tests.trees_layout import TREES
     from warehouse.identity.rounds import load_registry
-    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    from warehouse.trees.rebuilt_loading import rebuild_rounds
     from warehouse.views import rebuild as rebuild_views
     path = str(tmp_path_factory.mktemp("old_rounds") / "warehouse.duckdb")
     shutil.copyfile(shared_warehouse, path)

@@ -18,7 +18,7 @@ from tests.readers import connect_file
 from tests.shared_rows import rows
 from warehouse.views.identities import canonical_accelerators
 
-# What the loader reads as "no accelerator" (warehouse/ingest/parse.py, tree_rebuild.py): never a name.
+# What the loader reads as "no accelerator" (warehouse/ingest/parse.py, trees/rebuilding.py): never a name.
 NO_ACCELERATOR = {"", "N/A", "-"}
 
 # Raw names that are not accelerators, each with why. None today: every name the shared rounds publish

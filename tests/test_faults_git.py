@@ -21,7 +21,7 @@ from tests.git_server import TOKEN, USER, commit_round, git_http_server, run_git
 from tests.test_faults_signals import alive, processes_below, wait_gone
 from tests.test_secrets import everything_in, flush_prefect_logs, prefect_database
 from warehouse.identity.rounds import load_registry
-from warehouse.ingest.tree_clone import CloneFailed, clone_round
+from warehouse.trees.cloning import CloneFailed, clone_round
 
 V05 = SHARED / "trees" / "inference_results_v0.5"
 SYSTEM = "closed/NVIDIA/systems/T4x8.json"
@@ -255,7 +255,7 @@ def test_an_invalid_path_in_the_remote_tree_is_one_quarantined_file(served, tmp_
     """Tree entries git refuses to check out ('.git', '..') fail `git checkout` whole; the round's
     other files are still checked out and loaded. One among the files the rebuild reads is
     quarantined by its path; one elsewhere is not read, as any file outside the sparse set."""
-    from warehouse.ingest.tree_clone import REFUSED_BY_GIT
+    from warehouse.trees.cloning import REFUSED_BY_GIT
     work = tmp_path / "work"
 
     def mktree(listing: str) -> str:
@@ -283,7 +283,7 @@ def one_quarantined_file(served: Path, db_file: Path) -> tuple[str, list[str]]:
     """Rebuild v0.5 from the repository served at `served`: one row loads, one file is quarantined;
     that file's record and reasons."""
     from tests.readers import connect_file
-    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    from warehouse.trees.rebuilt_loading import rebuild_rounds
     [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{served}")
     assert (done.rows, done.quarantined, done.missing) == (1, 1, None)
     with connect_file(str(db_file), read_only=True) as con:
@@ -294,7 +294,7 @@ def one_quarantined_file(served: Path, db_file: Path) -> tuple[str, list[str]]:
 def test_a_file_name_that_is_not_utf8_is_one_quarantined_file(tmp_path, home):
     """Linux names are bytes; a name that is not UTF-8 would fail the whole round where its path is
     hashed and stored."""
-    from warehouse.ingest.tree_clone import NOT_UTF8
+    from warehouse.trees.cloning import NOT_UTF8
     odd = os.fsdecode(b"closed/NVIDIA/systems/T4x8-\xff.json")
     served = commit_round(tmp_path / "work", {**round_files(), odd: (V05 / SYSTEM).read_bytes()},
                           tmp_path / "served" / REPOSITORY).parent
@@ -305,7 +305,7 @@ def test_a_file_name_that_is_not_utf8_is_one_quarantined_file(tmp_path, home):
 def test_a_link_in_the_remote_tree_is_checked_out_as_a_file_never_followed(tmp_path, home):
     """A symbolic link committed at a system description's path, to a file of this machine: the
     checkout holds a plain file with the link's text, quarantined; the machine's file is never read."""
-    from warehouse.ingest.tree_rebuild_load import rebuild_rounds
+    from warehouse.trees.rebuilt_loading import rebuild_rounds
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET\n")
     work = tmp_path / "work"
@@ -353,8 +353,8 @@ def test_a_run_stopped_mid_clone_leaves_no_git_behind(signum, served, tmp_path, 
 
 
 def test_a_clone_past_its_time_limit_is_ended_with_its_group(served, tmp_path, home, monkeypatch):
-    from warehouse.ingest import tree_clone
-    monkeypatch.setattr(tree_clone, "GIT_SECONDS", 1)
+    from warehouse.trees import cloning
+    monkeypatch.setattr(cloning, "GIT_SECONDS", 1)
     with git_http_server(served, credentials=None, stall=30) as server:
         started = time.monotonic()
         with pytest.raises(CloneFailed, match="took longer than 1 s"):
@@ -386,7 +386,7 @@ def _cmdline(process: Path) -> bytes:
     ("file:///srv/repositories", "file:///srv/repositories", (None, None)),
 ])
 def test_an_accepted_git_url_keeps_no_credential(given, url, credentials):
-    from warehouse.ingest.git_remote import parse_git_url
+    from warehouse.trees.git_remote import parse_git_url
     remote = parse_git_url(given)
     assert (remote.url, (remote.username, remote.token)) == (url, credentials)
     assert TOKEN not in repr(remote)
@@ -398,7 +398,7 @@ def test_an_accepted_git_url_keeps_no_credential(given, url, credentials):
     "ssh://h/-x", "ssh://alice:pw@h/x", "git@-h:x", "git@h:-x", "h:x", "file://remote/x", "file:///", "https:///x",
     "https://h:port/x", "https://h/x?token=1", "git+ssh://h/x", "javascript://h/x", "/srv/repositories"])
 def test_anything_else_is_refused_without_being_repeated(given):
-    from warehouse.ingest.git_remote import ACCEPTED, GitUrlRefused, parse_git_url
+    from warehouse.trees.git_remote import ACCEPTED, GitUrlRefused, parse_git_url
     with pytest.raises(GitUrlRefused) as refused:
         parse_git_url(given)
     assert str(refused.value).startswith("--git: not a git URL")

@@ -304,8 +304,8 @@ def test_one_bad_system_description_is_quarantined_and_the_round_loads(warehouse
     from tests.trees_layout import TREES, replace_file, round_repositories
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
-    from warehouse.ingest.tree_fetch import fetch_chunk
-    from warehouse.ingest.tree_ingest import check, chunks, load, plan
+    from warehouse.trees.fetching import fetch_chunk
+    from warehouse.trees.ingesting import check, chunks, load, plan
     from warehouse.store import db
     with connect_file(warehouse) as con:
         con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'Krai' AND division = 'closed')")

@@ -205,7 +205,7 @@ def test_a_signal_while_trees_reads_the_files_keeps_the_rounds_rebuilt_before(ru
 def test_a_signal_while_trees_lists_a_tree_writes_nothing(run, v05_source, tmp_path, monkeypatch):
     db = str(tmp_path / "w.duckdb")
     with monkeypatch.context() as m:
-        signal_on_call(m, "warehouse.ingest.tree_rebuild", "list_folder", nth=2)
+        signal_on_call(m, "warehouse.trees.rebuilding", "list_folder", nth=2)
         code, _, err = plain_run(run, m, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)
     assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
     assert not Path(db).exists() or digest(db)["results"] == "0:0"

@@ -1,6 +1,6 @@
 """Fault suite, issue 54 item 6: a listing stays inside the tree.
 
-A tree is listed only through folders inside it (warehouse/ingest/tree_files.py, TreeFolder): a
+A tree is listed only through folders inside it (warehouse/trees/reading.py, TreeFolder): a
 symbolic link, to a folder or a file, out of the tree or in a loop, is one quarantine record naming
 the link's own path in the tree, and nothing below it or where it leads is listed. Each case builds
 a small tree in a temp directory (Hailo's v0.5 entry, copied from the shared trees) with links
@@ -20,9 +20,9 @@ from tests.readers import connect_file
 from tests.test_faults_trees import KRAI, every_row_as_text, in_tree, ingest
 from tests.test_trees_load import krai_warehouse  # noqa: F401 - a fixture: v6.0 Krai's 2 results on 1 system
 from tests.trees_layout import round_repositories, without
-from warehouse.ingest.tree_files import LINK_NOTE
-from warehouse.ingest.tree_rebuild import rebuild_tree
-from warehouse.ingest.tree_rebuild_load import load_rebuilt
+from warehouse.trees.reading import LINK_NOTE
+from warehouse.trees.rebuilding import rebuild_tree
+from warehouse.trees.rebuilt_loading import load_rebuilt
 from warehouse.store import db
 
 HAILO = SHARED / "trees" / "inference_results_v0.5" / "closed" / "Hailo"
@@ -111,7 +111,7 @@ def test_an_unrecognized_run_folder_names_its_links_not_what_they_hold(krai_ware
 
 
 def test_a_listing_never_enters_a_link_nor_loops(tmp_path, outside):
-    from warehouse.ingest.tree_files import WALKED_DEPTH, RefusedTreeFile, TreeFolder, walk_tree_folder
+    from warehouse.trees.reading import WALKED_DEPTH, RefusedTreeFile, TreeFolder, walk_tree_folder
     folder, marker = outside
     tree = tmp_path / "tree"
     (tree / "a" / "b").mkdir(parents=True)

@@ -4,7 +4,7 @@ Krai's v6.0 entry (two run summaries and one system description) is laid out as 
 in a temp directory; each case makes one of its files hostile and runs the tree ingest, asserting
 the exit code, what is said, and a digest of what must not change. Cases: links to a canary file
 outside the tree, to /proc/self/environ and a FIFO or a device in place of a file (never read:
-warehouse/ingest/tree_files.py), odd JSON shapes and non-finite numbers (one file quarantined, the
+warehouse/trees/reading.py), odd JSON shapes and non-finite numbers (one file quarantined, the
 others load), and a bad replacement of a loaded file (the last good row kept, the new file's fault
 recorded).
 """
@@ -53,8 +53,8 @@ def ingest(db_file: str, source: str | Path, round_name: str = "v6.0"):
     """The plain functions `mlperf-wh trees` runs, without Prefect (and without rebuilding the views)."""
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
-    from warehouse.ingest.tree_fetch import fetch_chunk
-    from warehouse.ingest.tree_ingest import check, chunks, load, plan
+    from warehouse.trees.fetching import fetch_chunk
+    from warehouse.trees.ingesting import check, chunks, load, plan
     from warehouse.store import db
     with db.connect(db_file) as con:
         files, _ = plan(con, [load_registry()[round_name]], str(source))
@@ -186,7 +186,7 @@ def test_a_file_that_is_not_a_regular_file_in_the_tree_is_never_read(krai_wareho
 @pytest.mark.unit
 def test_read_tree_file_reads_regular_files_and_refuses_the_rest(tmp_path):
     from warehouse.ingest.fetch import NotFound, TooLarge
-    from warehouse.ingest.tree_files import RefusedTreeFile, read_tree_file
+    from warehouse.trees.reading import RefusedTreeFile, read_tree_file
     root = tmp_path / "tree"
     (root / "closed" / "a").mkdir(parents=True)
     (root / "closed" / "a" / "f.txt").write_bytes(b"0123456789")

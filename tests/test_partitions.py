@@ -9,8 +9,8 @@ import pytest
 from tests.readers import connect_file
 from tests.shared_rows import rows
 from tests.trees_layout import TREES
-from warehouse.ingest.tree_rebuild import _assembled, rebuild_part, rules_for
-from warehouse.ingest.tree_rebuild_load import load_rebuilt
+from warehouse.trees.rebuilding import _assembled, rebuild_part, rules_for
+from warehouse.trees.rebuilt_loading import load_rebuilt
 from warehouse.store import db
 from warehouse.views import rebuild as rebuild_views
 from warehouse.views.identities import resolve_identities

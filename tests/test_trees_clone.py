@@ -12,8 +12,8 @@ import pytest
 from tests.conftest import SHARED
 from tests.readers import connect_file
 from warehouse.identity.rounds import load_registry
-from warehouse.ingest.tree_clone import CloneFailed, clone_round
-from warehouse.ingest.tree_rebuild import rebuild_tree
+from warehouse.trees.cloning import CloneFailed, clone_round
+from warehouse.trees.rebuilding import rebuild_tree
 
 V05 = SHARED / "trees" / "inference_results_v0.5"
 SYSTEM = "closed/NVIDIA/systems/T4x8.json"

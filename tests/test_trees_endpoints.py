@@ -17,8 +17,8 @@ from tests.trees_layout import TREES, V61_FIXTURES, v61_repository
 from warehouse.identity.rounds import load_registry
 from warehouse.ingest.fetch import FetchSettings, fetch
 from warehouse.ingest.pipeline import ingest_location
-from warehouse.ingest.tree_fetch import fetch_chunk
-from warehouse.ingest.tree_ingest import check, chunks, load, plan
+from warehouse.trees.fetching import fetch_chunk
+from warehouse.trees.ingesting import check, chunks, load, plan
 from warehouse.store import db
 from warehouse.views import materialize
 

@@ -10,9 +10,9 @@ import pytest
 from schemas.endpoints import HEAD_BYTES
 from schemas.loadgen import SUMMARY_COLUMNS
 from tests.trees_layout import V61_FIXTURES
-from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
+from warehouse.trees.parsing_endpoints import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import FetchSettings, fetch
-from warehouse.ingest.trees import UnparsableFile
+from warehouse.trees.parsing import UnparsableFile
 
 pytestmark = pytest.mark.unit
 

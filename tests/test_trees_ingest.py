@@ -220,9 +220,9 @@ def test_a_dask_run_without_a_scheduler_workers_or_an_absolute_source_is_one_lin
         private_warehouse, cli, monkeypatch, tmp_path):
     from distributed import LocalCluster
 
-    from warehouse.ingest import tree_cluster
-    monkeypatch.setattr(tree_cluster, "CONNECT_SECONDS", 1)
-    monkeypatch.setattr(tree_cluster, "WORKER_SECONDS", 1)
+    from warehouse.trees import distributing
+    monkeypatch.setattr(distributing, "CONNECT_SECONDS", 1)
+    monkeypatch.setattr(distributing, "WORKER_SECONDS", 1)
     root = round_repositories(tmp_path / "repos", rounds=("v6.0",))
     trees = ("trees", "--source", str(root), "--db", private_warehouse, "--rounds", "v6.0", "--dask")
     nobody = "tcp://127.0.0.1:1"  # nothing listens on port 1

@@ -14,8 +14,8 @@ from tests.shared_rows import rows
 from tests.trees_layout import TREES, replace_file, round_repositories
 from warehouse.identity.rounds import load_registry
 from warehouse.ingest.fetch import FetchSettings
-from warehouse.ingest.tree_fetch import fetch_chunk
-from warehouse.ingest.tree_ingest import check, chunks, load, plan
+from warehouse.trees.fetching import fetch_chunk
+from warehouse.trees.ingesting import check, chunks, load, plan
 from warehouse.store import db
 from tests.readers import connect_file
 

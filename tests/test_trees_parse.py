@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.trees_layout import TREES
-from warehouse.ingest.trees import SUMMARY_COLUMNS, UnparsableFile, capacity_gb, parse_summary, parse_system, run_folder
+from warehouse.trees.parsing import SUMMARY_COLUMNS, UnparsableFile, capacity_gb, parse_summary, parse_system, run_folder
 
 V60_NVIDIA = TREES / "inference_results_v6.0" / "closed" / "NVIDIA"
 GB200_X72 = "GB200-NVL72_GB200-186GB_aarch64x72_TRT"

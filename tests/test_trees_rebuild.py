@@ -10,9 +10,9 @@ import pytest
 
 from tests.conftest import MIRROR, SHARED
 from tests.readers import connect_file
-from warehouse.ingest.tree_rebuild import rebuild_tree
-from warehouse.ingest.tree_rebuild_load import load_rebuilt
-from warehouse.ingest.tree_reconstruction import compare
+from warehouse.trees.rebuilding import rebuild_tree
+from warehouse.trees.rebuilt_loading import load_rebuilt
+from warehouse.trees.reconstruction import compare
 from warehouse.store import db
 from warehouse.views import rebuild as rebuild_views
 
@@ -138,9 +138,9 @@ def test_trees_on_the_shared_trees_loads_a_round_without_a_table_and_its_summari
 def test_dells_v11_runs_load_and_the_key_its_description_repeats_is_a_finding_on_the_system(tmp_path):
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
-    from warehouse.ingest.tree_fetch import fetch_chunk
-    from warehouse.ingest.tree_ingest import check, chunks, load, plan
-    from warehouse.ingest.tree_rebuild import _assembled, rebuild_part, rules_for
+    from warehouse.trees.fetching import fetch_chunk
+    from warehouse.trees.ingesting import check, chunks, load, plan
+    from warehouse.trees.rebuilding import _assembled, rebuild_part, rules_for
     root, platform = TREES / "inference_results_v1.1", "XE8545_A100-SXM-80GBx4_TRT"
     part = rebuild_part(str(root), "v1.1", ["closed/Dell"], rules_for("v1.1"))
     # its description repeats accelerator_cooling_type ("passive", then ""), a field no row uses: the

@@ -19,7 +19,7 @@ TABLES = ("results", "run_summaries", "systems", "quarantine")
 @pytest.fixture
 def opened(monkeypatch) -> dict[str, list[str]]:
     """Every tree file opened, by the rebuild and by the tree ingest (both read through tree_files)."""
-    from warehouse.ingest import tree_fetch, tree_rebuild
+    from warehouse.trees import fetching, rebuilding
     paths: dict[str, list[str]] = {"rebuild": [], "ingest": []}
 
     def counting(read, step):
@@ -27,8 +27,8 @@ def opened(monkeypatch) -> dict[str, list[str]]:
             paths[step].append(relative)
             return read(root, relative, *args, **kwargs)
         return read_counted
-    monkeypatch.setattr(tree_fetch, "read_tree_file", counting(tree_fetch.read_tree_file, "ingest"))
-    monkeypatch.setattr(tree_rebuild, "read_inside_tree", counting(tree_rebuild.read_inside_tree, "rebuild"))
+    monkeypatch.setattr(fetching, "read_tree_file", counting(fetching.read_tree_file, "ingest"))
+    monkeypatch.setattr(rebuilding, "read_inside_tree", counting(rebuilding.read_inside_tree, "rebuild"))
     return paths
 
 
@@ -115,7 +115,7 @@ def test_a_file_read_as_it_is_written_is_read_again_at_the_next_run(plain_cli, s
 
 
 def _changed_a_while_ago(path: Path) -> None:
-    """Its mtime 10 s back: settled (tree_files.settled), as a file changed before the run started."""
+    """Its mtime 10 s back: settled (reading.settled), as a file changed before the run started."""
     import os
     earlier = path.stat().st_mtime - 10
     os.utime(path, (earlier, earlier))

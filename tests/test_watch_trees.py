@@ -12,14 +12,14 @@ from tests.webhook_receiver import receiving
 
 @pytest.fixture
 def tree_reads(monkeypatch) -> list[str]:
-    from warehouse.ingest import tree_fetch
+    from warehouse.trees import fetching
     paths: list[str] = []
-    read = tree_fetch.read_tree_file
+    read = fetching.read_tree_file
 
     def read_counted(root, relative, *args, **kwargs):
         paths.append(relative)
         return read(root, relative, *args, **kwargs)
-    monkeypatch.setattr(tree_fetch, "read_tree_file", read_counted)
+    monkeypatch.setattr(fetching, "read_tree_file", read_counted)
     return paths
 
 
@@ -62,7 +62,7 @@ def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_ev
     """A mirror of tables alone, over HTTP: the first chunk of tree files all 404, the round's line
     says there is no tree, and nothing of it is recorded in tree_files."""
     from tests.conftest import MIRROR, serve
-    from warehouse.ingest.tree_ingest import DEFAULT_CHUNK
+    from warehouse.trees.ingesting import DEFAULT_CHUNK
     upstream = tmp_path / "upstream"
     table = upstream / "inference_results_v6.0" / "main" / "summary_results.json"
     table.parent.mkdir(parents=True)
@@ -72,7 +72,7 @@ def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_ev
         asked = [path for path in server.handler.requests_seen if "/closed/" in path or "/open/" in path]
     assert code == 0, (out, err)
     assert "v6.0: no submission tree at" in out
-    # one chunk: a run folder's four candidate files (tree_fetch.SUMMARY_PARSERS) or a system file each
+    # one chunk: a run folder's four candidate files (fetching.SUMMARY_PARSERS) or a system file each
     assert 0 < len(asked) <= 4 * DEFAULT_CHUNK
     assert query(tmp_path / "w.duckdb", "SELECT count(*) FROM tree_files") == [(0,)]
 

@@ -5,7 +5,7 @@ their published paths.
 
 The trees are hard links into ../shared/mlcommons (copies where a hard link cannot be made), not
 symbolic links: the tree readers follow no symbolic link below a tree's root
-(warehouse/ingest/tree_files.py). A file a test changes is unlinked first and written anew
+(warehouse/trees/reading.py). A file a test changes is unlinked first and written anew
 (`replace_file`), never written through its link."""
 from __future__ import annotations
 

@@ -253,12 +253,12 @@ def trees(
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
-    from warehouse.ingest.tree_ingest import nothing_found
+    from warehouse.trees.ingesting import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     remote = None
     if git is not None:
-        from warehouse.ingest.git_remote import parse_git_url
+        from warehouse.trees.git_remote import parse_git_url
         remote = parse_git_url(git)  # before anything runs: a URL is never an option of git
         chosen, source = _cloned_rounds(chosen, bool(parse_round_list(rounds)))
     else:
@@ -290,7 +290,7 @@ def _git_credentials_to_environment(remote) -> None:
     read MLPERF_GIT_TOKEN from theirs). Set after Prefect's temporary server started: it never sees them."""
     import os
 
-    from warehouse.ingest.git_remote import TOKEN_ENV, USERNAME_ENV
+    from warehouse.trees.git_remote import TOKEN_ENV, USERNAME_ENV
     os.environ[USERNAME_ENV] = remote.username or "git"
     os.environ[TOKEN_ENV] = remote.token
 
@@ -310,14 +310,14 @@ def _cloned_rounds(chosen, named: bool):
 
 
 def _trees_reachable(rounds, source: str) -> bool:
-    """The source holds a tree and answers (warehouse.ingest.tree_ingest.require_trees), before
+    """The source holds a tree and answers (warehouse.trees.ingesting.require_trees), before
     Prefect starts; an unreachable source is one line and the hint `backfill` gives."""
     from pathlib import Path
 
     from warehouse.errors import WarehouseUnavailable
     from warehouse.export.run_report import UNREACHABLE_HINT
     from warehouse.ingest.source_urls import redact
-    from warehouse.ingest.tree_ingest import TreeSourceUnreachable, check_source_has_trees
+    from warehouse.trees.ingesting import TreeSourceUnreachable, check_source_has_trees
     from warehouse.store import db
     path = db.db_path(current().db)
     if not Path(path).exists():

@@ -130,7 +130,7 @@ class Previous:
     sha256: str | None = None
     etag: str | None = None
     last_modified: str | None = None
-    identity: str | None = None    # a tree file's size, mtime and inode at the last load (tree_files.file_identity)
+    identity: str | None = None    # a tree file's size, mtime and inode at the last load (reading.file_identity)
 
 
 @dataclass
@@ -143,7 +143,7 @@ class Fetched:
     etag: str | None = None
     last_modified: str | None = None
     not_modified: bool = False
-    identity: str | None = None    # a tree file read from a directory: tree_files.file_identity
+    identity: str | None = None    # a tree file read from a directory: reading.file_identity
     fetched_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     @classmethod

@@ -297,7 +297,7 @@ class SourceRecord:
     rows_quarantined: int
     unknown_columns: list[str]
     overrides: list[str] = field(default_factory=list)
-    tree_identity: str | None = None   # a round rebuilt from its tree: tree_rebuild.tree_identity
+    tree_identity: str | None = None   # a round rebuilt from its tree: rebuilding.tree_identity
 
 
 def replace_source(con: duckdb.DuckDBPyConnection, source: SourceRecord,

@@ -23,8 +23,8 @@ from pathlib import Path
 import polars as pl
 
 from warehouse.ingest.parse import parse
-from warehouse.ingest.tree_rebuild import SUMMARY_FILE, Rebuilt
-from warehouse.ingest.trees import run_folder
+from warehouse.trees.rebuilding import SUMMARY_FILE, Rebuilt
+from warehouse.trees.parsing import run_folder
 
 REL_TOLERANCE = 1e-4   # 0.01 %
 PRINTED_HALF_UNIT = 0.005 + 1e-9   # LoadGen's summary prints rates with two decimals

@@ -4,7 +4,7 @@ its folders are listed, `TreeFolder`.
 A tree is third-party content: thousands of submitters' commits, and Git keeps symbolic links. So a
 tree file is read only when it is a regular file inside the tree:
 
-- The tree root (`<source>/<repository>[/<branch>]`, tree_ingest.tree_root) is resolved once: the
+- The tree root (`<source>/<repository>[/<branch>]`, ingesting.tree_root) is resolved once: the
   operator's own layout up to it may be links (a source directory linked from elsewhere). A root in
   /proc, /sys or /dev is refused.
 - Below the root, no symbolic link is followed, whether it leads out of the tree or stays inside:

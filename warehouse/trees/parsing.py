@@ -208,7 +208,7 @@ def parse_summary(content: bytes, label: str) -> dict:
 # systems/<platform>.json
 
 REQUIRED_SYSTEM_FIELDS = ("system_name", "accelerator_model_name", "host_processor_model_name")
-# The fields a result row takes from its system description (tree_rebuild.py _row, and
+# The fields a result row takes from its system description (trees/rebuilding.py _row, and
 # sql/staging/stg_results.sql: accelerators per node, notes, accelerator name): a key of these given
 # twice with two values leaves the row's value to a guess, so the description is quarantined.
 SYSTEM_ROW_FIELDS = ("system_name", "status", "system_type", "accelerator_model_name", "accelerators_per_node",

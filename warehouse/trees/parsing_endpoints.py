@@ -14,7 +14,7 @@ import re
 from schemas.endpoints import (BLOCKS, EARLY_STOPPING_KEYS, EARLY_STOPPING_PREFIX, ENDPOINT_CLIENT,
                                ENDPOINT_COLUMNS, ENDPOINT_HARNESS, LOAD_PATTERN_SCENARIO, PERCENTILE_KEYS)
 from schemas.loadgen import SUMMARY_COLUMNS
-from warehouse.ingest.trees import UnparsableFile, decode_json_object, json_type
+from warehouse.trees.parsing import UnparsableFile, decode_json_object, json_type
 from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, JsonOutOfBounds, bounded_decoder, check_depth
 
 STATISTICS = {"min": "min", "max": "max", "avg": "mean"}  # the harness's key -> LoadGen's column word

@@ -2,7 +2,7 @@
 MLCommons published no table of (v0.5 to v4.0), and to prove the rebuild against the rounds it did.
 
 A round's tree (a local directory laid out as the round repository is) is listed, its system
-descriptions and run summaries parsed (warehouse/ingest/trees.py: the parsers the tree ingest uses),
+descriptions and run summaries parsed (warehouse/trees/parsing.py: the parsers the tree ingest uses),
 and every VALID performance run becomes one row of `results`' shape:
 
   value     the LoadGen field the round's checker reads for the benchmark and scenario
@@ -21,7 +21,7 @@ and every VALID performance run becomes one row of `results`' shape:
 A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
 description missing: one quarantine record each, with its path and reasons; never a silent gap.
 Files are opened through `read_tree_file` alone, and folders listed through `TreeFolder` alone: the tree
-readers' one check (tree_files.py). A symbolic link met while listing is one quarantine record naming
+readers' one check (trees/reading.py). A symbolic link met while listing is one quarantine record naming
 its path in the tree; nothing behind it is listed.
 """
 from __future__ import annotations
@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
-from warehouse.ingest.tree_files import (LINK_NOTE, Entries, RefusedTreeFile, TreeFolder, file_identity,
+from warehouse.trees.reading import (LINK_NOTE, Entries, RefusedTreeFile, TreeFolder, file_identity,
                                          settled, walk_tree_folder, read_tree_file as read_inside_tree)
-from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+from warehouse.trees.parsing import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
 RUN_FOLDER = ("performance", "run_1")
 SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
@@ -75,7 +75,7 @@ UNITS = {"tokens": "Tokens/s", "latency": "Latency (ms)", "samples_per_query": "
 
 
 def read_tree_file(root: Path, path: str) -> bytes:
-    """The bytes of one file of a tree, through the tree readers' one check (tree_files.read_tree_file:
+    """The bytes of one file of a tree, through the tree readers' one check (reading.read_tree_file:
     no symbolic link followed below the root, only regular files opened, bounded in size)."""
     return read_inside_tree(root, path, _size_cap())
 
@@ -243,13 +243,13 @@ REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files chang
 class TreeIdentity(NamedTuple):
     digest: str
     files: int          # run summaries and system descriptions listed
-    settled: bool       # every file last modified over 2 s ago (tree_files.settled): worth recording
+    settled: bool       # every file last modified over 2 s ago (reading.settled): worth recording
 
 
 def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = (),
                   workers: int = DEFAULT_WORKERS) -> TreeIdentity:
     """What a rebuild of the tree would read, without opening a file: a digest of every file listed
-    with its size, mtime and inode (tree_files.file_identity), the stray run folders with what they
+    with its size, mtime and inode (reading.file_identity), the stray run folders with what they
     hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt
     by and the version building it. The same digest as at the last rebuild: the rebuild would load
     the same rows."""
@@ -556,6 +556,6 @@ def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
 def _on_dask(client, dask_address: str | None, arguments) -> list[Part]:
     if client is not None:
         return client.gather(client.map(rebuild_part, *arguments, pure=False))
-    from warehouse.ingest.tree_cluster import connect
+    from warehouse.trees.distributing import connect
     with connect(dask_address) as connected:
         return connected.gather(connected.map(rebuild_part, *arguments, pure=False))

@@ -1,9 +1,9 @@
 """Tree ingest without Prefect: plan which files the loaded results name, fetch + parse chunks of them
-(tree_fetch.py, pure apart from the fetch), validate every parsed row at once, and load the outcome
+(trees/fetching.py, pure apart from the fetch), validate every parsed row at once, and load the outcome
 in one transaction.
 
 The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once, or on a Dask cluster
-(tree_cluster.py); everything here also runs on its own (bench, tests).
+(trees/distributing.py); everything here also runs on its own (bench, tests).
 """
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from warehouse.errors import ExpectedFailure
 from warehouse.identity.rounds import Round, round_sort_key
 from warehouse.ingest.fetch import FetchError, FetchSettings, Previous, cannot_connect, is_http
 from warehouse.ingest.source_urls import local_path, redact
-from warehouse.ingest.tree_fetch import PARSERS, FileOutcome, TreeFile, fetch_with_retries
-from warehouse.ingest.trees import run_folder
+from warehouse.trees.fetching import PARSERS, FileOutcome, TreeFile, fetch_with_retries
+from warehouse.trees.parsing import run_folder
 from warehouse.store import db
 from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
 
@@ -376,7 +376,7 @@ def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettin
     its round's line, never the run's failure."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from warehouse.ingest.tree_fetch import fetch_chunk
+    from warehouse.trees.fetching import fetch_chunk
     lines = []
     for round in rounds:
         no_tree = f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read " \

@@ -1,7 +1,7 @@
 """A git URL as data, never as an option: what `trees --git` accepts (https://, http://, ssh://,
 user@host:path or file://, checked before git runs), the URL git is given and a clone's
 remote.origin.url keeps (no credentials), and the credentials, which reach git only through its
-environment (tree_clone.py).
+environment (trees/cloning.py).
 
 A URL from anywhere (the flag, a clone's remembered origin, a flow parameter) passes `parse_git_url`
 first: a leading '-' (git would read an option), a transport helper (`ext::sh -c ...` runs a command),

@@ -1,11 +1,11 @@
-"""Rows rebuilt from a submission tree (tree_rebuild.py) validated and loaded into `results`, as their
+"""Rows rebuilt from a submission tree (trees/rebuilding.py) validated and loaded into `results`, as their
 own source: source_id 'rebuilt/<round>', sources.origin 'tree', format 'submission_tree', url the
 tree's root. They replace the round's earlier rebuild whole, in one transaction; every quarantined
 file is a quarantine record naming its path (raw_record: path and text; reasons).
 
 Only a round MLCommons published no table of is loaded this way (the registry lists no file for
 it): a round with a table is the table's, and its rebuild is only compared with it
-(tree_reconstruction.py)."""
+(trees/reconstruction.py)."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ import polars as pl
 from schemas.failures import failures_of
 from schemas.results import CanonicalResult
 from warehouse import counts
-from warehouse.ingest.tree_rebuild import FORMAT, ORIGIN, SOURCE_PREFIX, Rebuilt
+from warehouse.trees.rebuilding import FORMAT, ORIGIN, SOURCE_PREFIX, Rebuilt
 from warehouse.store import db
 from warehouse.store.db import RESULT_COLUMNS
 
@@ -75,7 +75,7 @@ def frames(rebuilt: Rebuilt) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None) -> db.SourceRecord:
     """Replace the round's rebuilt rows and quarantine records in one transaction; `tree_identity`
-    (tree_rebuild.tree_identity, taken before the files were read) is recorded with them."""
+    (rebuilding.tree_identity, taken before the files were read) is recorded with them."""
     good, quarantine = frames(rebuilt)
     source = db.SourceRecord(
         source_id=source_id(rebuilt.round), round=rebuilt.round, origin=ORIGIN, url=rebuilt.root,
@@ -115,12 +115,12 @@ class RoundRebuilt:
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
                    git: str | None = None, force: bool = False) -> list[RoundRebuilt]:
     """Every round asked for that MLCommons published no table of: its tree found at the source (a
-    directory laid out as the trees are), or cloned sparsely from `git` (tree_clone.py), rebuilt
+    directory laid out as the trees are), or cloned sparsely from `git` (trees/cloning.py), rebuilt
     and loaded in place of its earlier rebuild; unless its tree is as at that rebuild
-    (tree_rebuild.tree_identity) and not `force`. A clone is kept beside the warehouse file, in trees/."""
-    from warehouse.ingest.tree_ingest import holds_a_tree, tree_root
+    (rebuilding.tree_identity) and not `force`. A clone is kept beside the warehouse file, in trees/."""
+    from warehouse.trees.ingesting import holds_a_tree, tree_root
     from warehouse.identity.reference import load_reference
-    from warehouse.ingest.tree_rebuild import rebuild_tree, rules_for, tree_identity
+    from warehouse.trees.rebuilding import rebuild_tree, rules_for, tree_identity
     from warehouse.ingest.source_urls import local_path
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
     reference = load_reference() if to_rebuild else None
@@ -129,7 +129,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
         counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
         left_out: tuple[tuple[str, str], ...] = ()
         if git:
-            from warehouse.ingest.tree_clone import clone_round
+            from warehouse.trees.cloning import clone_round
             cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
             root, left_out = cloned.root, cloned.left_out
         else:

@@ -1,6 +1,6 @@
 """Fetch + parse one chunk of a tree ingest's files: the part that runs wherever the chunks run (a
 thread here, or a Dask worker), so it imports only what fetching and parsing need: a fresh Dask
-worker imported tree_ingest's polars, Pandera and DuckDB in 2-3 s on its first chunk, these in
+worker imported ingesting's polars, Pandera and DuckDB in 2-3 s on its first chunk, these in
 0.3-0.7 s. Pure apart from the fetch; nothing is written anywhere.
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ import requests
 
 from schemas.endpoints import HEAD_BYTES
 from warehouse.errors import one_line
-from warehouse.ingest.endpoint_files import parse_client_results, parse_report, parse_result_summary
+from warehouse.trees.parsing_endpoints import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
-from warehouse.ingest.tree_files import (LINK_NOTE, WALKED_AT_MOST, RefusedTreeFile, file_identity, read_tree_file,
+from warehouse.trees.reading import (LINK_NOTE, WALKED_AT_MOST, RefusedTreeFile, file_identity, read_tree_file,
                                          settled, walk_tree_folder)
-from warehouse.ingest.trees import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+from warehouse.trees.parsing import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
 
@@ -53,7 +53,7 @@ class TreeFile:
     run_path: str | None = None        # summary: the run folder (the table's key)
     alternatives: tuple[tuple[str, str], ...] = ()   # summary: (path, location) looked for next
     folder: str | None = None          # summary: the scenario folder's location
-    root: str | None = None            # the round's tree root, `path` is relative to (tree_ingest.tree_root)
+    root: str | None = None            # the round's tree root, `path` is relative to (ingesting.tree_root)
 
     @property
     def key(self) -> str:
@@ -91,7 +91,7 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
     size cap is never retried."""
     name = file.path.rsplit("/", 1)[-1]
     keep = HEAD_BYTES.get(name) if file.kind == "summary" else None
-    if not is_http(file.location):  # a directory: read only through the one check of tree_files.py
+    if not is_http(file.location):  # a directory: read only through the one check of trees/reading.py
         if file.root is None:
             raise ValueError(f"{file.location}: a tree file on a directory needs its tree root")
         return _read_unless_unchanged(file, name, settings, keep, force)
@@ -210,7 +210,7 @@ def _parsed(file: TreeFile, fetched: Fetched, force: bool) -> FileOutcome:
 def _files_held(file: TreeFile) -> list[str]:
     """What a run's scenario folder holds on a directory source, relative to it, sorted, at most
     LISTED_AT_MOST (then how many more); [] when it is a URL, absent or empty. Listed as the tree's
-    files are read (tree_files.walk_tree_folder): a link is named as itself, never followed."""
+    files are read (reading.walk_tree_folder): a link is named as itself, never followed."""
     if file.folder is None or file.root is None or is_http(file.folder) or not file.folder.startswith(f"{file.root}/"):
         return []
     try:

@@ -16,7 +16,7 @@ A clone is made in a temporary directory beside its destination and renamed into
 three steps are done, so a clone stopped at any point is never taken for a tree. A second run fetches
 the branch from the URL it is given (never from a remembered origin) and moves the checkout to it; a
 clone that is not whole (a lock file left by a stopped git, a sparse checkout not set) or that came
-from another URL is cloned again. The URL is checked first (git_remote.py) and always follows `--`;
+from another URL is cloned again. The URL is checked first (trees/git_remote.py) and always follows `--`;
 credentials reach git through its environment alone (a credential helper that reads them from there,
 for the URL's host only), never its arguments or the clone's .git/config. git runs in a process group
 of its own, under a shell that kills the group when this process dies (SIGKILL included) or stops it.
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from warehouse.errors import ExpectedFailure
-from warehouse.ingest.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_ENV, GitRemote, parse_git_url
+from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_ENV, GitRemote, parse_git_url
 from warehouse.interrupt import die_with_parent, stop_process_group
 
 SPARSE_PATTERNS = ("/*/*/systems/*.json",
