@@ -168,9 +168,9 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
 
 
 def _read_trees(con, rounds: list[Round], source: str, settings: FetchSettings) -> list[str]:
-    """The loaded rounds' trees (ingesting.read_trees_here), each round's line logged; a tree that
+    """The loaded rounds' trees (trees/run.py read_trees_here), each round's line logged; a tree that
     cannot be read is its line, the tables loaded stay loaded."""
-    from warehouse.trees.ingesting import read_trees_here
+    from warehouse.trees.run import read_trees_here
     logger = run_logger()
     try:
         lines = read_trees_here(con, rounds, source, settings)

@@ -3,7 +3,7 @@
 plan (DuckDB) -> fetch + parse chunks of files: as Prefect tasks on a thread pool, at most
 `concurrency` chunks in flight, or as plain functions on a Dask cluster (one Prefect task here hands
 them out) -> validate every row at once -> load in one transaction -> rebuild the views. The work is
-in warehouse/trees/ingesting.py and trees/distributing.py; this only schedules it.
+in warehouse/trees/loading.py and trees/distributing.py; this only schedules it.
 """
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.trees.distributing import check_cluster_run, fetch_on_cluster
 from warehouse.trees.fetching import FileOutcome, TreeFile, fetch_chunk, split_unchanged
-from warehouse.trees.ingesting import DEFAULT_CHUNK, TreeOutcome, check, chunks, load, plan
-from warehouse.trees.rebuilt_loading import rebuild_rounds
+from warehouse.trees.fetching import DEFAULT_CHUNK, chunks
+from warehouse.trees.planning import plan
+from warehouse.trees.loading import TreeOutcome, check, load
+from warehouse.trees.run import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db, lock

@@ -287,7 +287,9 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.trees.fetching import fetch_chunk
-    from warehouse.trees.ingesting import check, chunks, load, plan
+    from warehouse.trees.loading import check, load
+    from warehouse.trees.fetching import chunks
+    from warehouse.trees.planning import plan
     from warehouse.store import db
     from warehouse.views import materialize
     root = TREES
@@ -317,7 +319,7 @@ def old_rounds_warehouse(shared_warehouse, tmp_path_factory) -> str:
 
     from tests.trees_layout import TREES
     from warehouse.identity.rounds import load_registry
-    from warehouse.trees.rebuilt_loading import rebuild_rounds
+    from warehouse.trees.run import rebuild_rounds
     from warehouse.views import rebuild as rebuild_views
     path = str(tmp_path_factory.mktemp("old_rounds") / "warehouse.duckdb")
     shutil.copyfile(shared_warehouse, path)

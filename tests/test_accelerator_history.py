@@ -11,7 +11,7 @@ from tests.conftest import SHARED
 from tests.readers import connect_file
 from tests.shared_rows import published, rows
 from warehouse.identity.rounds import load_registry
-from warehouse.trees.rebuilt_loading import rebuild_rounds
+from warehouse.trees.run import rebuild_rounds
 from warehouse.views import rebuild as rebuild_views
 
 TREES = SHARED / "trees"

@@ -297,7 +297,7 @@ def test_help_names_what_the_package_defines(run, prefect_harness, monkeypatch):
     from warehouse.cli import build, global_options, outputs
     from warehouse.export.bi_files import EXPORT_FORMATS
     from warehouse.ingest.guards import GUARDS
-    from warehouse.trees.ingesting import DEFAULT_CHUNK
+    from warehouse.trees.fetching import DEFAULT_CHUNK
     from warehouse.store.db import DEFAULT_DB
     assert build.GUARD_NAMES == tuple(GUARDS)
     assert tuple(f.value for f in outputs.ExportFormat) == EXPORT_FORMATS

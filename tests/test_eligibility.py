@@ -20,7 +20,7 @@ from tests.test_claims import load as load_claims_text
 from tests.trees_layout import TREES
 from warehouse.export.report_answer import answers
 from warehouse.identity.rounds import load_registry
-from warehouse.trees.rebuilt_loading import rebuild_rounds
+from warehouse.trees.run import rebuild_rounds
 from warehouse.store import db
 from warehouse.views import materialize
 from warehouse.views import rebuild as rebuild_views

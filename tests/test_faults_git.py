@@ -283,7 +283,7 @@ def one_quarantined_file(served: Path, db_file: Path) -> tuple[str, list[str]]:
     """Rebuild v0.5 from the repository served at `served`: one row loads, one file is quarantined;
     that file's record and reasons."""
     from tests.readers import connect_file
-    from warehouse.trees.rebuilt_loading import rebuild_rounds
+    from warehouse.trees.run import rebuild_rounds
     [done] = rebuild_rounds([load_registry()["v0.5"]], "", str(db_file), workers=1, git=f"file://{served}")
     assert (done.rows, done.quarantined, done.missing) == (1, 1, None)
     with connect_file(str(db_file), read_only=True) as con:
@@ -305,7 +305,7 @@ def test_a_file_name_that_is_not_utf8_is_one_quarantined_file(tmp_path, home):
 def test_a_link_in_the_remote_tree_is_checked_out_as_a_file_never_followed(tmp_path, home):
     """A symbolic link committed at a system description's path, to a file of this machine: the
     checkout holds a plain file with the link's text, quarantined; the machine's file is never read."""
-    from warehouse.trees.rebuilt_loading import rebuild_rounds
+    from warehouse.trees.run import rebuild_rounds
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET\n")
     work = tmp_path / "work"

@@ -305,7 +305,9 @@ def test_one_bad_system_description_is_quarantined_and_the_round_loads(warehouse
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.trees.fetching import fetch_chunk
-    from warehouse.trees.ingesting import check, chunks, load, plan
+    from warehouse.trees.loading import check, load
+    from warehouse.trees.fetching import chunks
+    from warehouse.trees.planning import plan
     from warehouse.store import db
     with connect_file(warehouse) as con:
         con.execute("DELETE FROM results WHERE NOT (round = 'v6.0' AND submitter = 'Krai' AND division = 'closed')")

@@ -20,9 +20,9 @@ from tests.readers import connect_file
 from tests.test_faults_trees import KRAI, every_row_as_text, in_tree, ingest
 from tests.test_trees_load import krai_warehouse  # noqa: F401 - a fixture: v6.0 Krai's 2 results on 1 system
 from tests.trees_layout import round_repositories, without
-from warehouse.trees.reading import LINK_NOTE
+from warehouse.trees.listing import LINK_NOTE
 from warehouse.trees.rebuilding import rebuild_tree
-from warehouse.trees.rebuilt_loading import load_rebuilt
+from warehouse.trees.loading import load_rebuilt
 from warehouse.store import db
 
 HAILO = SHARED / "trees" / "inference_results_v0.5" / "closed" / "Hailo"
@@ -111,7 +111,8 @@ def test_an_unrecognized_run_folder_names_its_links_not_what_they_hold(krai_ware
 
 
 def test_a_listing_never_enters_a_link_nor_loops(tmp_path, outside):
-    from warehouse.trees.reading import WALKED_DEPTH, RefusedTreeFile, TreeFolder, walk_tree_folder
+    from warehouse.trees.listing import WALKED_DEPTH, TreeFolder, walk_tree_folder
+    from warehouse.trees.reading import RefusedTreeFile
     folder, marker = outside
     tree = tmp_path / "tree"
     (tree / "a" / "b").mkdir(parents=True)

@@ -54,7 +54,9 @@ def ingest(db_file: str, source: str | Path, round_name: str = "v6.0"):
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.trees.fetching import fetch_chunk
-    from warehouse.trees.ingesting import check, chunks, load, plan
+    from warehouse.trees.loading import check, load
+    from warehouse.trees.fetching import chunks
+    from warehouse.trees.planning import plan
     from warehouse.store import db
     with db.connect(db_file) as con:
         files, _ = plan(con, [load_registry()[round_name]], str(source))

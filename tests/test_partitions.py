@@ -10,7 +10,7 @@ from tests.readers import connect_file
 from tests.shared_rows import rows
 from tests.trees_layout import TREES
 from warehouse.trees.rebuilding import _assembled, rebuild_part, rules_for
-from warehouse.trees.rebuilt_loading import load_rebuilt
+from warehouse.trees.loading import load_rebuilt
 from warehouse.store import db
 from warehouse.views import rebuild as rebuild_views
 from warehouse.views.identities import resolve_identities

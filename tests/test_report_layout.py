@@ -15,7 +15,7 @@ from tests.readers import connect_file
 from tests.report_screenshots import CHROMIUM, FLAGS, WINDOW, open_page, overflow, panels, write_screenshots
 from tests.test_report import SCREENSHOTS
 from warehouse.identity.rounds import load_registry
-from warehouse.trees.rebuilt_loading import rebuild_rounds
+from warehouse.trees.run import rebuild_rounds
 from warehouse.views import rebuild as rebuild_views
 
 pytestmark = pytest.mark.slow

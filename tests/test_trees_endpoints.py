@@ -18,7 +18,9 @@ from warehouse.identity.rounds import load_registry
 from warehouse.ingest.fetch import FetchSettings, fetch
 from warehouse.ingest.pipeline import ingest_location
 from warehouse.trees.fetching import fetch_chunk
-from warehouse.trees.ingesting import check, chunks, load, plan
+from warehouse.trees.loading import check, load
+from warehouse.trees.fetching import chunks
+from warehouse.trees.planning import plan
 from warehouse.store import db
 from warehouse.views import materialize
 

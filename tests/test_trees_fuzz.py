@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.trees_layout import TREES, V61_FIXTURES
 from warehouse.ingest.fetch import Fetched
 from warehouse.trees.fetching import TreeFile, _parsed
-from warehouse.trees.ingesting import check
+from warehouse.trees.loading import check
 from warehouse.inputs import INT64
 
 RUN = "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/qwen3-vl-235b-a22b/Server"

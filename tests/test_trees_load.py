@@ -15,7 +15,9 @@ from tests.trees_layout import TREES, replace_file, round_repositories
 from warehouse.identity.rounds import load_registry
 from warehouse.ingest.fetch import FetchSettings
 from warehouse.trees.fetching import fetch_chunk
-from warehouse.trees.ingesting import check, chunks, load, plan
+from warehouse.trees.loading import check, load
+from warehouse.trees.fetching import chunks
+from warehouse.trees.planning import plan
 from warehouse.store import db
 from tests.readers import connect_file
 

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import MIRROR, SHARED
 from tests.readers import connect_file
 from warehouse.trees.rebuilding import rebuild_tree
-from warehouse.trees.rebuilt_loading import load_rebuilt
+from warehouse.trees.loading import load_rebuilt
 from warehouse.trees.reconstruction import compare
 from warehouse.store import db
 from warehouse.views import rebuild as rebuild_views
@@ -139,7 +139,9 @@ def test_dells_v11_runs_load_and_the_key_its_description_repeats_is_a_finding_on
     from warehouse.identity.rounds import load_registry
     from warehouse.ingest.fetch import FetchSettings
     from warehouse.trees.fetching import fetch_chunk
-    from warehouse.trees.ingesting import check, chunks, load, plan
+    from warehouse.trees.loading import check, load
+    from warehouse.trees.fetching import chunks
+    from warehouse.trees.planning import plan
     from warehouse.trees.rebuilding import _assembled, rebuild_part, rules_for
     root, platform = TREES / "inference_results_v1.1", "XE8545_A100-SXM-80GBx4_TRT"
     part = rebuild_part(str(root), "v1.1", ["closed/Dell"], rules_for("v1.1"))

@@ -62,7 +62,7 @@ def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_ev
     """A mirror of tables alone, over HTTP: the first chunk of tree files all 404, the round's line
     says there is no tree, and nothing of it is recorded in tree_files."""
     from tests.conftest import MIRROR, serve
-    from warehouse.trees.ingesting import DEFAULT_CHUNK
+    from warehouse.trees.fetching import DEFAULT_CHUNK
     upstream = tmp_path / "upstream"
     table = upstream / "inference_results_v6.0" / "main" / "summary_results.json"
     table.parent.mkdir(parents=True)

@@ -253,7 +253,7 @@ def trees(
     from flows.local_runs import run_here
     from flows.trees import TreeRun, dask_address, run_trees
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
-    from warehouse.trees.ingesting import nothing_found
+    from warehouse.trees.planning import nothing_found
     from warehouse.store import db
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     remote = None
@@ -310,14 +310,14 @@ def _cloned_rounds(chosen, named: bool):
 
 
 def _trees_reachable(rounds, source: str) -> bool:
-    """The source holds a tree and answers (warehouse.trees.ingesting.require_trees), before
+    """The source holds a tree and answers (warehouse.trees.planning.require_trees), before
     Prefect starts; an unreachable source is one line and the hint `backfill` gives."""
     from pathlib import Path
 
     from warehouse.errors import WarehouseUnavailable
     from warehouse.export.run_report import UNREACHABLE_HINT
     from warehouse.ingest.source_urls import redact
-    from warehouse.trees.ingesting import TreeSourceUnreachable, check_source_has_trees
+    from warehouse.trees.planning import TreeSourceUnreachable, check_source_has_trees
     from warehouse.store import db
     path = db.db_path(current().db)
     if not Path(path).exists():

@@ -14,7 +14,7 @@ from warehouse.errors import ExpectedFailure, UsageError, needs_extra
 from warehouse.ingest.fetch import FetchSettings, is_http
 from warehouse.ingest.source_urls import local_path
 from warehouse.trees.fetching import FileOutcome, TreeFile, fetch_chunk
-from warehouse.trees.ingesting import chunks
+from warehouse.trees.fetching import chunks
 
 CHUNKS_PER_THREAD = 2  # a second chunk per thread evens out a slow one without paying per-chunk costs
 CONNECT_SECONDS = 30   # for the scheduler to answer

@@ -1,6 +1,6 @@
 """Fetch + parse one chunk of a tree ingest's files: the part that runs wherever the chunks run (a
 thread here, or a Dask worker), so it imports only what fetching and parsing need: a fresh Dask
-worker imported ingesting's polars, Pandera and DuckDB in 2-3 s on its first chunk, these in
+worker imported loading's polars, Pandera and DuckDB in 2-3 s on its first chunk, these in
 0.3-0.7 s. Pure apart from the fetch; nothing is written anywhere.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from warehouse.errors import one_line
 from warehouse.trees.parsing_endpoints import parse_client_results, parse_report, parse_result_summary
 from warehouse.ingest.fetch import Fetched, FetchError, FetchSettings, NotFound, Previous, fetch, is_http, is_transient
 from warehouse.ingest.source_urls import local_path
-from warehouse.trees.reading import (LINK_NOTE, WALKED_AT_MOST, RefusedTreeFile, file_identity, read_tree_file,
-                                         settled, walk_tree_folder)
+from warehouse.trees.listing import LINK_NOTE, WALKED_AT_MOST, walk_tree_folder
+from warehouse.trees.reading import RefusedTreeFile, file_identity, read_tree_file, settled
 from warehouse.trees.parsing import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 from warehouse.inputs import INT64
 
@@ -53,7 +53,7 @@ class TreeFile:
     run_path: str | None = None        # summary: the run folder (the table's key)
     alternatives: tuple[tuple[str, str], ...] = ()   # summary: (path, location) looked for next
     folder: str | None = None          # summary: the scenario folder's location
-    root: str | None = None            # the round's tree root, `path` is relative to (ingesting.tree_root)
+    root: str | None = None            # the round's tree root, `path` is relative to (planning.tree_root)
 
     @property
     def key(self) -> str:
@@ -251,3 +251,10 @@ def _digits(value: int) -> str:
 
 def _text_of(content: bytes) -> str:
     return content.decode("utf-8", errors="replace")
+DEFAULT_CHUNK = 64
+
+
+def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFile]]:
+    return [files[i:i + size] for i in range(0, len(files), max(1, size))]
+
+

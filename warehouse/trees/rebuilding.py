@@ -30,18 +30,16 @@ import hashlib
 import json
 import math
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
-from warehouse.trees.reading import (LINK_NOTE, Entries, RefusedTreeFile, TreeFolder, file_identity,
-                                         settled, walk_tree_folder, read_tree_file as read_inside_tree)
+from warehouse.trees.listing import LINK_NOTE, RUN_FOLDER, Listing, list_folder, submitter_folders
+from warehouse.trees.reading import file_identity, read_tree_file as read_inside_tree, settled
 from warehouse.trees.parsing import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
 
-RUN_FOLDER = ("performance", "run_1")
 SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
 ORIGIN = "tree"
 FORMAT = "submission_tree"
@@ -89,152 +87,32 @@ def _size_cap() -> int:
 # list
 
 
-@dataclass
-class Listing:
-    """A tree's files: run summaries and system descriptions (paths relative to the root), the
-    run folders that hold no summary (path, what is there), and the symbolic links met on the way
-    (never followed: each is one quarantine record naming its path in the tree)."""
-    summaries: list[str] = field(default_factory=list)
-    systems: list[str] = field(default_factory=list)
-    strays: list[tuple[str, str]] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-
-    @property
-    def files(self) -> list[str]:
-        return self.systems + self.summaries
 
 
-def _entered(folder: TreeFolder, name: str, listing: Listing) -> TreeFolder | None:
-    """The folder `name` in `folder`, or None when it is not there, or became a link since it was
-    listed (recorded as one)."""
-    try:
-        return folder.enter(name)
-    except RefusedTreeFile:
-        listing.links.append(_inside(folder, name))
-    except FetchError:
-        pass
-    return None
 
 
-def _entries(folder: TreeFolder, listing: Listing) -> Entries:
-    """The folder's entries, its links recorded in the listing."""
-    entries = folder.entries()
-    listing.links += [_inside(folder, name) for name in entries.links]
-    return entries
 
 
-def _inside(folder: TreeFolder, name: str) -> str:
-    return f"{folder.path}/{name}" if folder.path else name
 
 
-def submitter_folders(root: Path) -> list[str]:
-    """Every <division>/<submitter> folder of the tree: the unit of work (a submitter's summaries and
-    the system descriptions they name are in one folder). A link at either level is a unit of its
-    own, which list_folder records and never enters."""
-    swapped = Listing()  # a division that became a link since it was listed
-    with TreeFolder.open(root) as top:
-        entries = top.entries()
-        found = list(entries.links)
-        for division in entries.folders:
-            if (folder := _entered(top, division, swapped)) is not None:
-                with folder:
-                    below = folder.entries()
-                found += [f"{division}/{name}" for name in below.folders + below.links]
-    return found + swapped.links
 
 
-def list_folder(root: Path, here: str, listing: Listing | None = None) -> Listing:
-    """A submitter folder's systems/*.json and every scenario folder's
-    performance/run_1/mlperf_log_summary.txt; a scenario folder without one is a stray; a link
-    anywhere on the way is recorded and never followed (`here` itself may be one)."""
-    listing = listing or Listing()
-    try:
-        submitter = TreeFolder.open(root, here)
-    except RefusedTreeFile:
-        listing.links.append(here)
-        return listing
-    except FetchError:
-        return listing
-    with submitter:
-        entries = _entries(submitter, listing)
-        if "systems" in entries.folders and (systems := _entered(submitter, "systems", listing)):
-            with systems:
-                listing.systems += [f"{here}/systems/{name}" for name in _entries(systems, listing).files
-                                    if name.endswith(".json")]
-        if "results" in entries.folders and (results := _entered(submitter, "results", listing)):
-            with results:
-                _list_results(root, results, listing)
-    return listing
 
 
-def list_tree(root: Path) -> Listing:
-    """list_folder of every submitter folder."""
-    listing = Listing()
-    for here in submitter_folders(root):
-        list_folder(root, here, listing)
-    return listing
 
 
-def _list_results(root: Path, results: TreeFolder, listing: Listing) -> None:
-    """<platform>/<benchmark>/<scenario> below results/, each scenario folder's run."""
-    for platform in _folders_below(results, listing):
-        with platform:
-            for benchmark in _folders_below(platform, listing):
-                with benchmark:
-                    for scenario in _folders_below(benchmark, listing):
-                        with scenario:
-                            _list_scenario(root, scenario, listing)
 
 
-def _folders_below(folder: TreeFolder, listing: Listing):
-    for name in _entries(folder, listing).folders:
-        if (below := _entered(folder, name, listing)) is not None:
-            yield below
 
 
-def _list_scenario(root: Path, scenario: TreeFolder, listing: Listing) -> None:
-    """Its run summary; nothing more when a link stands on the way to it (the link is recorded);
-    else the folder is a stray, with what it holds."""
-    summary = _run_summary(scenario, listing)
-    if summary is None:
-        _list_stray(root, scenario.path, listing)
-    elif summary is not LINKED:
-        listing.summaries.append(summary)
 
 
-LINKED = "a link on the way"
 
 
-def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
-    """performance/run_1/mlperf_log_summary.txt of the scenario folder: its path (a link in its
-    place too: reading it refuses it, naming the link), LINKED, or None when it is not there."""
-    with ExitStack() as opened:
-        folder = scenario
-        for part in RUN_FOLDER:
-            entries = _entries(folder, listing)
-            if part in entries.links:
-                return LINKED
-            if part not in entries.folders or (below := _entered(folder, part, listing)) is None:
-                return None
-            folder = opened.enter_context(below)
-        entries = _entries(folder, listing)
-    summary = f"{folder.path}/{SUMMARY_FILE}"
-    if SUMMARY_FILE in entries.links:
-        listing.links.remove(summary)
-        return summary
-    return summary if SUMMARY_FILE in entries.files else None
 
 
-def _list_stray(root: Path, folder: str, listing: Listing) -> None:
-    files, links, complete = walk_tree_folder(root, folder, at_most=STRAY_WALKED_AT_MOST)
-    listing.links += [path for path in (f"{folder}/{link}" for link in links) if path not in listing.links]
-    more = len(files) - STRAY_NAMED
-    held = (", ".join(files[:STRAY_NAMED]) or "nothing") + (f", and {more} more" if more > 0 else "")
-    listing.strays.append((folder, held + ("" if complete else f" (the first {STRAY_WALKED_AT_MOST} entries)")))
 
 
-STRAY_NAMED = 20           # files of a stray run folder named in its quarantine reason
-STRAY_WALKED_AT_MOST = 1000
 
 
 REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files change: every round is rebuilt once

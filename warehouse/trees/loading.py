@@ -1,10 +1,12 @@
-"""Tree ingest without Prefect: plan which files the loaded results name, fetch + parse chunks of them
-(trees/fetching.py, pure apart from the fetch), validate every parsed row at once, and load the outcome
-in one transaction.
+"""Loading what a tree gave: the run summaries and system descriptions validated together (one Pandera
+pass per table and harness) and loaded in one transaction (`check`, `load`); and for a round
+MLCommons published no table of, its rows rebuilt from the tree (rebuilding.py) loaded as their own
+source, source_id 'rebuilt/<round>', sources.origin 'tree', format 'submission_tree', url the tree's
+root, replacing the round's earlier rebuild whole (`frames`, `load_rebuilt`). Every quarantined file
+is a quarantine record naming its path (raw_record: path and text; reasons).
 
-The flow (flows/trees.py) runs `fetch_chunk` as Prefect tasks, many at once, or on a Dask cluster
-(trees/distributing.py); everything here also runs on its own (bench, tests).
-"""
+Only a round MLCommons published no table of is rebuilt this way (the registry lists no file for it):
+a round with a table is the table's, and its rebuild is only compared with it (reconstruction.py)."""
 from __future__ import annotations
 
 import json
@@ -16,15 +18,14 @@ import polars as pl
 
 from schemas.endpoints import LOADGEN
 from schemas.failures import failures_of
+from schemas.results import CanonicalResult
 from schemas.trees import SUMMARY_MODELS, SystemDescription
-from warehouse.errors import ExpectedFailure
-from warehouse.identity.rounds import Round, round_sort_key
-from warehouse.ingest.fetch import FetchError, FetchSettings, Previous, cannot_connect, is_http
-from warehouse.ingest.source_urls import local_path, redact
-from warehouse.trees.fetching import PARSERS, FileOutcome, TreeFile, fetch_with_retries
-from warehouse.trees.parsing import run_folder
+from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
+from warehouse.store.db import RESULT_COLUMNS
 from warehouse.store.tree_tables import SUMMARY_TYPES, SYSTEM_TYPES, polars_schema
+from warehouse.trees.fetching import PARSERS, FileOutcome
+from warehouse.trees.rebuilding import FORMAT, ORIGIN, SOURCE_PREFIX, Rebuilt
 
 
 class Kind(NamedTuple):
@@ -36,17 +37,11 @@ class Kind(NamedTuple):
 
 KINDS = {"summary": Kind(SUMMARY_MODELS, SUMMARY_TYPES, "run_summaries", PARSERS["summary"].key),
          "system": Kind({None: SystemDescription}, SYSTEM_TYPES, "systems", PARSERS["system"].key)}
-DEFAULT_CHUNK = 64
-DIVISIONS = ("closed", "open", "network")  # the top folders of a round's submission tree
 FOUND = ("loaded", "unchanged", "quarantined", "unrecognized")  # statuses of a file that is there
 
 
-class NoTrees(ExpectedFailure):
-    """No round asked for has any submission tree at the source."""
 
 
-class TreeSourceUnreachable(ExpectedFailure):
-    """The source of the trees cannot be reached at all (the host does not resolve or answer)."""
 
 
 @dataclass
@@ -81,127 +76,26 @@ class TreeOutcome:
 # plan
 
 
-def tree_root(source: str, round: Round) -> str:
-    """Where a round's submission tree is at the source: `<repository>/<branch>/` as the round
-    repositories are published (a URL, or a directory laid out as they are), or `<repository>/`
-    for a directory laid out as the trees alone are (../shared/mlcommons/trees)."""
-    repository = f"{source.rstrip('/')}/{round.repository}"
-    branch = f"{repository}/{round.branch}"
-    if is_http(source) or holds_a_tree(branch) or not holds_a_tree(repository):
-        return branch
-    return repository
 
 
-def holds_a_tree(directory: str) -> bool:
-    """A local directory with a division folder (closed/, open/, network/) in it."""
-    root = local_path(directory)
-    return any((root / division).is_dir() for division in DIVISIONS)
 
 
-def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
-    """Every run folder and system file the loaded result rows of these rounds name, with what the
-    warehouse saw of each last time; and how many result rows name no usable run folder."""
-    by_name = {r.name: r for r in rounds}
-    roots = {r.name: tree_root(source, r) for r in rounds}
-    locations = db.query_frame(
-        con, "SELECT round, location, count(*) AS rows FROM results WHERE list_contains(?, round) "
-             "AND metric = 'performance' GROUP BY ALL ORDER BY ALL", [list(by_name)])
-    previous = _previous(con)
-    files: dict[tuple[str, str], TreeFile] = {}
-    unnamed = 0
-    for round_name, location, rows in locations.iter_rows():
-        folder = run_folder(location)
-        if folder is None:
-            unnamed += rows
-            continue
-        root, run_key, system_key = roots[round_name], (round_name, folder.path), (round_name, folder.system_path)
-        if run_key not in files:
-            first, *others = folder.candidate_paths
-            files[run_key] = _planned(
-                round_name, first, "summary", root, previous.get(run_key), run_path=folder.path,
-                alternatives=tuple((path, f"{root}/{path}") for path in others),
-                folder=f"{root}/{folder.scenario_path}")
-        if system_key not in files:  # a system's many rows: planned once
-            files[system_key] = _planned(round_name, system_key[1], "system", root, previous.get(system_key))
-    return list(files.values()), unnamed
 
 
-def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | None, **run) -> TreeFile:
-    """A file to fetch, with the validators of the last load (of whichever file of the run folder it read)."""
-    previous_path = found[0] if found else None
-    url = f"{root}/{previous_path or path}"
-    return TreeFile(round_name, path, kind, f"{root}/{path}", _previous_fetch(found and found[1:], url),
-                    previous_path, root=root, **run)
 
 
-def _previous(con) -> dict[tuple[str, str], tuple]:
-    """(round, run folder or system file) -> (path, sha256, etag, last_modified, url, file_identity) of its
-    last load."""
-    rows = con.execute("SELECT round, coalesce(run_path, path), path, sha256, etag, last_modified, url, file_identity "
-                       "FROM tree_files WHERE status IN ('loaded', 'quarantined')").fetchall()
-    return {(r, key): rest for r, key, *rest in rows}
 
 
-def _previous_fetch(found: tuple | None, url: str) -> Previous | None:
-    """What the last load saw; validators (ETag, Last-Modified) only count for the same URL."""
-    if found is None:
-        return None
-    sha256, etag, last_modified, previous_url, identity = found
-    same_place = previous_url == url
-    return Previous(sha256, etag if same_place else None, last_modified if same_place else None,
-                    identity if same_place else None)
 
 
-def chunks(files: list[TreeFile], size: int = DEFAULT_CHUNK) -> list[list[TreeFile]]:
-    return [files[i:i + size] for i in range(0, len(files), max(1, size))]
 
 
-def require_trees(files: list[TreeFile], rounds: list[Round], source: str, settings: FetchSettings) -> None:
-    """Before fetching: a directory source must hold the tree of at least one round whose files are
-    asked for, and a URL must answer (one try of the first file, with the usual retries); else one
-    line, at once, not a file 'missing' or 'failed' for every result row."""
-    asked = [r for r in rounds if any(f.round == r.name for f in files)]
-    if not asked:
-        return
-    if not is_http(source):
-        require_local_trees(asked, source)
-        return
-    import requests
-    try:
-        fetch_with_retries(files[0], settings, requests.Session())
-    except FetchError as exc:
-        if cannot_connect(exc):
-            raise TreeSourceUnreachable(str(exc)) from exc
 
 
-def require_local_trees(asked: list[Round], source: str) -> None:
-    """A directory source holds the tree of at least one of the rounds asked for, or NoTrees."""
-    if asked and not any(holds_a_tree(tree_root(source, r)) for r in asked):
-        raise NoTrees(f"{source} holds no submission tree of {', '.join(r.name for r in asked)} (looked for "
-                      f"inference_results_vX.Y/main/closed/ and inference_results_vX.Y/closed/, or open/): "
-                      "point --source at a directory laid out as the trees are published, "
-                      "e.g. ../shared/mlcommons/trees")
 
 
-def check_source_has_trees(db_file: str, rounds: list[Round], source: str) -> None:
-    """require_trees for the files the warehouse's loaded results name (a command's first step).
-    A directory needs only the rounds whose rows name a run folder, not the whole plan (the run
-    plans again: a rerun over unchanged trees paid for its plan twice)."""
-    with db.connect(db_file, read_only=True) as con:
-        if is_http(source):
-            files, _ = plan(con, rounds, source)
-            require_trees(files, rounds, source, FetchSettings.from_env())
-            return
-        named = {r for (r,) in con.execute(
-            "SELECT DISTINCT round FROM results WHERE list_contains(?, round) AND metric = 'performance' "
-            "AND location IS NOT NULL", [[r.name for r in rounds]]).fetchall()}
-    require_local_trees([r for r in rounds if r.name in named], source)
 
 
-def nothing_found(outcome: TreeOutcome, source: str) -> str:
-    """The one line for a run in which no file asked for was at the source."""
-    return (f"no submission tree file of {', '.join(outcome.rounds)} at {redact(source)}: "
-            f"all {outcome.files} files asked for are missing")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,38 +261,86 @@ def _quarantine_row(o: FileOutcome) -> dict:
 # a run that already holds the warehouse (the watch, after loading new rounds' tables)
 
 
-def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettings, workers: int = 2) -> list[str]:
-    """The tree ingest of these rounds (only theirs) on the run's own connection, its chunks on a
-    thread pool: one line per round for the run report. A round whose tree the source does not hold
-    (a directory laid out with its table alone; a URL that has none of a sample of its files, one
-    chunk spread over the round) is said so and nothing of it is recorded, so a watch over a mirror
-    of tables asks a server for one chunk, not every file; the table stays loaded either way, and a file that failed is
-    its round's line, never the run's failure."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from warehouse.trees.fetching import fetch_chunk
-    lines = []
-    for round in rounds:
-        no_tree = f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read " \
-                  "(mlperf-wh trees --source DIR_OR_URL reads them from elsewhere)"
-        if not is_http(source) and not holds_a_tree(tree_root(source, round)):
-            lines.append(no_tree)
-            continue
-        files, _ = plan(con, [round], source)
-        sample = files[::max(1, -(-len(files) // DEFAULT_CHUNK))] if is_http(source) else []  # at most a chunk
-        outcomes = fetch_chunk(sample, settings)
-        if sample and all(o.status == "missing" for o in outcomes):
-            lines.append(no_tree)
-            continue
-        sampled = {id(file) for file in sample}
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            outcomes += [o for chunk in pool.map(lambda c: fetch_chunk(c, settings),
-                                                 chunks([f for f in files if id(f) not in sampled])) for o in chunk]
-        lines.append(tree_line(round.name, load(con, check(outcomes))))
-    return lines
 
 
 def tree_line(round_name: str, outcome: TreeOutcome) -> str:
     counts = ", ".join(f"{n:,} {status}" for status, n in sorted(outcome.counts.items()))
     failed = f"; {len(outcome.failures)} failed: {outcome.failures[0]}" if outcome.failures else ""
     return f"{round_name}: {outcome.files:,} submission-tree files asked for: {counts or 'none'}{failed}"
+
+
+# ---------------------------------------------------------------------------------------------
+# a round rebuilt from its tree
+
+RESULT_SCHEMA = {
+    "round": pl.String, "division": pl.String, "availability": pl.String, "suite": pl.String,
+    "submitter": pl.String, "system": pl.String, "platform": pl.String, "result_id": pl.String,
+    "entry_id": pl.String, "model": pl.String, "used_model": pl.String, "scenario": pl.String,
+    "metric": pl.String, "value": pl.Float64, "units": pl.String, "higher_is_better": pl.Boolean,
+    "accelerator_raw": pl.String, "accelerators_per_node": pl.Int64, "nodes": pl.Int64,
+    "total_accelerators": pl.Int64, "accelerator_count_disagrees": pl.Boolean, "processor": pl.String,
+    "software": pl.String, "weight_data_types": pl.String, "accuracy": pl.String,
+    "tokens_per_sample": pl.Float64, "inferred": pl.Boolean, "verification": pl.String, "extra": pl.String,
+    "source_id": pl.String, "record_no": pl.Int64, "location": pl.String, "processors_per_node": pl.Int64,
+    "notes": pl.String,
+}
+VERIFICATION = {"available": "verified", "preview": "preview", "rdi": "rdi"}
+
+
+def source_id(round_name: str) -> str:
+    return f"{SOURCE_PREFIX}/{round_name}"
+
+
+def verification(division: str | None, availability: str | None) -> str:
+    """As for a published table's row (warehouse/ingest/parse.py verification_label): the trees are
+    the submissions MLCommons reviewed and published."""
+    if division in ("open", "network"):
+        return "open"
+    return VERIFICATION.get(availability, "unverified") if division == "closed" else "unverified"
+
+
+def frames(rebuilt: Rebuilt) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(rows that pass CanonicalResult, quarantine records): a row that fails a check is quarantined
+    with its summary's path."""
+    sid = source_id(rebuilt.round)
+    rows = [{**r, "source_id": sid, "verification": verification(r["division"], r["availability"])}
+            for r in rebuilt.rows]
+    frame = pl.DataFrame(rows, schema=RESULT_SCHEMA)
+    failed: dict[int, list[str]] = {}
+    for failure in failures_of(CanonicalResult, frame) if frame.height else []:
+        failed.setdefault(failure.index if failure.index is not None else -1, []).append(failure.message())
+    if -1 in failed:
+        raise RuntimeError(f"rebuilt rows of {rebuilt.round}: schema-level failure {failed[-1]}")
+    quarantine = [{"path": q["path"], "reasons": q["reasons"], "text": q["text"]} for q in rebuilt.quarantined]
+    quarantine += [{"path": rows[i]["location"], "reasons": reasons, "text": json.dumps(rows[i], default=str)}
+                   for i, reasons in sorted(failed.items())]
+    good = frame.filter(~pl.int_range(pl.len()).is_in(list(failed)))
+    records = pl.DataFrame(
+        [{"record_no": good.height + n, "raw_record": json.dumps({"path": q["path"], "text": q["text"]},
+                                                                  ensure_ascii=False), "reasons": q["reasons"]}
+         for n, q in enumerate(quarantine)],
+        schema={"record_no": pl.Int64, "raw_record": pl.String, "reasons": pl.List(pl.String)})
+    return good, records
+
+
+def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None) -> db.SourceRecord:
+    """Replace the round's rebuilt rows and quarantine records in one transaction; `tree_identity`
+    (rebuilding.tree_identity, taken before the files were read) is recorded with them."""
+    good, quarantine = frames(rebuilt)
+    source = db.SourceRecord(
+        source_id=source_id(rebuilt.round), round=rebuilt.round, origin=ORIGIN, url=rebuilt.root,
+        file_name="submission tree", format=FORMAT, sha256=rebuilt.sha256, bytes=rebuilt.bytes, etag=None,
+        last_modified=None, fetched_at=datetime.now(timezone.utc), rows_read=good.height + quarantine.height,
+        rows_loaded=good.height, rows_quarantined=quarantine.height, unknown_columns=[], tree_identity=tree_identity)
+    db.replace_source(con, source, good.select(RESULT_COLUMNS), quarantine)
+    return source
+
+
+# ---------------------------------------------------------------------------------------------
+# the rounds with no table, rebuilt and loaded (flows/trees.py runs this before the tree ingest)
+
+
+
+
+
+
