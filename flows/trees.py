@@ -1,9 +1,9 @@
-"""Tree ingest flow: the LoadGen summary and system description behind every loaded result.
-
-plan (DuckDB) -> fetch + parse chunks of files: as Prefect tasks on a thread pool, at most
-`concurrency` chunks in flight, or as plain functions on a Dask cluster (one Prefect task here hands
-them out) -> validate every row at once -> load in one transaction -> rebuild the views. The work is
-in warehouse/trees/loading.py and trees/distributing.py; this only schedules it.
+"""Tree flow: every round asked for, read from its submission tree (warehouse/trees/run.py read_trees,
+the pipeline's one entry point): a round with no published table rebuilt in one pass over its tree;
+for a round with a table, the run summaries and system descriptions its loaded rows name, fetched
+and parsed in chunks as Prefect tasks on a thread pool (at most `concurrency` in flight) or as plain
+functions on a Dask cluster (one Prefect task here hands them out); then the views rebuilt. This
+only schedules the work.
 """
 from __future__ import annotations
 
@@ -14,15 +14,13 @@ from flows.steps import as_completed, call, flow, run_logger, submit, task
 from warehouse import counts
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import FetchSettings
-from warehouse.trees.distributing import check_cluster_run, fetch_on_cluster
-from warehouse.trees.fetching import FileOutcome, TreeFile, fetch_chunk, split_unchanged
-from warehouse.trees.fetching import DEFAULT_CHUNK, chunks
-from warehouse.trees.planning import plan
-from warehouse.trees.loading import TreeOutcome, check, load
-from warehouse.trees.run import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db, lock
+from warehouse.trees.distributing import check_cluster_run, fetch_on_cluster
+from warehouse.trees.fetching import DEFAULT_CHUNK, FileOutcome, TreeFile, chunks, fetch_chunk
+from warehouse.trees.loading import TreeOutcome
+from warehouse.trees.run import read_trees
 from warehouse.views.materialize import views_behind_data
 
 DASK_ADDRESS_ENV = variable("dask_address")
@@ -49,14 +47,6 @@ class TreeRun:
 def dask_address(explicit: str | None = None) -> str | None:
     """--dask, else MLPERF_DASK_ADDRESS, else None (a thread pool)."""
     return explicit or current_settings().dask_address
-
-
-@task(name="rebuild-rounds-from-trees")
-def rebuild_rounds_from_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun):
-    """The rounds with no published table: their rows rebuilt from their trees and loaded first, so
-    the tree ingest below finds their run folders as it finds any loaded row's."""
-    return rebuild_rounds(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
-                          git=run.git, force=run.force)
 
 
 @task(name="fetch-and-parse-tree-files")
@@ -104,23 +94,18 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -
     logger = run_logger()
     settings = FetchSettings.from_env()
     with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning):
-        rebuilt = call(rebuild_rounds_from_trees, rounds, source, db_file, run)
-        with db.connect(db_file) as con:
-            files, unnamed = plan(con, rounds, source)
-        if unnamed:
+        result = read_trees(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
+                            git=run.git, force=run.force, fetch=lambda files: fetch_all(files, settings, run))
+        if result.unnamed:
             logger.warning("%s result rows name no run folder (no Location): reload their round with "
-                           "`mlperf-wh backfill --force --rounds ...`", unnamed)
-        unchanged, to_fetch = ([], files) if run.force else split_unchanged(files)
-        outcomes = unchanged + fetch_all(to_fetch, settings, run)
+                           "`mlperf-wh backfill --force --rounds ...`", result.unnamed)
         with db.connect(db_file) as con:
-            result = load(con, check(outcomes))
-            views_stale = wrote_anything(rebuilt, result) or views_behind_data(con)
+            views_stale = wrote_anything(result.rebuilt, result) or views_behind_data(con)
         if views_stale:  # a rerun that found every file as it was leaves the views as they are
             from flows.run_rounds import materialize_views  # here: the rounds' run (0.25 s to import) only then
             call(materialize_views, db_file)
-    result.rebuilt = rebuilt
     result.seconds = time.perf_counter() - started
-    for line in (r.line() for r in rebuilt):
+    for line in (r.line() for r in result.rebuilt):
         logger.info(line)
     for problem in result.problems:
         logger.warning(problem)

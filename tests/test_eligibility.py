@@ -608,3 +608,17 @@ def test_v61_columns_benchmarks_and_accelerators_are_known(tmp_path):
     # a SingleStream row is never a conversion's target: the flag is the folder's letter case
     assert {r["inferred_cause"] for r in found} == {"no conversion reaches SingleStream"}
     con.close()
+
+
+def test_a_server_row_of_the_scheduled_rate_is_confirmed_by_its_run_summary(old_trees):
+    # NVIDIA's v0.7 T4 x8 rnnt Server (closed/NVIDIA/results/T4x8_TRT/rnnt/Server): the checker read
+    # "Scheduled samples per second : 8659.56" (result_scheduled_samples_per_sec until v4.1); the same
+    # summary prints "Completed samples per second : 8595.03". |8659.56 - 8659.56| = 0 <= 0.5% of 8659.56:
+    # a samples figure, as labelled (Queries/s): confirmed, not a suspect unit (27 v0.7 Server rows were).
+    con = connect_file(old_trees, read_only=True)
+    row = one(con, "SELECT value, unit_verdict, unit_note FROM stg_results WHERE round = 'v0.7' "
+                   "AND submitter = 'NVIDIA' AND platform = 'T4x8_TRT' AND model = 'rnnt' AND scenario = 'Server'")
+    assert row == {"value": 8659.56, "unit_verdict": "confirmed",
+                   "unit_note": "the run summary prints 8659.56 samples/s, as labelled"}
+    assert one(con, "SELECT count(*) AS n FROM anomalies WHERE rule = 'unit_suspect'") == {"n": 0}
+    con.close()

@@ -189,17 +189,26 @@ def v05_source(tmp_path) -> Path:
     return tmp_path / "trees"
 
 
-def test_a_signal_while_trees_reads_the_files_keeps_the_rounds_rebuilt_before(run, v05_source, tmp_path, monkeypatch):
+def test_a_signal_while_trees_loads_a_round_rolls_back_its_rows_and_run_summaries_together(
+        run, v05_source, tmp_path, monkeypatch):
+    """A round read in one pass is loaded in one transaction: a signal while it is written (its result
+    rows replaced, its run summaries on the way) leaves neither, nor what the pass read (tree_reads)."""
     db = str(tmp_path / "w.duckdb")
     with monkeypatch.context() as m:
-        signal_on_call(m, "flows.trees", "fetch_chunk")
+        signal_on_call(m, "warehouse.trees.loading", "load")
         code, _, err = plain_run(run, m, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)
-    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
-    with connect_file(db, read_only=True) as con:  # the rows rebuilt before the signal, committed
-        assert con.execute("SELECT count(*) FROM results WHERE source_id = 'rebuilt/v0.5'").fetchone()[0] > 0
-        assert con.execute("SELECT count(*) FROM run_summaries").fetchone()[0] == 0
+    assert (code, one_error_line(err)) == (128 + signal.SIGTERM, ROLLED_BACK)
+    with connect_file(db, read_only=True) as con:
+        for table in ("results", "run_summaries", "systems", "tree_files", "tree_reads"):
+            assert con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
     assert plain_run(run, monkeypatch, "trees", "--rounds", "v0.5", "--source", v05_source, "--db", db)[0] == 0
+    with connect_file(db, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM run_summaries").fetchone()[0] > 0
     assert not views_behind(db)
+
+
+ROLLED_BACK = ("error: interrupted by SIGTERM: the rebuild of v0.5 in flight was rolled back (what was loaded "
+               "before it is kept); rerun to finish")
 
 
 def test_a_signal_while_trees_lists_a_tree_writes_nothing(run, v05_source, tmp_path, monkeypatch):

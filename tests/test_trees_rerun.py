@@ -1,6 +1,7 @@
-"""Unchanged means unread (issue 56, item 2): a rerun of `mlperf-wh trees` over a tree nothing changed
-in lists and compares (size, mtime, inode) and opens no tree file, leaving the tables byte for byte
-as they were; a changed file is read again, alone, and its new value loaded."""
+"""Unchanged means unread, and one pass per file (issue 56, items 1 and 2): a first run of `mlperf-wh
+trees` opens each file of a round's tree once, for its result rows and its run summaries alike; a rerun
+over a tree nothing changed in lists and compares (size, mtime, inode) and opens no tree file, leaving
+the tables byte for byte as they were; a changed file is read again, alone, and its new value loaded."""
 from __future__ import annotations
 
 import shutil
@@ -18,7 +19,8 @@ TABLES = ("results", "run_summaries", "systems", "quarantine")
 
 @pytest.fixture
 def opened(monkeypatch) -> dict[str, list[str]]:
-    """Every tree file opened, by the rebuild and by the tree ingest (both read through tree_files)."""
+    """Every tree file opened: by the one pass (read in its folder as the listing finds it), or read
+    again by its path, by the rebuild or by the tree ingest (both through reading.read_tree_file)."""
     from warehouse.trees import fetching, rebuilding
     paths: dict[str, list[str]] = {"rebuild": [], "ingest": []}
 
@@ -27,8 +29,15 @@ def opened(monkeypatch) -> dict[str, list[str]]:
             paths[step].append(relative)
             return read(root, relative, *args, **kwargs)
         return read_counted
+
+    def counting_in_folder(read):
+        def read_counted(directory, name, label, *args, **kwargs):
+            paths["rebuild"].append(label.split(f"inference_results_{ROUND}/", 1)[1])
+            return read(directory, name, label, *args, **kwargs)
+        return read_counted
     monkeypatch.setattr(fetching, "read_tree_file", counting(fetching.read_tree_file, "ingest"))
     monkeypatch.setattr(rebuilding, "read_inside_tree", counting(rebuilding.read_inside_tree, "rebuild"))
+    monkeypatch.setattr(rebuilding, "read_in_folder", counting_in_folder(rebuilding.read_in_folder))
     return paths
 
 
@@ -58,7 +67,10 @@ def test_a_rerun_with_nothing_changed_opens_no_tree_file_and_leaves_every_row_as
         plain_cli, source, opened, tmp_path):
     db_file = tmp_path / "w.duckdb"
     _trees(plain_cli, source, db_file)
-    assert len(set(opened["rebuild"])) == 647 and len(opened["ingest"]) == 636
+    # each of the round's 647 files opened once: its rows and its 636 run summaries and system
+    # descriptions come from the one read
+    assert len(opened["rebuild"]) == len(set(opened["rebuild"])) == 647 and opened["ingest"] == []
+    assert query(db_file, "SELECT count(*) FROM tree_files WHERE round = 'v0.5'") == [(636,)]
     before = digest(db_file, tables=TABLES)
     built = query(db_file, "SELECT built_at FROM _materialized")
     _forget(opened)
@@ -81,9 +93,8 @@ def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_fi
     _changed_a_while_ago(summary)
     _forget(opened)
     _trees(plain_cli, source, db_file)
-    # the rebuild reads its round again (its rows are built from every file); the tree ingest reads
-    # the changed summary alone
-    assert len(set(opened["rebuild"])) == 647 and opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"]
+    # the changed summary alone is opened: every other file's rows are built from what the last run read
+    assert opened == {"rebuild": [f"{T4_SERVER}/mlperf_log_summary.txt"], "ingest": []}
     assert query(db_file, f"SELECT value FROM results WHERE location = '{T4_SERVER}'") == [(41000.5,)]
     assert query(db_file, "SELECT scheduled_samples_per_second FROM run_summaries "
                           f"WHERE run_path = '{T4_SERVER}'") == [(41000.5,)]
@@ -103,10 +114,10 @@ def test_a_file_read_as_it_is_written_is_read_again_at_the_next_run(plain_cli, s
     summary.write_bytes(content)   # just now
     _forget(opened)
     _trees(plain_cli, source, db_file)
-    assert opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"] and len(set(opened["rebuild"])) == 647
+    assert opened == {"rebuild": [f"{T4_SERVER}/mlperf_log_summary.txt"], "ingest": []}
     _forget(opened)
     _trees(plain_cli, source, db_file)
-    assert opened["ingest"] == [f"{T4_SERVER}/mlperf_log_summary.txt"] and len(set(opened["rebuild"])) == 647
+    assert opened == {"rebuild": [f"{T4_SERVER}/mlperf_log_summary.txt"], "ingest": []}
     _changed_a_while_ago(summary)
     _trees(plain_cli, source, db_file)
     _forget(opened)
@@ -136,7 +147,7 @@ def test_a_touched_file_is_read_once_more_then_left_unopened(plain_cli, source, 
     os.utime(system, (mtime + 5, mtime + 5))
     _forget(opened)
     _trees(plain_cli, source, db_file)
-    assert opened["ingest"] == ["closed/NVIDIA/systems/T4x8.json"]
+    assert opened == {"rebuild": ["closed/NVIDIA/systems/T4x8.json"], "ingest": []}
     assert digest(db_file, tables=TABLES) == before
     _forget(opened)
     _trees(plain_cli, source, db_file)

@@ -81,8 +81,9 @@
 -- Units, checked (performance rows; power rows keep their units, verdict null):
 --   published_units: the label as published. What the number counts comes from two kinds of evidence:
 --   the run's own LoadGen summary when `mlperf-wh trees` loaded it (summary_tokens_per_second,
---   summary_samples_per_second, summary_latency_ms: the summary's figure for the row's scenario; the
---   value matches one within 0.5%, the rounding of published tables) and the round's submission
+--   summary_samples_per_second, summary_latency_ms: the summary's figure for the row's scenario, and
+--   for Server its scheduled rate, the figure the checker read before v4.1; the value matches one
+--   within 0.5%, the rounding of published tables) and the round's submission
 --   checker rule (base_result_rules: the LoadGen field it reads). unit_verdict, first that applies:
 --     the summary matches the value: 'confirmed' when it is the label's kind of figure, else
 --       'corrected' (the summary names what the number is);
@@ -227,6 +228,8 @@ summarized AS (
         END AS summary_tokens_per_second,
         CASE WHEN l.scenario = 'Offline' THEN s.samples_per_second ELSE s.completed_samples_per_second
         END AS summary_samples_per_second,
+        -- Server: the scheduled rate, the figure the checker read before v4.1 (result_fields.csv)
+        CASE WHEN l.scenario <> 'Offline' THEN s.scheduled_samples_per_second END AS summary_scheduled_per_second,
         CASE WHEN l.scenario = 'SingleStream' THEN coalesce(s.early_stopping_p90_ns, s.result_latency_ns)
              ELSE coalesce(s.early_stopping_p99_ns, s.result_latency_ns) END / 1e6 AS summary_latency_ms,
         coalesce(s.loadgen_scenario = l.scenario
@@ -249,6 +252,7 @@ evidenced AS (
         CASE WHEN NOT summary_same_scenario THEN NULL
              WHEN abs(value - summary_tokens_per_second) <= 0.005 * summary_tokens_per_second THEN 'tokens'
              WHEN abs(value - summary_samples_per_second) <= 0.005 * summary_samples_per_second THEN 'samples'
+             WHEN abs(value - summary_scheduled_per_second) <= 0.005 * summary_scheduled_per_second THEN 'samples'
              WHEN abs(value_as_summarized - summary_latency_ms) <= 0.005 * summary_latency_ms THEN 'latency'
         END AS summary_counts,
         summary_same_scenario AND CASE label_counts

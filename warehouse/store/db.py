@@ -237,8 +237,12 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "the load"):
     from warehouse.store import lock
     if (signum := interrupt.signalled()) is not None:  # a task thread the signal did not stop
         raise Interrupted(signum)
+    if id(con) in _IN_TRANSACTION:  # inside another's block: its one transaction commits or rolls back all
+        yield con
+        return
     key = object()
     con.begin()
+    _IN_TRANSACTION.add(id(con))
     lock.IN_FLIGHT[key] = (con, what)
     try:
         try:
@@ -254,6 +258,10 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "the load"):
         con.commit()
     finally:
         lock.IN_FLIGHT.pop(key, None)
+        _IN_TRANSACTION.discard(id(con))
+
+
+_IN_TRANSACTION: set[int] = set()   # the connections a transaction() block holds open
 
 
 @contextmanager

@@ -5,6 +5,8 @@ tree_files   one row per file the tree ingest asked for: lineage (URL, sha256, b
 run_summaries one row per run folder (one per result row), columns of schemas.loadgen.SUMMARY_COLUMNS
              (LoadGen's) and schemas.endpoints.ENDPOINT_COLUMNS (the endpoint harness's).
 systems      one row per system description.
+tree_reads   one row per file the last rebuild of a round with no table read (rebuilding.Known): its
+             identity and what its rows need of it, so a rerun opens only the files that changed.
 """
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ SYSTEM_TYPES: dict[str, str] = {
     "host_memory_gb": "float", "accelerator_memory_gb": "float", "untyped_fields": "lines",
     "raw_json": "text", "repeated_keys": "lines",
 }
+
+
 def polars_schema(types: dict[str, str]) -> dict[str, pl.DataType]:
     import polars as pl  # here: every connection reads this module's DDL; a query need not load polars
     kinds = {"text": pl.String, "bool": pl.Boolean, "int": pl.Int64, "float": pl.Float64,
@@ -54,6 +58,15 @@ TABLES = "\n".join([
 );""",
     _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
     _ddl("systems", SYSTEM_TYPES, "round, system_path"),
+    """CREATE TABLE IF NOT EXISTS tree_reads (
+    round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round's tree root
+    file_identity VARCHAR NOT NULL,                 -- 'size mtime_ns inode' when it was read
+    sha256 VARCHAR,
+    fields VARCHAR,                                 -- JSON: the parsed fields a result row reads (null: not parsed)
+    reasons VARCHAR[],                              -- why it is quarantined
+    text VARCHAR,                                   -- its text, when a quarantine record shows it
+    PRIMARY KEY (round, path)
+);""",
 ])
 
 

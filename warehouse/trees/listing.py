@@ -12,20 +12,15 @@ import os
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from warehouse.ingest.fetch import FetchError
 from warehouse.trees.parsing import SUMMARY_FILE
 from warehouse.trees.reading import RefusedTreeFile, _open_folder, _open_root
 
 RUN_FOLDER = ("performance", "run_1")
-
-
 LINK_NOTE = "it is a symbolic link, never followed: a tree is listed only through folders inside it"
-
-
 WALKED_AT_MOST = 10_000  # entries a walk below a folder looks at (a hostile tree may hold millions)
-
-
 WALKED_DEPTH = 16         # folders below it a walk enters (a run folder's files are two or three deep)
 
 
@@ -127,6 +122,16 @@ class Listing:
     systems: list[str] = field(default_factory=list)
     strays: list[tuple[str, str]] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    # called with the open folder, the name and the tree path of each file listed, while its folder
+    # is open: a reader that reads it there opens no folder again (rebuilding.read_part)
+    visit: Callable[[TreeFolder, str, str], None] | None = field(default=None, repr=False, compare=False)
+
+    def found(self, kept: list[str], folder: TreeFolder, name: str) -> str:
+        path = _inside(folder, name)
+        kept.append(path)
+        if self.visit is not None:
+            self.visit(folder, name, path)
+        return path
 
     @property
     def files(self) -> list[str]:
@@ -188,8 +193,9 @@ def list_folder(root: Path, here: str, listing: Listing | None = None) -> Listin
         entries = _entries(submitter, listing)
         if "systems" in entries.folders and (systems := _entered(submitter, "systems", listing)):
             with systems:
-                listing.systems += [f"{here}/systems/{name}" for name in _entries(systems, listing).files
-                                    if name.endswith(".json")]
+                for name in _entries(systems, listing).files:
+                    if name.endswith(".json"):
+                        listing.found(listing.systems, systems, name)
         if "results" in entries.folders and (results := _entered(submitter, "results", listing)):
             with results:
                 _list_results(root, results, listing)
@@ -224,19 +230,15 @@ def _folders_below(folder: TreeFolder, listing: Listing):
 def _list_scenario(root: Path, scenario: TreeFolder, listing: Listing) -> None:
     """Its run summary; nothing more when a link stands on the way to it (the link is recorded);
     else the folder is a stray, with what it holds."""
-    summary = _run_summary(scenario, listing)
-    if summary is None:
+    if _run_summary(scenario, listing) is None:
         _list_stray(root, scenario.path, listing)
-    elif summary is not LINKED:
-        listing.summaries.append(summary)
-
-
 LINKED = "a link on the way"
 
 
 def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
-    """performance/run_1/mlperf_log_summary.txt of the scenario folder: its path (a link in its
-    place too: reading it refuses it, naming the link), LINKED, or None when it is not there."""
+    """performance/run_1/mlperf_log_summary.txt of the scenario folder, found (listing.found, its run
+    folder still open): its path (a link in its place too: reading it refuses it, naming the link),
+    LINKED, or None when it is not there."""
     with ExitStack() as opened:
         folder = scenario
         for part in RUN_FOLDER:
@@ -247,11 +249,11 @@ def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
                 return None
             folder = opened.enter_context(below)
         entries = _entries(folder, listing)
-    summary = f"{folder.path}/{SUMMARY_FILE}"
-    if SUMMARY_FILE in entries.links:
-        listing.links.remove(summary)
-        return summary
-    return summary if SUMMARY_FILE in entries.files else None
+        if SUMMARY_FILE in entries.links:
+            listing.links.remove(_inside(folder, SUMMARY_FILE))
+        elif SUMMARY_FILE not in entries.files:
+            return None
+        return listing.found(listing.summaries, folder, SUMMARY_FILE)
 
 
 def _list_stray(root: Path, folder: str, listing: Listing) -> None:
@@ -260,11 +262,7 @@ def _list_stray(root: Path, folder: str, listing: Listing) -> None:
     more = len(files) - STRAY_NAMED
     held = (", ".join(files[:STRAY_NAMED]) or "nothing") + (f", and {more} more" if more > 0 else "")
     listing.strays.append((folder, held + ("" if complete else f" (the first {STRAY_WALKED_AT_MOST} entries)")))
-
-
 STRAY_NAMED = 20           # files of a stray run folder named in its quarantine reason
-
-
 STRAY_WALKED_AT_MOST = 1000
 
 

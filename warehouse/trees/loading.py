@@ -52,7 +52,17 @@ class TreeOutcome:
     seconds: float = 0.0
     rounds: list[str] = field(default_factory=list)   # the rounds whose files were asked for
     failures: list[str] = field(default_factory=list)  # the problems of files that failed (the run's exit 1)
-    rebuilt: list = field(default_factory=list)       # rounds with no table, rebuilt from their tree (tree_rebuild_load)
+    rebuilt: list = field(default_factory=list)       # rounds with no table, rebuilt from their tree (run.rebuild_round)
+    unnamed: int = 0                                  # result rows that name no run folder (no Location)
+
+    def add(self, other: "TreeOutcome") -> "TreeOutcome":
+        """This outcome and another's files, problems and rounds, as one run's."""
+        for status, n in other.counts.items():
+            self.counts[status] = self.counts.get(status, 0) + n
+        self.problems += other.problems
+        self.failures += other.failures
+        self.rounds = sorted(set(self.rounds) | set(other.rounds), key=round_sort_key)
+        return self
 
     @property
     def files(self) -> int:
@@ -108,6 +118,12 @@ class Checked:
     outcomes: list[FileOutcome]
     summaries: pl.DataFrame
     systems: pl.DataFrame
+
+    def of_round(self, round_name: str) -> "Checked":
+        """The part of one round (checked with others: one Pandera pass for all, one load each)."""
+        return Checked([o for o in self.outcomes if o.file.round == round_name],
+                       self.summaries.filter(pl.col("round") == round_name),
+                       self.systems.filter(pl.col("round") == round_name))
 
 
 def check(outcomes: list[FileOutcome]) -> Checked:
@@ -302,31 +318,42 @@ def verification(division: str | None, availability: str | None) -> str:
 def frames(rebuilt: Rebuilt) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(rows that pass CanonicalResult, quarantine records): a row that fails a check is quarantined
     with its summary's path."""
-    sid = source_id(rebuilt.round)
-    rows = [{**r, "source_id": sid, "verification": verification(r["division"], r["availability"])}
-            for r in rebuilt.rows]
+    return frames_together([rebuilt])[0]
+
+
+def frames_together(rebuilts: list[Rebuilt]) -> list[tuple[pl.DataFrame, pl.DataFrame]]:
+    """frames of several rounds, their rows validated together: one CanonicalResult pass for all."""
+    rows = [{**r, "source_id": source_id(rebuilt.round), "verification": verification(r["division"], r["availability"])}
+            for rebuilt in rebuilts for r in rebuilt.rows]
     frame = pl.DataFrame(rows, schema=RESULT_SCHEMA)
     failed: dict[int, list[str]] = {}
     for failure in failures_of(CanonicalResult, frame) if frame.height else []:
         failed.setdefault(failure.index if failure.index is not None else -1, []).append(failure.message())
     if -1 in failed:
-        raise RuntimeError(f"rebuilt rows of {rebuilt.round}: schema-level failure {failed[-1]}")
-    quarantine = [{"path": q["path"], "reasons": q["reasons"], "text": q["text"]} for q in rebuilt.quarantined]
-    quarantine += [{"path": rows[i]["location"], "reasons": reasons, "text": json.dumps(rows[i], default=str)}
-                   for i, reasons in sorted(failed.items())]
-    good = frame.filter(~pl.int_range(pl.len()).is_in(list(failed)))
-    records = pl.DataFrame(
-        [{"record_no": good.height + n, "raw_record": json.dumps({"path": q["path"], "text": q["text"]},
-                                                                  ensure_ascii=False), "reasons": q["reasons"]}
-         for n, q in enumerate(quarantine)],
-        schema={"record_no": pl.Int64, "raw_record": pl.String, "reasons": pl.List(pl.String)})
-    return good, records
+        raise RuntimeError(f"rebuilt rows of {', '.join(r.round for r in rebuilts)}: schema-level failure {failed[-1]}")
+    frame = frame.with_columns(_failed=pl.int_range(pl.len()).is_in(list(failed)))
+    together, start = [], 0
+    for rebuilt in rebuilts:
+        end = start + len(rebuilt.rows)
+        good = frame.slice(start, end - start).filter(~pl.col("_failed")).drop("_failed")
+        quarantine = [{"path": q["path"], "reasons": q["reasons"], "text": q["text"]} for q in rebuilt.quarantined]
+        quarantine += [{"path": rows[i]["location"], "reasons": reasons, "text": json.dumps(rows[i], default=str)}
+                       for i, reasons in sorted(failed.items()) if start <= i < end]
+        records = pl.DataFrame(
+            [{"record_no": good.height + n, "raw_record": json.dumps({"path": q["path"], "text": q["text"]},
+                                                                      ensure_ascii=False), "reasons": q["reasons"]}
+             for n, q in enumerate(quarantine)],
+            schema={"record_no": pl.Int64, "raw_record": pl.String, "reasons": pl.List(pl.String)})
+        together.append((good, records))
+        start = end
+    return together
 
 
-def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None) -> db.SourceRecord:
+def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None,
+                 validated: tuple[pl.DataFrame, pl.DataFrame] | None = None) -> db.SourceRecord:
     """Replace the round's rebuilt rows and quarantine records in one transaction; `tree_identity`
-    (rebuilding.tree_identity, taken before the files were read) is recorded with them."""
-    good, quarantine = frames(rebuilt)
+    (rebuilding.tree_digest of what was listed) is recorded with them. `validated`: frames(rebuilt)."""
+    good, quarantine = validated or frames(rebuilt)
     source = db.SourceRecord(
         source_id=source_id(rebuilt.round), round=rebuilt.round, origin=ORIGIN, url=rebuilt.root,
         file_name="submission tree", format=FORMAT, sha256=rebuilt.sha256, bytes=rebuilt.bytes, etag=None,
@@ -334,6 +361,24 @@ def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None) -> db.
         rows_loaded=good.height, rows_quarantined=quarantine.height, unknown_columns=[], tree_identity=tree_identity)
     db.replace_source(con, source, good.select(RESULT_COLUMNS), quarantine)
     return source
+
+
+READ_SCHEMA = {"round": pl.String, "path": pl.String, "file_identity": pl.String, "sha256": pl.String,
+               "fields": pl.String, "reasons": pl.List(pl.String), "text": pl.String}
+
+
+def load_round(con, rebuilt: Rebuilt, validated: tuple[pl.DataFrame, pl.DataFrame], checked: Checked,
+               reads: list[dict], tree_identity: str | None) -> tuple[db.SourceRecord, TreeOutcome]:
+    """A round rebuilt from its tree, in one transaction: its result rows in place of its earlier
+    rebuild, the run summaries and system descriptions behind them (`load`), and what was read of
+    each file (tree_reads, replaced whole), or nothing of it."""
+    with db.registered(con, _tree_reads=pl.DataFrame(reads, schema=READ_SCHEMA)), \
+            db.transaction(con, f"the rebuild of {rebuilt.round}"):
+        source = load_rebuilt(con, rebuilt, tree_identity, validated)
+        outcome = load(con, checked)
+        con.execute("DELETE FROM tree_reads WHERE round = ?", [rebuilt.round])
+        con.execute(f"INSERT INTO tree_reads ({', '.join(READ_SCHEMA)}) SELECT {', '.join(READ_SCHEMA)} FROM _tree_reads")
+    return source, outcome
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from schemas.endpoints import LOADGEN, RUN_FILES
@@ -93,6 +94,7 @@ EARLY_STOPPING_LINE = re.compile(r"^\* early stopping (\d+(?:\.\d+)?)th percenti
 # "Early Stopping Result:", "TTFT Early Stopping Result:", "TPOT Early Stopping Result:" open a block.
 EARLY_STOPPING_BLOCK = re.compile(r"^(ttft |tpot )?early stopping result:$")
 RESULT_TTFT_LINE = re.compile(r"^(\d+(?:\.\d+)?)th first token percentile latency \(ns\)$")
+INTEGER_TEXT = re.compile(r"-?\d+")
 COUNT_LINE = re.compile(r"^(\d+|no) (warning|error)s? encountered", re.IGNORECASE)
 BOILERPLATE = {"mlperf results summary", "additional stats", "test parameters used"}
 
@@ -109,7 +111,7 @@ def _typed(value: str, kind: str):
         return BOOLEAN_WORDS[value.lower()]
     shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
     if kind == "int":
-        if not re.fullmatch(r"-?\d+", value):
+        if not INTEGER_TEXT.fullmatch(value):
             raise ValueError(f"{shown} is not an integer")
         if len(value.lstrip("-")) > 20:  # an unsigned 64-bit seed has 20 digits; out_of_bounds checks the rest
             raise ValueError(f"an integer of {len(value.lstrip('-'))} digits, beyond the bound of 64-bit integers")
@@ -123,6 +125,7 @@ def _typed(value: str, kind: str):
     return number
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct keys across every round's summaries
 def _column_for(key: str, block: str) -> tuple[str, str] | None:
     """The column a LoadGen key fills, or None for a key nobody maps (kept as an unparsed line).
     `block` is the early-stopping block the line is in: '', 'ttft_' or 'tpot_'."""
@@ -161,19 +164,22 @@ def parse_summary(content: bytes, label: str) -> dict:
     per_sample = False  # past "Per-sample latency:" (MultiStream before v2.0 prints per-query, then per-sample)
     for number, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
-        if not line or set(line) == {"="} or line.lower() in BOILERPLATE:
+        if not line or not line.strip("="):
             continue
-        count = COUNT_LINE.match(line)
+        lowered = line.lower()
+        if lowered in BOILERPLATE:
+            continue
+        count = COUNT_LINE.match(line) if "encountered" in lowered else None
         if count:
             column = "warnings" if count.group(2).lower() == "warning" else "errors"
             record[column] = 0 if count.group(1).lower() == "no" else int(count.group(1))
             continue
-        opens = EARLY_STOPPING_BLOCK.match(line.lower())
+        opens = EARLY_STOPPING_BLOCK.match(lowered) if lowered.endswith("result:") else None
         if opens:
             block = (opens.group(1) or "").strip() + "_" if opens.group(1) else ""
             unparsed.append(line)
             continue
-        per_sample = per_sample or line.lower().startswith("per-sample latency")
+        per_sample = per_sample or lowered.startswith("per-sample latency")
         key, sep, value = line.partition(":")
         mapped = _column_for(key.strip(), block) if sep else None
         if mapped is None:

@@ -46,15 +46,20 @@ def holds_a_tree(directory: str) -> bool:
 def plan(con, rounds: list[Round], source: str) -> tuple[list[TreeFile], int]:
     """Every run folder and system file the loaded result rows of these rounds name, with what the
     warehouse saw of each last time; and how many result rows name no usable run folder."""
-    by_name = {r.name: r for r in rounds}
     roots = {r.name: tree_root(source, r) for r in rounds}
     locations = db.query_frame(
         con, "SELECT round, location, count(*) AS rows FROM results WHERE list_contains(?, round) "
-             "AND metric = 'performance' GROUP BY ALL ORDER BY ALL", [list(by_name)])
-    previous = _previous(con)
+             "AND metric = 'performance' GROUP BY ALL ORDER BY ALL", [list(roots)])
+    return planned(roots, locations.iter_rows(), previous_loads(con, list(roots)))
+
+
+def planned(roots: dict[str, str], locations, previous: dict[tuple[str, str], tuple]) -> tuple[list[TreeFile], int]:
+    """The files of these (round, location, rows) at the rounds' tree roots: each run folder's summary
+    (with the other files that can summarize it) and each system description, once; and how many rows
+    name no usable run folder."""
     files: dict[tuple[str, str], TreeFile] = {}
     unnamed = 0
-    for round_name, location, rows in locations.iter_rows():
+    for round_name, location, rows in locations:
         folder = run_folder(location)
         if folder is None:
             unnamed += rows
@@ -79,11 +84,12 @@ def _planned(round_name: str, path: str, kind: str, root: str, found: tuple | No
                     previous_path, root=root, **run)
 
 
-def _previous(con) -> dict[tuple[str, str], tuple]:
+def previous_loads(con, rounds: list[str]) -> dict[tuple[str, str], tuple]:
     """(round, run folder or system file) -> (path, sha256, etag, last_modified, url, file_identity) of its
-    last load."""
+    last load, for these rounds."""
     rows = con.execute("SELECT round, coalesce(run_path, path), path, sha256, etag, last_modified, url, file_identity "
-                       "FROM tree_files WHERE status IN ('loaded', 'quarantined')").fetchall()
+                       "FROM tree_files WHERE status IN ('loaded', 'quarantined') AND list_contains(?, round)",
+                       [rounds]).fetchall()
     return {(r, key): rest for r, key, *rest in rows}
 
 

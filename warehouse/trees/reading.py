@@ -77,7 +77,26 @@ def file_identity(root: str | Path, relative: str) -> str | None:
         found = os.stat(f"{_resolved(str(root))}/{relative}", follow_symlinks=False)
     except (OSError, ValueError):
         return None
+    return identity_of(found)
+
+
+def identity_in_folder(directory: int, name: str) -> str | None:
+    """file_identity of `name` in a tree folder already open (listing.TreeFolder): one lstat."""
+    try:
+        return identity_of(os.stat(name, dir_fd=directory, follow_symlinks=False))
+    except (OSError, ValueError):
+        return None
+
+
+def identity_of(found: os.stat_result) -> str | None:
     return f"{found.st_size} {found.st_mtime_ns} {found.st_ino}" if stat.S_ISREG(found.st_mode) else None
+
+
+def read_in_folder(directory: int, name: str, label: str, max_bytes: int) -> bytes:
+    """The bytes of `name` in a tree folder already open (listing.TreeFolder, reached through no
+    link), read as read_tree_file reads the file at the end of its way: one pass, no folder opened
+    again."""
+    return _read_file(directory, name, label, max_bytes, None)
 
 
 SETTLED_NS = 2_000_000_000  # a file modified this recently may change again within its mtime's tick

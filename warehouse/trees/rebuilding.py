@@ -37,8 +37,8 @@ from typing import NamedTuple
 
 from warehouse.ingest.fetch import FetchError, FetchSettings
 from warehouse.trees.listing import LINK_NOTE, RUN_FOLDER, Listing, list_folder, submitter_folders
-from warehouse.trees.reading import file_identity, read_tree_file as read_inside_tree, settled
-from warehouse.trees.parsing import SUMMARY_FILE, UnparsableFile, parse_summary, parse_system
+from warehouse.trees.reading import identity_in_folder, read_in_folder, read_tree_file as read_inside_tree, settled
+from warehouse.trees.parsing import SUMMARY_FILE, SYSTEM_ROW_FIELDS, UnparsableFile, parse_summary, parse_system
 
 SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
 ORIGIN = "tree"
@@ -67,6 +67,11 @@ FIELD_COLUMNS: dict[str, tuple[str, ...]] = {
     "result_inferred_tokens_per_second": ("tokens_per_second_inferred",),
     "result_inferred_completed_tokens_per_second": ("completed_tokens_per_second_inferred",),
 }
+# The parsed fields a result row is built from (_row, _value, _inferred): what tree_reads keeps of a
+# file, so a row is built again without opening it.
+SUMMARY_ROW_FIELDS = tuple(dict.fromkeys(("result_valid", "loadgen_scenario", "qps_without_loadgen_overhead",
+                                          "samples_per_query", "latency_mean_ns", "early_stopping_p99_ns",
+                                          *(c for columns in FIELD_COLUMNS.values() for c in columns))))
 # What the figure counts -> the unit the row is labelled with (the checker's UNIT_DICT words; a
 # MultiStream result before v2.0 is samples per query, which its dictionary mislabels as a latency).
 UNITS = {"tokens": "Tokens/s", "latency": "Latency (ms)", "samples_per_query": "Samples/query"}
@@ -83,69 +88,20 @@ def _size_cap() -> int:
     return FetchSettings.from_env().max_bytes
 
 
-# ---------------------------------------------------------------------------------------------
-# list
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
 
 
-class TreeIdentity(NamedTuple):
-    digest: str
-    files: int          # run summaries and system descriptions listed
-    settled: bool       # every file last modified over 2 s ago (reading.settled): worth recording
-
-
-def tree_identity(root: Path, rules: "Rules", left_out: tuple[tuple[str, str], ...] = (),
-                  workers: int = DEFAULT_WORKERS) -> TreeIdentity:
-    """What a rebuild of the tree would read, without opening a file: a digest of every file listed
-    with its size, mtime and inode (reading.file_identity), the stray run folders with what they
-    hold, the links met (never followed), the files a clone left out, the rules the round is rebuilt
-    by and the version building it. The same digest as at the last rebuild: the rebuild would load
-    the same rows."""
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:  # a folder's listing waits on the disk
-        parts = list(pool.map(lambda here: _listed_with_identities(root, here), submitter_folders(root)))
-    strays = [stray for listing, _ in parts for stray in listing.strays]
-    links = sorted(link for listing, _ in parts for link in listing.links)
-    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), strays, links, list(left_out)],
-                                       sort_keys=True, default=str).encode())
-    files = sorted(found for _, identities in parts for found in identities)
-    for path, identity in files:
+def tree_digest(rules: "Rules", strays: list, links: list[str], left_out: tuple[tuple[str, str], ...],
+                identities: list[tuple[str, str | None]]) -> str:
+    """What a rebuild of the tree reads, as one digest: every file listed with its size, mtime and
+    inode (reading.file_identity), the stray run folders with what they hold, the links met (never
+    followed), the files a clone left out, the rules the round is rebuilt by and the version building
+    it. The same digest as at the last rebuild: the rebuild would load the same rows."""
+    digest = hashlib.sha256(json.dumps([_version(), REBUILD_VERSION, rules.state(), strays, sorted(links),
+                                        list(left_out)], sort_keys=True, default=str).encode())
+    for path, identity in sorted(identities):
         digest.update(f"{path}\t{identity}\n".encode())
-    return TreeIdentity(digest.hexdigest(), len(files), all(settled(identity) for _, identity in files))
-
-
-def _listed_with_identities(root: Path, here: str) -> tuple[Listing, list[tuple[str, str | None]]]:
-    listing = list_folder(root, here)
-    return listing, [(path, file_identity(root, path)) for path in listing.files]
+    return digest.hexdigest()
 
 
 def _version() -> str:
@@ -157,34 +113,62 @@ def _version() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# parse (the part that runs on a thread pool or a Dask worker)
+# read and parse, once per file (the part that runs on a thread pool or a Dask worker)
+
+
+class Known(NamedTuple):
+    """What the last rebuild read of a file (the table tree_reads): a file whose identity is this one
+    is not opened again; its row is built from `fields` (the ones a row reads: ROW_FIELDS)."""
+    identity: str
+    sha256: str | None
+    fields: dict | None
+    reasons: list[str]
+    text: str | None
 
 
 @dataclass
 class Parsed:
+    """One file of the tree as this rebuild has it: read and parsed now (`content` kept for the run
+    summaries' load and any quarantine record), or known from the last rebuild (`read` False)."""
     path: str
     sha256: str | None = None
-    record: dict | None = None
+    record: dict | None = None      # every parsed field when read now; ROW_FIELDS when known
     reasons: list[str] = field(default_factory=list)
-    text: str | None = None         # the file as text, kept only when it is quarantined
+    text: str | None = None         # the file as text, when it is quarantined
+    identity: str | None = None     # size, mtime and inode when it was listed
+    read: bool = True
+    content: bytes | None = None    # the bytes read now (None when known, or never read)
+
+    @property
+    def size(self) -> int:
+        return len(self.content or b"")
+
+    def text_of(self) -> str | None:
+        if self.content is not None:
+            return self.content.decode("utf-8", errors="replace")
+        return self.text
 
 
-def _parse_one(root: Path, path: str) -> Parsed:
-    try:
-        content = read_tree_file(root, path)
-    except OSError as exc:
-        return Parsed(path, reasons=[f"cannot be read: {exc.strerror or exc}"])
-    except FetchError as exc:  # a link, a FIFO or a device refused, a file too large: never read
-        return Parsed(path, reasons=[f"cannot be read: {exc}"])
+def _parse(path: str, content: bytes, label: str) -> Parsed:
     parse = parse_system if path.endswith(".json") else parse_summary
     digest = hashlib.sha256(content).hexdigest()
     try:
-        return Parsed(path, digest, parse(content, path))
+        return Parsed(path, digest, parse(content, label), content=content)
     except UnparsableFile as exc:
-        return Parsed(path, digest, reasons=exc.reasons, text=content.decode("utf-8", errors="replace"))
+        return Parsed(path, digest, reasons=exc.reasons, content=content)
     except (ValueError, RecursionError, TypeError, OverflowError) as exc:
-        return Parsed(path, digest, reasons=[f"cannot be read: {str(exc)[:300]}"],
-                      text=content.decode("utf-8", errors="replace"))
+        return Parsed(path, digest, reasons=[f"cannot be read: {str(exc)[:300]}"], content=content)
+
+
+def _unreadable(path: str, exc: Exception) -> Parsed:
+    """A file that could not be read: a link, a FIFO or a device refused, a file too large: never read."""
+    if isinstance(exc, OSError):
+        return Parsed(path, reasons=[f"cannot be read: {exc.strerror or exc}"])
+    return Parsed(path, reasons=[f"cannot be read: {exc}"])
+
+
+def _recalled(path: str, known: Known) -> Parsed:
+    return Parsed(path, known.sha256, known.fields, list(known.reasons), known.text, known.identity, read=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,30 +232,62 @@ class Rebuilt:
     files: int
     sha256: str                     # of the sorted (path, sha256) list: the tree's content as read
     bytes: int = 0
+    parsed: list[Parsed] = field(default_factory=list)   # every file listed, read now or known
+    strays: list = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    @property
+    def opened(self) -> int:
+        """Files opened and read by this rebuild (the others were known, as the last rebuild read them)."""
+        return sum(1 for p in self.parsed if p.read)
 
 
 @dataclass
 class Part:
-    """What one chunk of submitter folders gives: rows (unnumbered), quarantine records, and the
-    (path, sha256) of every file read. Small: it is what a Dask worker sends back."""
+    """What one chunk of submitter folders gives: rows (unnumbered), quarantine records, every file
+    as read or known (Parsed), the stray run folders and the links met. What a Dask worker sends back."""
     rows: list[dict]
     quarantined: list[dict]
-    digests: list[tuple[str, str | None]]
+    parsed: list[Parsed]
+    strays: list = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    @property
+    def digests(self) -> list[tuple[str, str | None]]:
+        return [(p.path, p.sha256) for p in self.parsed]
 
 
-def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -> Part:
-    """List, parse and build the rows of these submitter folders (on a thread or a Dask worker)."""
-    base = Path(root)
-    listing = Listing()
+def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules,
+                 known: dict[str, Known] | None = None) -> Part:
+    """List, read, parse and build the rows of these submitter folders (on a thread or a Dask
+    worker), one pass: each file is read in its folder as the listing finds it, unless `known` has it
+    with the same size, mtime and inode (then it is not opened)."""
+    base, known = Path(root), known or {}
+    by_path: dict[str, Parsed] = {}
+
+    def visit(folder, name: str, path: str) -> None:
+        identity = identity_in_folder(folder.descriptor, name)
+        last = known.get(path)
+        if last is not None and identity is not None and last.identity == identity:
+            by_path[path] = _recalled(path, last)
+            return
+        label = f"{root}/{path}"
+        try:
+            parsed = _parse(path, read_in_folder(folder.descriptor, name, label, _size_cap()), label)
+        except (OSError, FetchError) as exc:
+            parsed = _unreadable(path, exc)
+        parsed.identity = identity
+        by_path[path] = parsed
+
+    listing = Listing(visit=visit)
     for here in folders:
         list_folder(base, here, listing)
-    parsed = [_parse_one(base, path) for path in listing.files]
-    by_path = {p.path: p for p in parsed}
     quarantined = [{"path": folder, "reasons": [f"a run folder with no {'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}; "
                                                 f"it holds: {held}"], "text": None}
                    for folder, held in listing.strays]
     quarantined += [{"path": link, "reasons": [f"refused: {LINK_NOTE}"], "text": None} for link in listing.links]
-    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text} for p in parsed if p.record is None]
+    parsed = [by_path[path] for path in listing.files]
+    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text_of()} for p in parsed if p.record is None]
     rows = []
     for path in listing.summaries:
         found = by_path[path]
@@ -279,15 +295,35 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules) -
             continue
         row, reasons = _row(round_name, path, found, by_path, rules)
         if reasons:
-            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(base, path)})
+            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(base, found)})
         else:
             rows.append(row)
-    return Part(rows, quarantined, [(p.path, p.sha256) for p in parsed])
+    return Part(rows, quarantined, parsed, listing.strays, listing.links)
 
 
-def _summary_text(root: Path, path: str) -> str | None:
+def known_rows(rebuilt: Rebuilt) -> list[dict]:
+    """tree_reads' rows for what this rebuild read or knew of each file: its identity, and the fields
+    its rows read (text only where a quarantine record shows it). A file last modified within 2 s is
+    not recorded (reading.settled: it may change again within its mtime's tick), nor one never read."""
+    shown = {q["path"]: q["text"] for q in rebuilt.quarantined if q.get("text")}
+    return [{"round": rebuilt.round, "path": p.path, "file_identity": p.identity, "sha256": p.sha256,
+             "fields": None if p.record is None else json.dumps(_row_fields(p), sort_keys=True),
+             "reasons": p.reasons, "text": shown.get(p.path)}
+            for p in rebuilt.parsed if settled(p.identity) and (p.sha256 is not None or not p.read)]
+
+
+def _row_fields(parsed: Parsed) -> dict:
+    fields = SYSTEM_ROW_FIELDS if parsed.path.endswith(".json") else SUMMARY_ROW_FIELDS
+    return {name: parsed.record.get(name) for name in fields}
+
+
+def _summary_text(root: Path, summary: Parsed) -> str | None:
+    """The text of a summary whose row is quarantined: as read now, as the last rebuild kept it, or
+    (a file known but never quarantined before: its system changed) read again."""
+    if (text := summary.text_of()) is not None:
+        return text
     try:
-        return read_tree_file(root, path).decode("utf-8", errors="replace")
+        return read_tree_file(root, summary.path).decode("utf-8", errors="replace")
     except (OSError, FetchError):
         return None
 
@@ -391,26 +427,31 @@ def _inferred(record: dict, scenario: str, ran: str, benchmark: str | None, rule
 
 
 def rebuild_tree(round_name: str, root: Path, workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
-                 reference=None, client=None) -> Rebuilt:
-    """List, parse and rebuild one round's tree (rebuild_trees)."""
-    return rebuild_trees([(round_name, root)], workers, dask_address, reference, client)[0]
+                 reference=None, client=None, known: dict[str, Known] | None = None) -> Rebuilt:
+    """List, read, parse and rebuild one round's tree (rebuild_trees); a file `known` with the same
+    identity is not opened."""
+    return rebuild_trees([(round_name, root)], workers, dask_address, reference, client,
+                         [known or {}])[0]
 
 
 def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
-                  reference=None, client=None) -> list[Rebuilt]:
+                  reference=None, client=None, known: list[dict[str, Known]] | None = None) -> list[Rebuilt]:
     """Rebuild several rounds' trees at once, their submitter folders in chunks (every round's chunks
     handed out together, so no worker waits for a round's last chunk): on a thread pool of `workers`,
-    or on the Dask cluster at `dask_address` (or of `client`), each chunk listed, parsed and built
-    where it runs and only its rows sent back."""
+    or on the Dask cluster at `dask_address` (or of `client`), each chunk listed, read, parsed and
+    built where it runs and only its rows and records sent back. `known[i]`: what the last rebuild
+    read of tree i's files (a chunk is handed only its own folders' part)."""
     from warehouse.identity.reference import load_reference
     reference = reference or load_reference()
-    jobs = []   # (tree index, root, round, folders, rules)
+    jobs = []   # (tree index, root, round, folders, rules, known)
     for index, (round_name, root) in enumerate(trees):
         rules, folders = rules_for(round_name, reference), submitter_folders(root)
+        by_folder = _by_submitter_folder(known[index] if known else {})
         per_chunk = max(1, math.ceil(len(folders) / (max(workers, 1) * CHUNKS_PER_WORKER)))
-        jobs += [(index, str(root), round_name, folders[i:i + per_chunk], rules)
-                 for i in range(0, len(folders), per_chunk)]
-    arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], []]
+        jobs += [(index, str(root), round_name, chunk, rules,
+                  {path: k for here in chunk for path, k in by_folder.get(here, {}).items()})
+                 for chunk in (folders[i:i + per_chunk] for i in range(0, len(folders), per_chunk))]
+    arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], [], []]
     if client is not None or dask_address:
         parts = _on_dask(client, dask_address, arguments)
     elif workers <= 1:
@@ -422,13 +463,22 @@ def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS,
             for index, (round_name, root) in enumerate(trees)]
 
 
+def _by_submitter_folder(known: dict[str, Known]) -> dict[str, dict[str, Known]]:
+    grouped: dict[str, dict[str, Known]] = {}
+    for path, last in known.items():
+        grouped.setdefault("/".join(path.split("/", 2)[:2]), {})[path] = last
+    return grouped
+
+
 def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
     rows = [row for part in parts for row in part.rows]
     for number, row in enumerate(rows):
         row["record_no"] = number
     digests = sorted(d for part in parts for d in part.digests)
     digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
-    return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest)
+    return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest,
+                   parsed=[p for part in parts for p in part.parsed], strays=[s for part in parts for s in part.strays],
+                   links=[link for part in parts for link in part.links])
 
 
 def _on_dask(client, dask_address: str | None, arguments) -> list[Part]:

@@ -4,18 +4,52 @@ and system descriptions behind every loaded row are loaded; the flow (flows/tree
 (flows/run_rounds.py) call this, and schedule only the fetch of a table round's files."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from warehouse import counts
 from warehouse.identity.rounds import Round
-from warehouse.ingest.fetch import FetchSettings, is_http
-from warehouse.ingest.source_urls import redact
+from warehouse.ingest.fetch import Fetched, FetchSettings, is_http
+from warehouse.ingest.source_urls import local_path, redact
 from warehouse.store import db
-from warehouse.trees.fetching import fetch_chunk
-from warehouse.trees.loading import check, load, load_rebuilt, source_id, tree_line
-from warehouse.trees.fetching import DEFAULT_CHUNK, chunks
-from warehouse.trees.planning import holds_a_tree, plan, tree_root
+from warehouse.trees.fetching import (DEFAULT_CHUNK, FileOutcome, TreeFile, chunks, fetch_chunk, not_modified,
+                                       parsed_outcome, split_unchanged)
+from warehouse.trees.loading import TreeOutcome, check, frames_together, load, load_round, source_id, tree_line
+from warehouse.trees.planning import holds_a_tree, plan, planned, previous_loads, tree_root
+from warehouse.trees.reading import settled
+from warehouse.trees.rebuilding import Known, Rebuilt, known_rows
+
+
+def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int = 2, dask_address: str | None = None,
+               git: str | None = None, force: bool = False,
+               fetch: Callable[[list[TreeFile]], list[FileOutcome]] | None = None) -> TreeOutcome:
+    """The tree pipeline for these rounds, under the caller's writer lock: each round MLCommons
+    published no table of rebuilt from its tree in one pass (rebuild_rounds); then, for the rounds
+    with a table, the run summaries and system descriptions their loaded rows name, fetched (`fetch`:
+    the flow's tasks, or a thread pool here) unless unchanged, validated together and loaded in one
+    transaction."""
+    rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, git, force)
+    with db.connect(db_file) as con:
+        files, unnamed = plan(con, [r for r in rounds if r.has_table], source)
+    unchanged, to_fetch = ([], files) if force else split_unchanged(files)
+    fetched = [] if not to_fetch else fetch(to_fetch) if fetch is not None else fetch_here(to_fetch, workers, force)
+    with db.connect(db_file) as con:
+        outcome = load(con, check(unchanged + fetched)) if files else TreeOutcome({}, [])
+    for round in rebuilt:
+        if round.outcome is not None:
+            outcome.add(round.outcome)
+    outcome.rebuilt, outcome.unnamed = rebuilt, unnamed
+    return outcome
+
+
+def fetch_here(files: list[TreeFile], workers: int = 2, force: bool = False) -> list[FileOutcome]:
+    """Fetch and parse the files in chunks on a thread pool of `workers`."""
+    from concurrent.futures import ThreadPoolExecutor
+    settings = FetchSettings.from_env()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return [o for chunk in pool.map(lambda c: fetch_chunk(c, settings, force), chunks(files)) for o in chunk]
 
 
 def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettings, workers: int = 2) -> list[str]:
@@ -57,32 +91,33 @@ class RoundRebuilt:
     quarantined: int = 0
     files: int = 0
     missing: str | None = None
-    unchanged: bool = False    # every file as at the last rebuild: nothing read, nothing written
+    unchanged: bool = False    # every file as at the last rebuild: nothing written
+    opened: int = 0            # files opened and read (a file the last rebuild read as it is now is not)
+    outcome: TreeOutcome | None = None   # its run summaries and system descriptions loaded
+    read: "RoundRead | None" = None      # read and not loaded yet (load_rounds)
 
     def line(self) -> str:
         if self.missing:
             return f"{self.round}: {self.missing}"
         if self.unchanged:
             return (f"{self.round}: unchanged since its last rebuild: {self.files} files of its submission tree "
-                    f"({self.root}) listed, none read; its {self.rows} result rows and {self.quarantined} "
-                    "quarantined kept")
+                    f"({self.root}) listed, {self.opened or 'none'} read; its {self.rows} result rows and "
+                    f"{self.quarantined} quarantined kept")
         return (f"{self.round}: {self.rows} result rows rebuilt from {self.files} files of its submission tree "
-                f"({self.root}); {self.quarantined} quarantined (source_id {source_id(self.round)})")
+                f"({self.root}; {self.opened} read, the others as the last rebuild read them); {self.quarantined} "
+                f"quarantined (source_id {source_id(self.round)})")
 
 
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
                    git: str | None = None, force: bool = False) -> list[RoundRebuilt]:
     """Every round asked for that MLCommons published no table of: its tree found at the source (a
-    directory laid out as the trees are), or cloned sparsely from `git` (trees/cloning.py), rebuilt
-    and loaded in place of its earlier rebuild; unless its tree is as at that rebuild
-    (rebuilding.tree_identity) and not `force`. A clone is kept beside the warehouse file, in trees/."""
-    from warehouse.trees.planning import holds_a_tree, tree_root
+    directory laid out as the trees are), or cloned sparsely from `git` (trees/cloning.py), read in
+    one pass (read_round); the rounds whose tree changed validated together and each loaded in place
+    of its earlier rebuild in one transaction (load_rounds). A clone is kept beside the warehouse
+    file, in trees/."""
     from warehouse.identity.reference import load_reference
-    from warehouse.trees.rebuilding import rebuild_tree, rules_for, tree_identity
-    from warehouse.ingest.source_urls import local_path
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
     reference = load_reference() if to_rebuild else None
-    last_rebuilds = _last_rebuilds(db_file, [r.name for r in to_rebuild]) if to_rebuild else {}
     for round in to_rebuild:
         counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
         left_out: tuple[tuple[str, str], ...] = ()
@@ -91,30 +126,113 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
             cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
             root, left_out = cloned.root, cloned.left_out
         else:
-            root = local_path(tree_root(source, round)) if not source.startswith(("http://", "https://")) else None
+            root = local_path(tree_root(source, round)) if not is_http(source) else None
         if root is None or not holds_a_tree(str(root)):
             done.append(RoundRebuilt(round.name, str(root or source), missing=(
                 f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
                 "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
             continue
-        identity = tree_identity(Path(root), rules_for(round.name, reference), left_out, workers)
-        last = last_rebuilds.get(round.name)
-        if last is not None and last[0] == identity.digest and not force:
-            done.append(RoundRebuilt(round.name, str(root), last[1], last[2], identity.files, unchanged=True))
-            continue
-        rebuilt = rebuild_tree(round.name, Path(root), workers=workers, dask_address=dask_address, reference=reference)
-        rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
-        with db.connect(db_file) as con:
-            loaded = load_rebuilt(con, rebuilt, identity.digest if identity.settled else None)
-        done.append(RoundRebuilt(round.name, str(root), loaded.rows_loaded, loaded.rows_quarantined, rebuilt.files))
+        done.append(read_round(db_file, round.name, Path(root), tree_root(source, round), left_out,
+                               reference=reference, workers=workers, dask_address=dask_address, force=force))
+    load_rounds(db_file, [r for r in done if r.read is not None], force)
     return done
 
 
-def _last_rebuilds(db_file: str, round_names: list[str]) -> dict[str, tuple]:
-    """round -> (tree_identity, rows loaded, rows quarantined) of its last rebuild."""
+def read_round(db_file: str, round_name: str, root: Path, files_root: str, left_out=(), *, reference=None,
+               workers: int = 2, dask_address: str | None = None, force: bool = False) -> RoundRebuilt:
+    """One pass over a round's tree: each file listed and, unless the last rebuild read it as it is
+    now (tree_reads: same size, mtime and inode), read and parsed once; its result rows built. When
+    every file, the rules and the version are as at the last rebuild (sources.tree_identity), the
+    round is unchanged and nothing of it will be written. `files_root` names the tree in
+    tree_files' URLs (as the source gave it)."""
+    from warehouse.trees.rebuilding import rebuild_tree, rules_for, tree_digest
+    rules = rules_for(round_name, reference)
     with db.connect(db_file) as con:
-        found = con.execute("SELECT round, tree_identity, rows_loaded, rows_quarantined FROM sources "
-                            "WHERE list_contains(?, source_id)", [[source_id(r) for r in round_names]]).fetchall()
-    return {round_name: rest for round_name, *rest in found}
+        last = _last_rebuild(con, round_name)
+        known = {} if force else known_reads(con, round_name)
+    rebuilt = rebuild_tree(round_name, root, workers=workers, dask_address=dask_address, reference=reference,
+                           known=known)
+    identity = tree_digest(rules, rebuilt.strays, rebuilt.links, left_out, [(p.path, p.identity) for p in rebuilt.parsed])
+    if last is not None and last[0] == identity and not force:
+        return RoundRebuilt(round_name, str(root), last[1], last[2], rebuilt.files, unchanged=True, opened=rebuilt.opened,
+                            outcome=_unchanged_run_files(db_file, round_name))
+    rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
+    settled_files = all(settled(p.identity) for p in rebuilt.parsed)
+    return RoundRebuilt(round_name, str(root), files=rebuilt.files, opened=rebuilt.opened,
+                        read=RoundRead(rebuilt, files_root, identity if settled_files else None))
 
 
+@dataclass
+class RoundRead:
+    """A round read from its tree, to load: its rows and files, where its tree is named from, and the
+    identity to record (None when a file changed within the last 2 s: the next run reads it again)."""
+    rebuilt: Rebuilt
+    files_root: str
+    identity: str | None
+
+
+def load_rounds(db_file: str, rounds: list[RoundRebuilt], force: bool = False) -> None:
+    """The rounds read: every result row validated together, every run summary and system description
+    behind a loaded row validated together; then each round in one transaction of its own."""
+    if not rounds:
+        return
+    validated = frames_together([r.read.rebuilt for r in rounds])
+    with db.connect(db_file) as con:
+        checked = check([o for r, (good, _) in zip(rounds, validated)
+                         for o in _run_files(con, r.round, r.read.files_root, good, r.read.rebuilt, force)])
+        for r, frames_of_round in zip(rounds, validated):
+            loaded, r.outcome = load_round(con, r.read.rebuilt, frames_of_round, checked.of_round(r.round),
+                                           known_rows(r.read.rebuilt), r.read.identity)
+            r.rows, r.quarantined, r.read = loaded.rows_loaded, loaded.rows_quarantined, None
+
+
+def _run_files(con, round_name: str, files_root: str, good, rebuilt, force: bool) -> list[FileOutcome]:
+    """The run summaries and system descriptions of the round's loaded rows, as the tree ingest plans
+    them (planning.planned), their outcomes from the rebuild's own reads: a file read now is parsed
+    already; a file not opened is unchanged when the last load saw the same identity; else (a file
+    the rebuild knew but the load never had) it is read the usual way."""
+    locations = good.group_by("location").len().sort("location").iter_rows()
+    files, _ = planned({round_name: files_root}, ((round_name, location, n) for location, n in locations),
+                       previous_loads(con, [round_name]))
+    by_path = {p.path: p for p in rebuilt.parsed}
+    outcomes, settings = [], None
+    for file in files:
+        parsed = by_path.get(file.path)
+        if parsed is not None and parsed.read and parsed.record is not None:
+            outcomes.append(_outcome_of_read(file, parsed, force))
+        elif parsed is not None and not parsed.read and not force and (same := not_modified(file, parsed.identity)):
+            outcomes.append(FileOutcome(file, "unchanged", same))
+        else:
+            settings = settings or FetchSettings.from_env()
+            outcomes += fetch_chunk([file], settings, force)
+    return outcomes
+
+
+def _outcome_of_read(file, parsed, force: bool) -> FileOutcome:
+    fetched = Fetched(file.location, file.path.rsplit("/", 1)[-1], None, parsed.sha256, parsed.size,
+                      identity=parsed.identity if settled(parsed.identity) else None)
+    if not force and fetched.unchanged_since(file.previous):
+        return FileOutcome(file, "unchanged", fetched)
+    return parsed_outcome(file, fetched, dict(parsed.record), parsed.content)
+
+
+def _unchanged_run_files(db_file: str, round_name: str) -> TreeOutcome:
+    """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
+    with db.connect(db_file) as con:
+        (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
+                           [round_name]).fetchone()
+    return TreeOutcome({"unchanged": n} if n else {}, [], rounds=[round_name])
+
+
+def known_reads(con, round_name: str) -> dict[str, Known]:
+    """What the last rebuild of the round read of each file (tree_reads)."""
+    rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads WHERE round = ?",
+                       [round_name]).fetchall()
+    return {path: Known(identity, sha256, json.loads(fields) if fields is not None else None, reasons or [], text)
+            for path, identity, sha256, fields, reasons, text in rows}
+
+
+def _last_rebuild(con, round_name: str) -> tuple | None:
+    """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild."""
+    return con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
+                       [source_id(round_name)]).fetchone()
