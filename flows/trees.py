@@ -21,6 +21,7 @@ from warehouse.ingest.tree_rebuild_load import rebuild_rounds
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db, lock
+from warehouse.store.checked import CheckedWarehouse
 from warehouse.views.materialize import views_behind_data
 
 DASK_ADDRESS_ENV = variable("dask_address")
@@ -95,13 +96,14 @@ def bounded(submit, items, limit: int):
 
 
 @flow(name="ingest-trees")
-def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -> TreeOutcome:
+def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehouse, run: TreeRun) -> TreeOutcome:
     """Under the writer lock, as every run that writes: another writer waits, and a signal says
     truly what it left (the rounds rebuilt before it are kept; a load in flight rolls back)."""
     started = time.perf_counter()
     logger = run_logger()
     settings = FetchSettings.from_env()
-    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning):
+    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning) as held:
+        db_file = held.warehouse  # checked once (warehouse.store.checked): the steps below open it as it is
         rebuilt = call(rebuild_rounds_from_trees, rounds, source, db_file, run)
         with db.connect(db_file) as con:
             files, unnamed = plan(con, rounds, source)
