@@ -29,8 +29,8 @@ from warehouse.store.warehouse_file import refuse_a_schema_name
 
 @dataclass(frozen=True)
 class CheckedWarehouse:
-    """A warehouse path that passed every check once. Made only by checking (__post_init__ runs the
-    checks), so no copy of one (dataclasses.replace, a flow parameter validated again) skips them."""
+    """A warehouse path that passed every check once. Made from a path only by checking
+    (__post_init__ runs the checks): dataclasses.replace, or a flow parameter rebuilt from JSON, checks too."""
     path: str
 
     def __post_init__(self):
