@@ -23,6 +23,7 @@ from warehouse.notify.answers import take as take_answers
 from warehouse.notify.deliver import warm_up as warm_up_notifications
 from warehouse.notify.run import after_run
 from warehouse.store import db
+from warehouse.store.checked import CheckedWarehouse, checked
 from warehouse.store.lock import WarehouseBusy, writer
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
@@ -60,24 +61,24 @@ def parse_and_validate(content: bytes, file_name: str, round_name: str, origin: 
 
 
 @task(name="load")
-def load_into_warehouse(db_file: str, fetched, prepared: Prepared, round_name: str, origin: str,
+def load_into_warehouse(db_file: str | CheckedWarehouse, fetched, prepared: Prepared, round_name: str, origin: str,
                         allow: frozenset[str] = frozenset()) -> RoundOutcome:
     with file_errors(), db.connect(db_file) as con:
         return load_with_history(con, fetched, prepared, round_name, origin, Run("ingest", current_flow_run_id()),
                                  allow)
 
 
-def due_decisions(db_file: str) -> set[str]:
+def due_decisions(db_file: str | CheckedWarehouse) -> set[str]:
     with file_errors(), db.connect(db_file) as con:
         return due_decision_ids(con)
 
 
-def newly_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
+def newly_due_decisions(db_file: str | CheckedWarehouse, due_before: set[str]) -> list[str]:
     return sorted(due_decisions(db_file) - due_before)
 
 
 @task(name="report-due-decisions")
-def report_due_decisions(db_file: str, due_before: set[str]) -> list[str]:
+def report_due_decisions(db_file: str | CheckedWarehouse, due_before: set[str]) -> list[str]:
     """Decisions whose review this ingest made due (their review round is now loaded)."""
     newly_due = newly_due_decisions(db_file, due_before)
     logger = run_logger()
@@ -92,9 +93,10 @@ def _fetcher(settings: FetchSettings):
 
 
 @flow(name="ingest-file", flow_run_name="ingest-{round_name}-{origin}")
-def ingest_file(round_name: str, path: str, origin: str, db_file: str,
+def ingest_file(round_name: str, path: str, origin: str, db_file: str | CheckedWarehouse,
                 force: bool = False, allow: list[str] | None = None) -> RoundOutcome:
-    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=run_logger().warning):
+    with writer(db_file, f"mlperf-wh ingest {round_name} --file {path}", on_wait=run_logger().warning) as held:
+        db_file = held.warehouse  # checked once: every step below opens it as it is
         warm_up_notifications()  # ready when the file has loaded
         before = answers_now(db_file)
         outcome = _ingest_file(round_name, path, origin, db_file, force, frozenset(allow or ()))
@@ -104,14 +106,14 @@ def ingest_file(round_name: str, path: str, origin: str, db_file: str,
     return outcome
 
 
-def answers_now(db_file: str):
+def answers_now(db_file: str | CheckedWarehouse):
     if not Path(db_file).exists():
         return None
     with file_errors(), db.connect(db_file) as con:
         return take_answers(con)
 
 
-def notify_file_ingest(db_file: str, outcome: RoundOutcome, before) -> None:
+def notify_file_ingest(db_file: str | CheckedWarehouse, outcome: RoundOutcome, before) -> None:
     """The file's load (or failure) told to the notification targets, as a run of rounds is."""
     if not Path(db_file).exists():
         return
@@ -121,7 +123,7 @@ def notify_file_ingest(db_file: str, outcome: RoundOutcome, before) -> None:
             run_logger().warning(line)
 
 
-def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: bool,
+def _ingest_file(round_name: str, path: str, origin: str, db_file: str | CheckedWarehouse, force: bool,
                  allow: frozenset[str]) -> RoundOutcome:
     settings = FetchSettings.from_env()
     due_before = due_decisions(db_file)
@@ -140,7 +142,7 @@ def _ingest_file(round_name: str, path: str, origin: str, db_file: str, force: b
     return outcome
 
 
-def date_the_round(db_file: str, round_name: str, file_name: str) -> None:
+def date_the_round(db_file: str | CheckedWarehouse, round_name: str, file_name: str) -> None:
     """A round loaded from a file under a name the round table does not know gets the day of its first
     load as its publication date (as the watcher dates the rounds it finds), so a review due "at the
     next round" falls due on it."""
@@ -158,7 +160,7 @@ def _source_id(round_name: str, origin: str, path: str) -> str:
     return source_id_for(round_name, origin, Path(path).name)
 
 
-def _recorded(db_file: str, outcome: RoundOutcome, exc: Exception | None = None) -> RoundOutcome:
+def _recorded(db_file: str | CheckedWarehouse, outcome: RoundOutcome, exc: Exception | None = None) -> RoundOutcome:
     """A refused or failed file ingest goes into load_events as a backfill's failed rounds do; not when
     the warehouse file itself is what failed (writing the event would fail the same way)."""
     if not isinstance(exc, WarehouseUnavailable):
@@ -167,7 +169,7 @@ def _recorded(db_file: str, outcome: RoundOutcome, exc: Exception | None = None)
     return outcome
 
 
-def _refresh_views(db_file: str, due_before: set[str]) -> None:
+def _refresh_views(db_file: str | CheckedWarehouse, due_before: set[str]) -> None:
     """After loading: rebuild the views, then report decisions whose review became due."""
     call(materialize_views, db_file)
     call(report_due_decisions, db_file, due_before)
@@ -198,7 +200,7 @@ def _backfill_run_name() -> str:
 
 
 @flow(name="backfill", flow_run_name=_backfill_run_name, max_workers=MAX_WORKERS)
-def backfill(rounds: list[Round], source: str, db_file: str, force: bool = False,
+def backfill(rounds: list[Round], source: str, db_file: str | CheckedWarehouse, force: bool = False,
              allow: list[str] | None = None) -> RunReport:
     """Every round at once (flows/run_rounds.py): one task per round, then the views."""
     return run_rounds(these_rounds(rounds), source, db_file, "backfill", force=force,
@@ -218,11 +220,12 @@ def scheduled_backfill(source: str | None = None, db_file: str | None = None, ro
     Fails (after every round has run) when a round failed."""
     named = parse_round_list(rounds)
     chosen = with_tables(resolve_rounds(named, load_registry()), bool(named))
-    report = run_rounds(these_rounds(chosen), resolve_source(source), db.db_path(db_file), "backfill")
+    warehouse = checked(db.db_path(db_file))  # once, for the rounds' run and the trees' after it
+    report = run_rounds(these_rounds(chosen), resolve_source(source), warehouse, "backfill")
     loaded = [r for r, o in zip(chosen, report.outcomes) if o.status == "loaded"]
     if trees and loaded:
         from flows.trees import TreeRun, dask_address, run_trees
-        run_trees(loaded, resolve_source(source), db.db_path(db_file), TreeRun(dask_address=dask_address()))
+        run_trees(loaded, resolve_source(source), warehouse, TreeRun(dask_address=dask_address()))
     if report.failed:
         raise RoundsFailed(report)
     return [o.__dict__ for o in report.outcomes]

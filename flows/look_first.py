@@ -17,11 +17,13 @@ from warehouse.ingest.history import Run, record_unchanged
 from warehouse.ingest.look import Plan, Unchanged, look_at_rounds
 from warehouse.notify.run import after_run
 from warehouse.store import db, lock
+from warehouse.store.checked import CheckedWarehouse
 from warehouse.store.warehouse_file import file_errors
 from warehouse.views.materialize import views_behind_data, views_current
 
 
-def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_be_current: bool) -> RunReport | None:
+def unless_changed(plan: Plan, source: str, db_file: str | CheckedWarehouse, kind: str,
+                   views_must_be_current: bool) -> RunReport | None:
     """The run's report when nothing changed (recorded in load_events; the published copy stays as it
     is, and a reader refreshes it when it next opens it); None when a round needs the flow or, with
     `views_must_be_current` (a backfill rebuilds the views), the views were built from other SQL or
@@ -29,7 +31,7 @@ def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_
     if not Path(db_file).exists():
         return None
     settings = FetchSettings.from_env()
-    with lock.writer(db_file, f"mlperf-wh {kind}") as held, file_errors(), db.connect(db_file) as con:
+    with lock.writer(db_file, f"mlperf-wh {kind}") as held, file_errors(), db.connect(held.warehouse) as con:
         if (views_must_be_current and not views_current(con)) or views_behind_data(con):
             return None
         rounds, _found = plan(con)
@@ -44,5 +46,5 @@ def unless_changed(plan: Plan, source: str, db_file: str, kind: str, views_must_
         waited = f"{held.waited_seconds:.1f} s for {held.waited_for}" if held.waited_for else None
         report = build(con, kind, None, outcomes, None, waited)
         after_run(con, report, None)  # a decision whose review date has passed is announced
-    regenerate_after_run(outcomes, db_file)
+    regenerate_after_run(outcomes, held.warehouse.path)
     return report

@@ -45,6 +45,7 @@ from warehouse.notify.answers import take as take_answers
 from warehouse.notify.deliver import warm_up as warm_up_notifications
 from warehouse.notify.run import after_run
 from warehouse.store import db, lock
+from warehouse.store.checked import CheckedWarehouse
 from warehouse.store.publish import publish
 from warehouse.store.warehouse_file import file_errors
 from warehouse.views import materialize
@@ -56,7 +57,7 @@ MAX_WORKERS = 4  # rounds of a run at once
 
 
 @task(name="materialize-views")
-def materialize_views(db_file: str) -> list[str]:
+def materialize_views(db_file: str | CheckedWarehouse) -> list[str]:
     with file_errors(), db.connect(db_file) as con:
         return materialize(con)
 
@@ -64,7 +65,7 @@ def materialize_views(db_file: str) -> list[str]:
 @task(name="ingest-round", task_run_name="ingest-{round_name}",
       retries=FetchSettings.retries, retry_delay_seconds=FetchSettings().retry_delays(),
       retry_condition_fn=RetryWhen(is_transient))
-def ingest_round(round_name: str, round: Round, source: str, db_file: str, settings: FetchSettings,
+def ingest_round(round_name: str, round: Round, source: str, db_file: CheckedWarehouse, settings: FetchSettings,
                  force: bool, run: Run, previous: dict[str, Previous | None],
                  before: "BeforeFirstLoad", allow: frozenset[str] = frozenset()) -> RoundOutcome:
     """The first candidate file the source has: fetched (conditionally), parsed, validated, loaded.
@@ -120,13 +121,14 @@ def current_flow_run_id() -> str | None:
     return flow_run.id
 
 
-def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = False,
+def run_rounds(plan: Plan, source: str, db_file: str | CheckedWarehouse, kind: str, force: bool = False,
                refresh_always: bool = True, allow: frozenset[str] = frozenset(), trees: bool = False) -> RunReport:
     """Run the rounds `plan` picks (reading the warehouse, under the writer lock) in the current
     flow run. The plan's second part: rounds the registry does not list, recorded in the round
     table when they load. With `trees`, each round loaded has its submission tree read too (its
     files only), before the views refresh, in the same report. Views refresh after a load (always,
-    with refresh_always)."""
+    with refresh_always). `db_file`: a path, checked as the lock is taken, or the warehouse the
+    command checked (warehouse.store.checked), not checked again."""
     run = Run(kind, current_flow_run_id())
     settings = FetchSettings.from_env()
     warm_up_notifications()  # ready when the run has loaded
@@ -134,11 +136,13 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
     # One connection open for the whole run, under the lock: DuckDB opens a file once per process,
     # so the rounds' own connections share this open database instead of reading its catalog again
     # each (and checkpointing it as each one closes).
-    with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held, db.connect(db_file) as con:
+    with lock.writer(db_file, f"mlperf-wh {kind}", on_wait=logger.warning) as held, \
+            db.connect(held.warehouse) as con:
+        warehouse = held.warehouse  # checked once: the rounds' connections and the copy's publish open it as it is
         rounds, found = plan(con)
         ingest = ingest_round.with_options(retries=settings.retries, retry_delay_seconds=settings.retry_delays())
         before = BeforeFirstLoad()
-        futures = {r.name: submit(ingest, r.name, r, source, db_file, settings, force, run,
+        futures = {r.name: submit(ingest, r.name, r, source, warehouse, settings, force, run,
                                   previous_of(con, r, source), before, allow)
                    for r in rounds if not absent_locally(r, source)}
         outcomes = [_outcome(r, futures[r.name]) if r.name in futures else not_published(r.name, source)
@@ -162,8 +166,8 @@ def run_rounds(plan: Plan, source: str, db_file: str, kind: str, force: bool = F
             logger.warning(line)  # on the flow run; the CLI prints the report's warnings
         with alongside(publish_artifacts, report):  # the server's round trips while the copy is written
             if rebuilt:
-                publish(db_file)
-    regenerate_after_run(outcomes, db_file)
+                publish(warehouse)
+    regenerate_after_run(outcomes, warehouse.path)
     return report
 
 

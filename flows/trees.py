@@ -17,6 +17,7 @@ from warehouse.ingest.fetch import FetchSettings
 from warehouse.settings import current as current_settings
 from warehouse.settings import variable
 from warehouse.store import db, lock
+from warehouse.store.checked import CheckedWarehouse
 from warehouse.trees.distributing import check_cluster_run, fetch_on_cluster
 from warehouse.trees.fetching import DEFAULT_CHUNK, FileOutcome, TreeFile, chunks, fetch_chunk
 from warehouse.trees.loading import TreeOutcome
@@ -87,13 +88,14 @@ def bounded(submit, items, limit: int):
 
 
 @flow(name="ingest-trees")
-def ingest_trees(rounds: list[Round], source: str, db_file: str, run: TreeRun) -> TreeOutcome:
+def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehouse, run: TreeRun) -> TreeOutcome:
     """Under the writer lock, as every run that writes: another writer waits, and a signal says
     truly what it left (the rounds rebuilt before it are kept; a load in flight rolls back)."""
     started = time.perf_counter()
     logger = run_logger()
     settings = FetchSettings.from_env()
-    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning):
+    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning) as held:
+        db_file = held.warehouse  # checked once (warehouse.store.checked): the steps below open it as it is
         result = read_trees(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
                             git=run.git, force=run.force, fetch=lambda files: fetch_all(files, settings, run))
         if result.unnamed:

@@ -7,7 +7,7 @@ import textwrap
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -15,6 +15,9 @@ from warehouse.cli.console import Format, error, note, print_json, print_rows, s
 from warehouse.cli.global_options import SOURCE_HELP, command, current
 from warehouse.cli.progress import step
 from warehouse.errors import EXIT_FAILED, EXIT_OK, ExpectedFailure, UsageError
+
+if TYPE_CHECKING:
+    from warehouse.store.checked import CheckedWarehouse
 
 # warehouse.ingest.guards.GUARDS, named here without importing polars for --help (a test keeps them equal)
 GUARD_NAMES = ("round-markers", "all-quarantined", "shrink", "incomplete-last-line", "short-of-round")
@@ -113,15 +116,17 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from flows.look_first import unless_changed
     from warehouse.ingest.look import these_rounds
     from warehouse.store import db
+    from warehouse.store.checked import checked
     source = chosen_source(source, what, probe=False)
-    unchanged = None if force else unless_changed(these_rounds(rounds), source, db.db_path(current().db),
+    warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
+    unchanged = None if force else unless_changed(these_rounds(rounds), source, warehouse,
                                                   "backfill", views_must_be_current=True)
     if unchanged is not None:
         return print_run(unchanged, source, strict, fmt)
     probe_source(source, what)
     from flows.ingest import backfill as backfill_flow
     from flows.local_runs import run_here
-    db_file = _writable_warehouse(f"mlperf-wh {what}")
+    db_file = _writable_warehouse(f"mlperf-wh {what}", warehouse)
     from warehouse.ingest.source_urls import redact
     with step(f"loading {len(rounds)} round{'s' if len(rounds) != 1 else ''} from {redact(source)}"):
         report = run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow)
@@ -173,20 +178,21 @@ def probe_source(source: str, kind: str | None = None) -> None:
         check_reachable(source, FetchSettings.from_env())
 
 
-def _writable_warehouse(what: str) -> str:
+def _writable_warehouse(what: str, warehouse: CheckedWarehouse | None = None) -> CheckedWarehouse:
     """Open the warehouse once before any flow runs: a locked or corrupt file is one line, now
     (flows.local_runs.run_here then starts Prefect's temporary server, when a run needs it). A
     warehouse not created yet has nothing to find wrong (the run creates it) once the writer lock,
-    a file beside it, could be created."""
+    a file beside it, could be created. -> the warehouse checked (warehouse.store.checked), for the
+    run: `warehouse` when the command checked it already, else checked here."""
     from warehouse.store import db
     from warehouse.store.lock import writer
-    path = db.db_path(current().db)
-    with writer(path, what):  # waits for another writer first (bounded), like the run itself will
-        if Path(path).exists():
-            with db.connect(path):
+    # waits for another writer first (bounded), like the run itself will
+    with writer(warehouse or db.db_path(current().db), what) as held:
+        if Path(held.warehouse).exists():
+            with db.connect(held.warehouse):
                 pass
     start_temporary_server_if_needed()
-    return path
+    return held.warehouse
 
 
 REPORT_WIDTH = 80  # the run report's lines, as a terminal of any width shows them
@@ -255,6 +261,7 @@ def trees(
     from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
     from warehouse.trees.planning import nothing_found
     from warehouse.store import db
+    from warehouse.store.checked import checked
     chosen = resolve_rounds(parse_round_list(rounds), load_registry())
     remote = None
     if git is not None:
@@ -265,13 +272,14 @@ def trees(
         source = chosen_source(source)  # a mistyped directory: one line, not 3,238 files missing
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, git=remote.url if remote else None, **sizes)
-    if not _trees_reachable(chosen, source):
+    warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
+    if not _trees_reachable(chosen, source, warehouse):
         return EXIT_FAILED
     start_temporary_server_if_needed()
     if remote is not None and remote.token:
         _git_credentials_to_environment(remote)
     with step("fetching and loading the submission trees"):
-        outcome = run_here(run_trees, chosen, source, db.db_path(current().db), run)
+        outcome = run_here(run_trees, chosen, source, warehouse, run)
     for rebuilt in outcome.rebuilt:
         say(rebuilt.line())
     print_rows(outcome.by_status(), fmt)
@@ -309,7 +317,7 @@ def _cloned_rounds(chosen, named: bool):
     return [r for r in chosen if not r.has_table], str(Path(db.db_path(current().db)).resolve().parent / "trees")
 
 
-def _trees_reachable(rounds, source: str) -> bool:
+def _trees_reachable(rounds, source: str, warehouse: CheckedWarehouse) -> bool:
     """The source holds a tree and answers (warehouse.trees.planning.require_trees), before
     Prefect starts; an unreachable source is one line and the hint `backfill` gives."""
     from pathlib import Path
@@ -318,12 +326,10 @@ def _trees_reachable(rounds, source: str) -> bool:
     from warehouse.export.run_report import UNREACHABLE_HINT
     from warehouse.ingest.source_urls import redact
     from warehouse.trees.planning import TreeSourceUnreachable, check_source_has_trees
-    from warehouse.store import db
-    path = db.db_path(current().db)
-    if not Path(path).exists():
+    if not Path(warehouse).exists():
         return True  # nothing loaded yet: nothing to fetch
     try:
-        check_source_has_trees(path, rounds, source)
+        check_source_has_trees(warehouse, rounds, source)
     except WarehouseUnavailable:
         return True  # a writer holds it: the run waits for it (the writer lock) and checks nothing first
     except TreeSourceUnreachable as exc:

@@ -104,8 +104,8 @@ def after_failure(db_file: str, kind: str, line: str) -> Notified:
         return Notified(problem=f"{type(exc).__name__}: {exc}")
     try:
         if Path(db_file).exists():
-            with writer(db_file, f"mlperf-wh {kind} (recording its failure's notification)"), \
-                    db.connect(db_file) as con:
+            with writer(db_file, f"mlperf-wh {kind} (recording its failure's notification)") as held, \
+                    db.connect(held.warehouse) as con:
                 record(con, message, notified.deliveries, kind, None)
     except Exception as exc:  # noqa: BLE001 - a warehouse that cannot be written is said, not raised
         notified.problem = f"its delivery was not recorded: {type(exc).__name__}: {exc}"

@@ -5,11 +5,15 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from warehouse import settings
 from warehouse.errors import Interrupted
+
+if TYPE_CHECKING:
+    from warehouse.store.checked import CheckedWarehouse
 
 DEFAULT_DB = settings.default("warehouse_db")
 
@@ -178,14 +182,18 @@ def db_path(explicit: str | None = None) -> str:
     return explicit or settings.current().warehouse_db
 
 
-def connect(path: str | None = None, read_only: bool = False,
+def connect(path: str | CheckedWarehouse | None = None, read_only: bool = False,
             config: dict | None = None) -> duckdb.DuckDBPyConnection:
     """A connection; a file that cannot be opened (locked, corrupt, not DuckDB, disk full) raises
-    WarehouseUnavailable, in one line naming the file."""
+    WarehouseUnavailable, in one line naming the file. A path is checked first (warehouse.store.paths);
+    a run's checked warehouse (warehouse.store.checked) was, and is opened as it is."""
     from warehouse.store.change_tables import TABLES as CHANGE_TABLES
+    from warehouse.store.checked import CheckedWarehouse
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
-    con = open_warehouse(db_path(path), read_only, duckdb_config(config), TABLES + TREE_TABLES + CHANGE_TABLES)
+    is_checked = isinstance(path, CheckedWarehouse)
+    con = open_warehouse(path.path if is_checked else db_path(path), read_only, duckdb_config(config),
+                         TABLES + TREE_TABLES + CHANGE_TABLES, checked=is_checked)
     if not read_only:
         migrate(con)
     return con

@@ -23,7 +23,8 @@ from typing import Callable
 
 from warehouse import settings
 from warehouse.errors import ExpectedFailure
-from warehouse.store.paths import HOLDER_MAX, check_publishable, check_warehouse, open_lock
+from warehouse.store.checked import CheckedWarehouse, checked
+from warehouse.store.paths import HOLDER_MAX, open_lock
 
 POLL_SECONDS = 0.1
 
@@ -44,6 +45,7 @@ def lock_path(db_file: str) -> Path:
 class Held:
     waited_seconds: float
     waited_for: str | None      # the holder this run waited for, if any
+    warehouse: CheckedWarehouse  # the path as checked: what the steps under the lock open
 
 
 def _describe_self(what: str) -> str:
@@ -70,12 +72,14 @@ STOP_WAIT_SECONDS = 5.0
 
 
 @contextmanager
-def writer(db_file: str, what: str, timeout: float | None = None,
+def writer(db_file: str | CheckedWarehouse, what: str, timeout: float | None = None,
            on_wait: Callable[[str], None] | None = None):
-    """Hold the warehouse's writer lock for the block; yields how long it waited and for whom."""
+    """Hold the warehouse's writer lock for the block; yields how long it waited, for whom, and the
+    warehouse checked (warehouse.store.checked): a path is checked before the lock file is made, a
+    handle is not checked again, unless the run waited for another writer (it wrote what was checked)."""
     timeout = wait_seconds() if timeout is None else timeout
-    check_before_writing(db_file)
-    fd = open_lock(lock_path(db_file))
+    warehouse = checked(db_file)
+    fd = open_lock(lock_path(warehouse.path))
     started, waited_for = time.monotonic(), None
     try:
         while True:
@@ -92,11 +96,13 @@ def writer(db_file: str, what: str, timeout: float | None = None,
                         f"the warehouse {db_file} is being written by {holder_of(fd)}; gave up "
                         f"after waiting {timeout:.0f} s (MLPERF_WRITER_WAIT sets the wait)") from None
                 time.sleep(POLL_SECONDS)
+        if waited_for is not None:  # the run it waited for wrote the files the first check saw
+            warehouse = CheckedWarehouse(warehouse.path)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _describe_self(what).encode(), 0)
         WRITES_BEGUN.append(what)
         try:
-            yield Held(time.monotonic() - started if waited_for else 0.0, waited_for)
+            yield Held(time.monotonic() - started if waited_for else 0.0, waited_for, warehouse)
         except BaseException as exc:
             stop_writes_in_flight(exc)
             raise
@@ -123,15 +129,6 @@ def stop_writes_in_flight(exc: BaseException) -> None:
         time.sleep(0.01)
     # Still open (a thread busy outside DuckDB): it cannot commit any more, so it is rolled back.
     WRITES_CUT_SHORT.extend(what for _, what in list(IN_FLIGHT.values()))
-
-
-def check_before_writing(db_file: str) -> None:
-    """Every path a writer goes through, checked before the lock is taken: the warehouse file, what is
-    planted beside it, the published copy it will replace and the storage version it will write."""
-    from warehouse.store.warehouse_file import refuse_a_schema_name
-    refuse_a_schema_name(db_file)
-    check_warehouse(db_file)
-    check_publishable(db_file)
 
 
 def _to_stderr(message: str) -> None:

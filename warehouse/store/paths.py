@@ -15,6 +15,7 @@ replaced unless it is what the warehouse itself would have left there:
   anything else there is refused before the load starts, not after it committed.
 
 Each refusal is one line naming the path (WarehouseUnavailable, exit 1), and nothing was written.
+A run checks them once, at its start, and passes the result on (warehouse.store.checked).
 """
 from __future__ import annotations
 

@@ -18,29 +18,31 @@ import duckdb
 
 from warehouse import settings
 from warehouse.store import db
-from warehouse.store.paths import check_publishable, check_warehouse, published_copy_problem, published_path
+from warehouse.store.checked import CheckedWarehouse, checked
+from warehouse.store.paths import check_warehouse, published_copy_problem, published_path
 
 
-def publish(db_file: str) -> Path:
+def publish(db_file: str | CheckedWarehouse) -> Path:
     """Checkpoint the warehouse and replace the published copy with it. Call it holding the writer
     lock, with no write in progress (an idle connection of this process may stay open: the
     checkpoint leaves the whole database in the file). The copy is made in a private directory
     beside the target (mkdtemp: no name there can be planted) and renamed into place; the target
-    is only ever replaced when it is a copy (paths.check_publishable)."""
-    check_warehouse(db_file)
-    check_publishable(db_file)
-    with _this_process_instance(db_file) as con:
+    is only ever replaced when it is a copy (paths.check_publishable: a path is checked now, a run's
+    handle was, and its copy is checked again only if it changed since)."""
+    warehouse = checked(db_file)
+    with _this_process_instance(warehouse.path) as con:
         con.execute("CHECKPOINT")
-    target = published_path(db_file)
+    target = published_path(warehouse.path)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
     partial = staging / target.name
     storage = settings.current().published_storage
     try:
         if storage:
-            copy_in_storage_version(db_file, partial, storage)
+            copy_in_storage_version(warehouse.path, partial, storage)
         else:
-            shutil.copyfile(db_file, partial)
+            shutil.copyfile(warehouse.path, partial)
         partial.chmod(0o644)
+        warehouse.refuse_a_changed_published_copy()
         os.replace(partial, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)  # mkdtemp's own: nothing in it but what this wrote
@@ -67,12 +69,13 @@ def _this_process_instance(db_file: str) -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def writing(db_file: str, what: str):
-    """Hold the writer lock for the block, then publish the copy readers open."""
+def writing(db_file: str | CheckedWarehouse, what: str):
+    """Hold the writer lock for the block, then publish the copy readers open; yields the warehouse
+    checked (lock.Held.warehouse), for the block's connections."""
     from warehouse.store.lock import writer
-    with writer(db_file, what):
-        yield
-        publish(db_file)
+    with writer(db_file, what) as held:
+        yield held.warehouse
+        publish(held.warehouse)
 
 
 def reader_path(db_file: str) -> Path:
@@ -90,8 +93,8 @@ def reader_path(db_file: str) -> Path:
         return copy if copy.exists() else path
     try:
         with writer(db_file, "a reader refreshing the published copy", timeout=0 if copy.exists() else None,
-                    on_wait=lambda _: None):
-            publish(db_file)
+                    on_wait=lambda _: None) as held:
+            publish(held.warehouse)
     except (ExpectedFailure, OSError, duckdb.Error):
         return copy if copy.exists() else path
     return copy

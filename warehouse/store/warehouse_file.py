@@ -16,11 +16,15 @@ from warehouse.store.paths import check_warehouse
 _LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
 
 
-def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str) -> duckdb.DuckDBPyConnection:
-    refuse_a_schema_name(path)
+def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str,
+                   checked: bool = False) -> duckdb.DuckDBPyConnection:
+    """`checked`: a run checked the path once already (warehouse.store.checked), it is not checked again."""
+    if not checked:
+        refuse_a_schema_name(path)
     if read_only and not Path(path).exists():
         raise ExpectedFailure(f"no warehouse at {path}: run `mlperf-wh backfill` first")
-    check_warehouse(path)
+    if not checked:
+        check_warehouse(path)
     try:
         if not read_only:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -357,7 +357,7 @@ def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConne
     returned, the views built)."""
     from warehouse.store.publish import writing
     path = db.db_path(db_file)
-    with writing(path, what), db.connect(path) as con:
+    with writing(path, what) as warehouse, db.connect(warehouse) as con:
         loaded = load(con) if load is not None else None
         created = materialize(con, changed=changed)
     return loaded, created
