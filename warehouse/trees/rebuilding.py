@@ -44,6 +44,7 @@ SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.or
 ORIGIN = "tree"
 FORMAT = "submission_tree"
 DEFAULT_WORKERS = 2
+READING_THREADS = 2   # a listing waits on the disk, parsing holds the GIL: more threads here only contend
 CHUNKS_PER_WORKER = 8   # several chunks per worker even out a large submitter
 
 # The checker's scenario folders, any case (SCENARIO_MAPPING of its constants), and LoadGen's words.
@@ -121,7 +122,7 @@ class Known(NamedTuple):
     is not opened again; its row is built from `fields` (the ones a row reads: ROW_FIELDS)."""
     identity: str
     sha256: str | None
-    fields: dict | None
+    fields: str | None              # JSON, decoded only when a row is built from it
     reasons: list[str]
     text: str | None
 
@@ -138,6 +139,11 @@ class Parsed:
     identity: str | None = None     # size, mtime and inode when it was listed
     read: bool = True
     content: bytes | None = None    # the bytes read now (None when known, or never read)
+    known_fields: str | None = None  # known: its ROW_FIELDS as JSON, until recall() decodes them
+
+    def recall(self) -> None:
+        if self.known_fields is not None:
+            self.record, self.known_fields = json.loads(self.known_fields), None
 
     @property
     def size(self) -> int:
@@ -168,7 +174,8 @@ def _unreadable(path: str, exc: Exception) -> Parsed:
 
 
 def _recalled(path: str, known: Known) -> Parsed:
-    return Parsed(path, known.sha256, known.fields, list(known.reasons), known.text, known.identity, read=False)
+    return Parsed(path, known.sha256, None, list(known.reasons), known.text, known.identity, read=False,
+                  known_fields=known.fields)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,6 +242,7 @@ class Rebuilt:
     parsed: list[Parsed] = field(default_factory=list)   # every file listed, read now or known
     strays: list = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    parts: list["Part"] = field(default_factory=list)
 
     @property
     def opened(self) -> int:
@@ -251,6 +259,7 @@ class Part:
     parsed: list[Parsed]
     strays: list = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    built: bool = True              # rows and quarantine records built (build_part)
 
     @property
     def digests(self) -> list[tuple[str, str | None]]:
@@ -260,9 +269,15 @@ class Part:
 def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules,
                  known: dict[str, Known] | None = None) -> Part:
     """List, read, parse and build the rows of these submitter folders (on a thread or a Dask
-    worker), one pass: each file is read in its folder as the listing finds it, unless `known` has it
-    with the same size, mtime and inode (then it is not opened)."""
-    base, known = Path(root), known or {}
+    worker): read_part, then build_part."""
+    return build_part(read_part(root, folders, known), root, round_name, rules)
+
+
+def read_part(root: str, folders: list[str], known: dict[str, Known] | None = None) -> Part:
+    """List, read and parse these submitter folders, one pass: each file is read in its folder as the
+    listing finds it, unless `known` has it with the same size, mtime and inode (then it is not
+    opened). No rows yet: a round found unchanged builds none."""
+    known = known or {}
     by_path: dict[str, Parsed] = {}
 
     def visit(folder, name: str, path: str) -> None:
@@ -281,24 +296,32 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules,
 
     listing = Listing(visit=visit)
     for here in folders:
-        list_folder(base, here, listing)
+        list_folder(Path(root), here, listing)
+    return Part([], [], [by_path[path] for path in listing.files], listing.strays, listing.links, built=False)
+
+
+def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
+    """The part's rows and quarantine records: strays, links, files that did not parse, then each run
+    summary's row or the reasons it has none."""
+    for parsed in part.parsed:
+        parsed.recall()
+    by_path = {p.path: p for p in part.parsed}
     quarantined = [{"path": folder, "reasons": [f"a run folder with no {'/'.join(RUN_FOLDER)}/{SUMMARY_FILE}; "
                                                 f"it holds: {held}"], "text": None}
-                   for folder, held in listing.strays]
-    quarantined += [{"path": link, "reasons": [f"refused: {LINK_NOTE}"], "text": None} for link in listing.links]
-    parsed = [by_path[path] for path in listing.files]
-    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text_of()} for p in parsed if p.record is None]
+                   for folder, held in part.strays]
+    quarantined += [{"path": link, "reasons": [f"refused: {LINK_NOTE}"], "text": None} for link in part.links]
+    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text_of()} for p in part.parsed if p.record is None]
     rows = []
-    for path in listing.summaries:
-        found = by_path[path]
-        if found.record is None:
+    for found in part.parsed:
+        if found.path.endswith(".json") or found.record is None:
             continue
-        row, reasons = _row(round_name, path, found, by_path, rules)
+        row, reasons = _row(round_name, found.path, found, by_path, rules)
         if reasons:
-            quarantined.append({"path": path, "reasons": reasons, "text": _summary_text(base, found)})
+            quarantined.append({"path": found.path, "reasons": reasons, "text": _summary_text(Path(root), found)})
         else:
             rows.append(row)
-    return Part(rows, quarantined, parsed, listing.strays, listing.links)
+    part.rows, part.quarantined, part.built = rows, quarantined, True
+    return part
 
 
 def known_rows(rebuilt: Rebuilt) -> list[dict]:
@@ -427,15 +450,16 @@ def _inferred(record: dict, scenario: str, ran: str, benchmark: str | None, rule
 
 
 def rebuild_tree(round_name: str, root: Path, workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
-                 reference=None, client=None, known: dict[str, Known] | None = None) -> Rebuilt:
+                 reference=None, client=None, known: dict[str, Known] | None = None, build: bool = True) -> Rebuilt:
     """List, read, parse and rebuild one round's tree (rebuild_trees); a file `known` with the same
-    identity is not opened."""
+    identity is not opened. Without `build`, no row is built yet (built_rows builds them)."""
     return rebuild_trees([(round_name, root)], workers, dask_address, reference, client,
-                         [known or {}])[0]
+                         [known or {}], build)[0]
 
 
 def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS, dask_address: str | None = None,
-                  reference=None, client=None, known: list[dict[str, Known]] | None = None) -> list[Rebuilt]:
+                  reference=None, client=None, known: list[dict[str, Known]] | None = None,
+                  build: bool = True) -> list[Rebuilt]:
     """Rebuild several rounds' trees at once, their submitter folders in chunks (every round's chunks
     handed out together, so no worker waits for a round's last chunk): on a thread pool of `workers`,
     or on the Dask cluster at `dask_address` (or of `client`), each chunk listed, read, parsed and
@@ -452,15 +476,24 @@ def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS,
                   {path: k for here in chunk for path, k in by_folder.get(here, {}).items()})
                  for chunk in (folders[i:i + per_chunk] for i in range(0, len(folders), per_chunk))]
     arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], [], []]
+    if not build:  # read_part(root, folders, known)
+        arguments = [arguments[0], arguments[2], arguments[4]]
+    work = rebuild_part if build else read_part
     if client is not None or dask_address:
-        parts = _on_dask(client, dask_address, arguments)
+        parts = _on_dask(client, dask_address, work, arguments)
     elif workers <= 1:
-        parts = list(map(rebuild_part, *arguments))
+        parts = list(map(work, *arguments))
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(rebuild_part, *arguments))
+        with ThreadPoolExecutor(max_workers=min(workers, READING_THREADS)) as pool:
+            parts = list(pool.map(work, *arguments))
     return [_assembled(round_name, root, [p for job, p in zip(jobs, parts) if job[0] == index])
             for index, (round_name, root) in enumerate(trees)]
+
+
+def built_rows(rebuilt: Rebuilt, rules: Rules) -> Rebuilt:
+    """A round read without its rows (rebuild_tree(build=False)), its rows built."""
+    parts = [part if part.built else build_part(part, rebuilt.root, rebuilt.round, rules) for part in rebuilt.parts]
+    return _assembled(rebuilt.round, Path(rebuilt.root), parts)
 
 
 def _by_submitter_folder(known: dict[str, Known]) -> dict[str, dict[str, Known]]:
@@ -478,12 +511,12 @@ def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
     digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
     return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest,
                    parsed=[p for part in parts for p in part.parsed], strays=[s for part in parts for s in part.strays],
-                   links=[link for part in parts for link in part.links])
+                   links=[link for part in parts for link in part.links], parts=parts)
 
 
-def _on_dask(client, dask_address: str | None, arguments) -> list[Part]:
+def _on_dask(client, dask_address: str | None, work, arguments) -> list[Part]:
     if client is not None:
-        return client.gather(client.map(rebuild_part, *arguments, pure=False))
+        return client.gather(client.map(work, *arguments, pure=False))
     from warehouse.trees.distributing import connect
     with connect(dask_address) as connected:
-        return connected.gather(connected.map(rebuild_part, *arguments, pure=False))
+        return connected.gather(connected.map(work, *arguments, pure=False))

@@ -4,7 +4,6 @@ and system descriptions behind every loaded row are loaded; the flow (flows/tree
 (flows/run_rounds.py) call this, and schedule only the fetch of a table round's files."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -118,44 +117,45 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
     from warehouse.identity.reference import load_reference
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
     reference = load_reference() if to_rebuild else None
-    for round in to_rebuild:
-        counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
-        left_out: tuple[tuple[str, str], ...] = ()
-        if git:
-            from warehouse.trees.cloning import clone_round
-            cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
-            root, left_out = cloned.root, cloned.left_out
-        else:
-            root = local_path(tree_root(source, round)) if not is_http(source) else None
-        if root is None or not holds_a_tree(str(root)):
-            done.append(RoundRebuilt(round.name, str(root or source), missing=(
-                f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
-                "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
-            continue
-        done.append(read_round(db_file, round.name, Path(root), tree_root(source, round), left_out,
-                               reference=reference, workers=workers, dask_address=dask_address, force=force))
+    with db.connect(db_file) as con:  # one connection reads what every round's last rebuild left
+        for round in to_rebuild:
+            counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
+            left_out: tuple[tuple[str, str], ...] = ()
+            if git:
+                from warehouse.trees.cloning import clone_round
+                cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
+                root, left_out = cloned.root, cloned.left_out
+            else:
+                root = local_path(tree_root(source, round)) if not is_http(source) else None
+            if root is None or not holds_a_tree(str(root)):
+                done.append(RoundRebuilt(round.name, str(root or source), missing=(
+                    f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
+                    "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
+                continue
+            done.append(read_round(con, round.name, Path(root), tree_root(source, round), left_out,
+                                   reference=reference, workers=workers, dask_address=dask_address, force=force))
     load_rounds(db_file, [r for r in done if r.read is not None], force)
     return done
 
 
-def read_round(db_file: str, round_name: str, root: Path, files_root: str, left_out=(), *, reference=None,
+def read_round(con, round_name: str, root: Path, files_root: str, left_out=(), *, reference=None,
                workers: int = 2, dask_address: str | None = None, force: bool = False) -> RoundRebuilt:
     """One pass over a round's tree: each file listed and, unless the last rebuild read it as it is
     now (tree_reads: same size, mtime and inode), read and parsed once; its result rows built. When
     every file, the rules and the version are as at the last rebuild (sources.tree_identity), the
     round is unchanged and nothing of it will be written. `files_root` names the tree in
     tree_files' URLs (as the source gave it)."""
-    from warehouse.trees.rebuilding import rebuild_tree, rules_for, tree_digest
+    from warehouse.trees.rebuilding import built_rows, rebuild_tree, rules_for, tree_digest
     rules = rules_for(round_name, reference)
-    with db.connect(db_file) as con:
-        last = _last_rebuild(con, round_name)
-        known = {} if force else known_reads(con, round_name)
+    last = _last_rebuild(con, round_name)
+    known = {} if force else known_reads(con, round_name)
     rebuilt = rebuild_tree(round_name, root, workers=workers, dask_address=dask_address, reference=reference,
-                           known=known)
+                           known=known, build=False)
     identity = tree_digest(rules, rebuilt.strays, rebuilt.links, left_out, [(p.path, p.identity) for p in rebuilt.parsed])
     if last is not None and last[0] == identity and not force:
         return RoundRebuilt(round_name, str(root), last[1], last[2], rebuilt.files, unchanged=True, opened=rebuilt.opened,
-                            outcome=_unchanged_run_files(db_file, round_name))
+                            outcome=_unchanged_run_files(con, round_name))
+    rebuilt = built_rows(rebuilt, rules)
     rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
     settled_files = all(settled(p.identity) for p in rebuilt.parsed)
     return RoundRebuilt(round_name, str(root), files=rebuilt.files, opened=rebuilt.opened,
@@ -216,11 +216,10 @@ def _outcome_of_read(file, parsed, force: bool) -> FileOutcome:
     return parsed_outcome(file, fetched, dict(parsed.record), parsed.content)
 
 
-def _unchanged_run_files(db_file: str, round_name: str) -> TreeOutcome:
+def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
     """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
-    with db.connect(db_file) as con:
-        (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
-                           [round_name]).fetchone()
+    (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
+                       [round_name]).fetchone()
     return TreeOutcome({"unchanged": n} if n else {}, [], rounds=[round_name])
 
 
@@ -228,7 +227,7 @@ def known_reads(con, round_name: str) -> dict[str, Known]:
     """What the last rebuild of the round read of each file (tree_reads)."""
     rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads WHERE round = ?",
                        [round_name]).fetchall()
-    return {path: Known(identity, sha256, json.loads(fields) if fields is not None else None, reasons or [], text)
+    return {path: Known(identity, sha256, fields, reasons or [], text)
             for path, identity, sha256, fields, reasons, text in rows}
 
 
