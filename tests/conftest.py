@@ -281,28 +281,18 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
     `mlperf-wh trees` runs (no Prefect; the flow and the HTTP fetch are tested on their own in
     test_trees_ingest.py); built once per session, open it read-only."""
     import shutil
-    from concurrent.futures import ThreadPoolExecutor
 
     from tests.trees_layout import TREES
     from warehouse.identity.rounds import load_registry
-    from warehouse.ingest.fetch import FetchSettings
-    from warehouse.trees.fetching import fetch_chunk
-    from warehouse.trees.loading import check, load
-    from warehouse.trees.fetching import chunks
-    from warehouse.trees.planning import plan
     from warehouse.store import db
+    from warehouse.trees.run import read_trees
     from warehouse.views import materialize
-    root = TREES
     path = tmp_path_factory.mktemp("trees") / "warehouse.duckdb"
     shutil.copyfile(shared_warehouse, path)
     registry = load_registry()
-    settings = FetchSettings.from_env()
+    result = read_trees([registry[name] for name in SHARED_ROUNDS], str(TREES), str(path), workers=4)
+    assert not result.failed, result.problems
     with db.connect(str(path)) as con:
-        files, _ = plan(con, [registry[name] for name in SHARED_ROUNDS], str(root))
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            outcomes = [o for chunk in pool.map(lambda c: fetch_chunk(c, settings), chunks(files)) for o in chunk]
-        result = load(con, check(outcomes))
-        assert not result.failed, result.problems
         materialize(con)
     return str(path)
 

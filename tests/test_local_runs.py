@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from prefect.settings import get_current_settings
 
 from flows.local_runs import local_settings, run_here
@@ -47,3 +48,21 @@ def test_the_console_script_validates_without_importing_hypothesis(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "hypothesis None"  # Pandera validated the claims without it
+
+
+@pytest.mark.unit
+def test_the_collector_is_held_off_for_a_tree_pass_and_left_as_it_was():
+    import gc
+
+    from warehouse import collector
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            with pytest.raises(RuntimeError):
+                with collector.held_off():
+                    assert not gc.isenabled()
+                    raise RuntimeError("a pass that fails")
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

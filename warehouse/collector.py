@@ -4,6 +4,7 @@ nothing of the package, so the CLI and the flows can resume it without importing
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 
 _paused = False
 
@@ -22,3 +23,17 @@ def resume() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+@contextmanager
+def held_off():
+    """The collector off for a block that builds many objects and no cycles (a tree pass builds a
+    record of ~100 fields for each of thousands of files: the collector walked them again and again,
+    0.4 s of a 5.8 s rebuild of the shared old rounds), on again after it, as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -5,10 +5,11 @@ and system descriptions behind every loaded row are loaded; the flow (flows/tree
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from warehouse import counts
+from warehouse import collector, counts
 from warehouse.identity.rounds import Round
 from warehouse.ingest.fetch import Fetched, FetchSettings, is_http
 from warehouse.ingest.source_urls import local_path, redact
@@ -29,7 +30,8 @@ def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int =
     with a table, the run summaries and system descriptions their loaded rows name, fetched (`fetch`:
     the flow's tasks, or a thread pool here) unless unchanged, validated together and loaded in one
     transaction."""
-    rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, git, force)
+    with collector.held_off():
+        rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, git, force)
     with db.connect(db_file) as con:
         files, unnamed = plan(con, [r for r in rounds if r.has_table], source)
     unchanged, to_fetch = ([], files) if force else split_unchanged(files)
@@ -43,10 +45,11 @@ def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int =
     return outcome
 
 
-def fetch_here(files: list[TreeFile], workers: int = 2, force: bool = False) -> list[FileOutcome]:
+def fetch_here(files: list[TreeFile], workers: int = 2, force: bool = False,
+               settings: FetchSettings | None = None) -> list[FileOutcome]:
     """Fetch and parse the files in chunks on a thread pool of `workers`."""
     from concurrent.futures import ThreadPoolExecutor
-    settings = FetchSettings.from_env()
+    settings = settings or FetchSettings.from_env()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return [o for chunk in pool.map(lambda c: fetch_chunk(c, settings, force), chunks(files)) for o in chunk]
 
@@ -58,8 +61,6 @@ def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettin
     chunk spread over the round) is said so and nothing of it is recorded, so a watch over a mirror
     of tables asks a server for one chunk, not every file; the table stays loaded either way, and a file that failed is
     its round's line, never the run's failure."""
-    from concurrent.futures import ThreadPoolExecutor
-
     lines = []
     for round in rounds:
         no_tree = f"{round.name}: no submission tree at {redact(source)}; its run summaries are not read " \
@@ -74,9 +75,7 @@ def read_trees_here(con, rounds: list[Round], source: str, settings: FetchSettin
             lines.append(no_tree)
             continue
         sampled = {id(file) for file in sample}
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            outcomes += [o for chunk in pool.map(lambda c: fetch_chunk(c, settings),
-                                                 chunks([f for f in files if id(f) not in sampled])) for o in chunk]
+        outcomes += fetch_here([f for f in files if id(f) not in sampled], workers, settings=settings)
         lines.append(tree_line(round.name, load(con, check(outcomes))))
     return lines
 
@@ -195,11 +194,11 @@ def _run_files(con, round_name: str, files_root: str, good, rebuilt, force: bool
     files, _ = planned({round_name: files_root}, ((round_name, location, n) for location, n in locations),
                        previous_loads(con, [round_name]))
     by_path = {p.path: p for p in rebuilt.parsed}
-    outcomes, settings = [], None
+    outcomes, settings, now = [], None, datetime.now(timezone.utc)
     for file in files:
         parsed = by_path.get(file.path)
         if parsed is not None and parsed.read and parsed.record is not None:
-            outcomes.append(_outcome_of_read(file, parsed, force))
+            outcomes.append(_outcome_of_read(file, parsed, force, now))
         elif parsed is not None and not parsed.read and not force and (same := not_modified(file, parsed.identity)):
             outcomes.append(FileOutcome(file, "unchanged", same))
         else:
@@ -208,9 +207,9 @@ def _run_files(con, round_name: str, files_root: str, good, rebuilt, force: bool
     return outcomes
 
 
-def _outcome_of_read(file, parsed, force: bool) -> FileOutcome:
+def _outcome_of_read(file, parsed, force: bool, read_at: datetime) -> FileOutcome:
     fetched = Fetched(file.location, file.path.rsplit("/", 1)[-1], None, parsed.sha256, parsed.size,
-                      identity=parsed.identity if settled(parsed.identity) else None)
+                      identity=parsed.identity if settled(parsed.identity) else None, fetched_at=read_at)
     if not force and fetched.unchanged_since(file.previous):
         return FileOutcome(file, "unchanged", fetched)
     return parsed_outcome(file, fetched, dict(parsed.record), parsed.content)
