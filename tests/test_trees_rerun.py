@@ -51,10 +51,20 @@ def _forget(opened: dict[str, list[str]]) -> None:
 
 @pytest.fixture
 def source(tmp_path) -> Path:
-    """v0.5's shared tree laid out as ../shared/mlcommons/trees is, in files of its own (hard links)."""
+    """v0.5's shared tree laid out as ../shared/mlcommons/trees is, in files of its own (hard links),
+    its folders made a while ago (as a tree cloned before the run: settled, reading.settled)."""
     shutil.copytree(TREES / f"inference_results_{ROUND}", tmp_path / "trees" / f"inference_results_{ROUND}",
                     copy_function=_link_or_copy)
+    _settle_folders(tmp_path / "trees")
     return tmp_path / "trees"
+
+
+def _settle_folders(top: Path) -> None:
+    """Every folder's mtime 10 s back: a folder changed before the run started."""
+    import os
+    for folder in [top, *(p for p in top.rglob("*") if p.is_dir() and not p.is_symlink())]:
+        earlier = folder.stat().st_mtime - 10
+        os.utime(folder, (earlier, earlier))
 
 
 def _trees(plain_cli, source: Path, db_file: Path) -> str:
@@ -78,7 +88,44 @@ def test_a_rerun_with_nothing_changed_opens_no_tree_file_and_leaves_every_row_as
     assert opened == NOTHING
     assert digest(db_file, tables=TABLES) == before
     assert query(db_file, "SELECT built_at FROM _materialized") == built  # the views not rebuilt either
-    assert "v0.5: unchanged since its last rebuild: 647 files" in out and "none read" in out
+    # not even listed: a stat of each folder (its names unchanged) and each file (its bytes) finds them as they were
+    assert "v0.5: unchanged since its last rebuild: 647 files" in out and "none listed again or read" in out
+
+
+def test_a_file_added_to_a_loaded_tree_is_found_and_read_alone(plain_cli, source, opened, tmp_path):
+    """A new platform (its run summary and its system description): the folders that hold them changed
+    (their mtime), so the tree is listed again, and the two new files alone are read."""
+    import os
+    db_file = tmp_path / "w.duckdb"
+    _trees(plain_cli, source, db_file)
+    tree = source / f"inference_results_{ROUND}" / "closed/NVIDIA"
+    shutil.copytree(tree / "results/T4x8/resnet/Server", tree / "results/T4x8b/resnet/Server")
+    shutil.copyfile(tree / "systems/T4x8.json", tree / "systems/T4x8b.json")
+    _changed_a_while_ago(tree / "results/T4x8b/resnet/Server/performance/run_1/mlperf_log_summary.txt")
+    _changed_a_while_ago(tree / "systems/T4x8b.json")
+    _settle_folders(source)
+    _forget(opened)
+    out = _trees(plain_cli, source, db_file)
+    assert sorted(opened["rebuild"]) == ["closed/NVIDIA/results/T4x8b/resnet/Server/performance/run_1/"
+                                         "mlperf_log_summary.txt", "closed/NVIDIA/systems/T4x8b.json"]
+    assert opened["ingest"] == [] and "649 files" in out
+    # 41546.64 scheduled samples per second, as T4x8's: the new platform's row, beside T4x8's
+    assert query(db_file, "SELECT platform, value FROM results WHERE round = 'v0.5' AND model = 'resnet' "
+                          "AND scenario = 'Server' AND platform LIKE 'T4x8%' ORDER BY platform") == [
+        ("T4x8", 41546.64), ("T4x8b", 41546.64)]
+    _forget(opened)
+    out = _trees(plain_cli, source, db_file)
+    assert opened == NOTHING and "none listed again or read" in out
+    os.remove(tree / "systems/T4x8b.json")   # a file removed: its folder changed, its row goes
+    _settle_folders(source)
+    _trees(plain_cli, source, db_file)
+    # the summary's row is quarantined now (no system description), its record showing the summary's
+    # text: read for it, the one file opened
+    assert opened == {"rebuild": ["closed/NVIDIA/results/T4x8b/resnet/Server/performance/run_1/"
+                                  "mlperf_log_summary.txt"], "ingest": []}
+    assert query(db_file, "SELECT count(*) FROM results WHERE round = 'v0.5' AND platform = 'T4x8b'") == [(0,)]
+    assert query(db_file, "SELECT reasons FROM quarantine WHERE source_id = 'rebuilt/v0.5' AND raw_record LIKE "
+                          "'%T4x8b/resnet/Server%'") == [(["no system description closed/NVIDIA/systems/T4x8b.json"],)]
 
 
 def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_figure_loads(

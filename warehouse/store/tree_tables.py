@@ -6,7 +6,9 @@ run_summaries one row per run folder (one per result row), columns of schemas.lo
              (LoadGen's) and schemas.endpoints.ENDPOINT_COLUMNS (the endpoint harness's).
 systems      one row per system description.
 tree_reads   one row per file the last rebuild of a round with no table read (rebuilding.Known): its
-             identity and what its rows need of it, so a rerun opens only the files that changed.
+             identity and what its rows need of it, so a rerun opens only the files that changed;
+             and one per folder it listed, so a rerun that finds every folder and file as they were
+             need not list the tree again.
 """
 from __future__ import annotations
 
@@ -59,8 +61,9 @@ TABLES = "\n".join([
     _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
     _ddl("systems", SYSTEM_TYPES, "round, system_path"),
     """CREATE TABLE IF NOT EXISTS tree_reads (
-    round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round's tree root
-    file_identity VARCHAR NOT NULL,                 -- 'size mtime_ns inode' when it was read
+    round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round's tree root ('' the root)
+    kind VARCHAR NOT NULL,                          -- file | folder
+    file_identity VARCHAR NOT NULL,                 -- 'size mtime_ns inode' of a file when read, 'folder mtime_ns inode' of a folder when listed
     sha256 VARCHAR,
     fields VARCHAR,                                 -- JSON: the parsed fields a result row reads (null: not parsed)
     reasons VARCHAR[],                              -- why it is quarantined

@@ -16,7 +16,7 @@ from typing import Callable
 
 from warehouse.ingest.fetch import FetchError
 from warehouse.trees.parsing import SUMMARY_FILE
-from warehouse.trees.reading import RefusedTreeFile, _open_folder, _open_root
+from warehouse.trees.reading import RefusedTreeFile, _open_folder, _open_root, folder_identity_of
 
 RUN_FOLDER = ("performance", "run_1")
 LINK_NOTE = "it is a symbolic link, never followed: a tree is listed only through folders inside it"
@@ -122,6 +122,7 @@ class Listing:
     systems: list[str] = field(default_factory=list)
     strays: list[tuple[str, str]] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    folders: list[tuple[str, str | None]] = field(default_factory=list)   # every folder listed, its identity
     # called with the open folder, the name and the tree path of each file listed, while its folder
     # is open: a reader that reads it there opens no folder again (rebuilding.read_part)
     visit: Callable[[TreeFolder, str, str], None] | None = field(default=None, repr=False, compare=False)
@@ -151,9 +152,10 @@ def _entered(folder: TreeFolder, name: str, listing: Listing) -> TreeFolder | No
 
 
 def _entries(folder: TreeFolder, listing: Listing) -> Entries:
-    """The folder's entries, its links recorded in the listing."""
+    """The folder's entries, its links recorded in the listing, and its identity when listed."""
     entries = folder.entries()
     listing.links += [_inside(folder, name) for name in entries.links]
+    listing.folders.append((folder.path, folder_identity_of(os.fstat(folder.descriptor))))
     return entries
 
 
@@ -161,18 +163,20 @@ def _inside(folder: TreeFolder, name: str) -> str:
     return f"{folder.path}/{name}" if folder.path else name
 
 
-def submitter_folders(root: Path) -> list[str]:
+def submitter_folders(root: Path, seen: Listing | None = None) -> list[str]:
     """Every <division>/<submitter> folder of the tree: the unit of work (a submitter's summaries and
     the system descriptions they name are in one folder). A link at either level is a unit of its
-    own, which list_folder records and never enters."""
+    own, which list_folder records and never enters. `seen` records the root's and the divisions'
+    identities (a link met here is recorded by list_folder, not in it)."""
+    seen = seen or Listing()
     swapped = Listing()  # a division that became a link since it was listed
     with TreeFolder.open(root) as top:
-        entries = top.entries()
+        entries = _entries(top, seen)
         found = list(entries.links)
         for division in entries.folders:
             if (folder := _entered(top, division, swapped)) is not None:
                 with folder:
-                    below = folder.entries()
+                    below = _entries(folder, seen)
                 found += [f"{division}/{name}" for name in below.folders + below.links]
     return found + swapped.links
 

@@ -363,7 +363,7 @@ def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None,
     return source
 
 
-READ_SCHEMA = {"round": pl.String, "path": pl.String, "file_identity": pl.String, "sha256": pl.String,
+READ_SCHEMA = {"round": pl.String, "path": pl.String, "kind": pl.String, "file_identity": pl.String, "sha256": pl.String,
                "fields": pl.String, "reasons": pl.List(pl.String), "text": pl.String}
 
 

@@ -92,6 +92,29 @@ def identity_of(found: os.stat_result) -> str | None:
     return f"{found.st_size} {found.st_mtime_ns} {found.st_ino}" if stat.S_ISREG(found.st_mode) else None
 
 
+def folder_identity_of(found: os.stat_result) -> str | None:
+    """'folder mtime_ns inode' of a folder: its mtime changes when a name in it is added, removed or
+    renamed (not when a file in it is written: each file has its own identity)."""
+    return f"folder {found.st_mtime_ns} {found.st_ino}" if stat.S_ISDIR(found.st_mode) else None
+
+
+def identities_now(root: str | Path, recorded: list[tuple[str, str]]) -> list[str | None]:
+    """The identity of each (tree path, kind) now, from an lstat through the path ('' is the root;
+    kind 'folder' or 'file'), None for what is not there or not of its kind. As file_identity, a stat
+    opens nothing: a match means the last pass's folders hold the same names and its files the same
+    bytes, so listing them again would list the same; a mismatch only means the tree is walked."""
+    base = _resolved(str(root))
+    found = []
+    for path, kind in recorded:
+        try:
+            at = os.stat(f"{base}/{path}" if path else base, follow_symlinks=False)
+        except (OSError, ValueError):
+            found.append(None)
+            continue
+        found.append(folder_identity_of(at) if kind == "folder" else identity_of(at))
+    return found
+
+
 def read_in_folder(directory: int, name: str, label: str, max_bytes: int) -> bytes:
     """The bytes of `name` in a tree folder already open (listing.TreeFolder, reached through no
     link), read as read_tree_file reads the file at the end of its way: one pass, no folder opened

@@ -243,6 +243,12 @@ class Rebuilt:
     strays: list = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     parts: list["Part"] = field(default_factory=list)
+    top_folders: list[tuple[str, str | None]] = field(default_factory=list)   # the root's and divisions' identities
+
+    @property
+    def folders(self) -> list[tuple[str, str | None]]:
+        """Every folder listed, with its identity."""
+        return [*self.top_folders, *(f for part in self.parts for f in part.folders)]
 
     @property
     def opened(self) -> int:
@@ -260,6 +266,7 @@ class Part:
     strays: list = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     built: bool = True              # rows and quarantine records built (build_part)
+    folders: list[tuple[str, str | None]] = field(default_factory=list)   # every folder listed, its identity
 
     @property
     def digests(self) -> list[tuple[str, str | None]]:
@@ -297,7 +304,8 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
     listing = Listing(visit=visit)
     for here in folders:
         list_folder(Path(root), here, listing)
-    return Part([], [], [by_path[path] for path in listing.files], listing.strays, listing.links, built=False)
+    return Part([], [], [by_path[path] for path in listing.files], listing.strays, listing.links, built=False,
+                folders=listing.folders)
 
 
 def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
@@ -326,13 +334,17 @@ def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
 
 def known_rows(rebuilt: Rebuilt) -> list[dict]:
     """tree_reads' rows for what this rebuild read or knew of each file: its identity, and the fields
-    its rows read (text only where a quarantine record shows it). A file last modified within 2 s is
-    not recorded (reading.settled: it may change again within its mtime's tick), nor one never read."""
+    its rows read (text only where a quarantine record shows it); and each folder listed, with its
+    identity. A file or folder last modified within 2 s is not recorded (reading.settled: it may
+    change again within its mtime's tick), nor a file never read."""
     shown = {q["path"]: q["text"] for q in rebuilt.quarantined if q.get("text")}
-    return [{"round": rebuilt.round, "path": p.path, "file_identity": p.identity, "sha256": p.sha256,
-             "fields": None if p.record is None else json.dumps(_row_fields(p), sort_keys=True),
-             "reasons": p.reasons, "text": shown.get(p.path)}
-            for p in rebuilt.parsed if settled(p.identity) and (p.sha256 is not None or not p.read)]
+    files = [{"round": rebuilt.round, "path": p.path, "kind": "file", "file_identity": p.identity, "sha256": p.sha256,
+              "fields": None if p.record is None else json.dumps(_row_fields(p), sort_keys=True),
+              "reasons": p.reasons, "text": shown.get(p.path)}
+             for p in rebuilt.parsed if settled(p.identity) and (p.sha256 is not None or not p.read)]
+    return files + [{"round": rebuilt.round, "path": path, "kind": "folder", "file_identity": identity, "sha256": None,
+                     "fields": None, "reasons": [], "text": None}
+                    for path, identity in dict(rebuilt.folders).items() if settled(identity)]
 
 
 def _row_fields(parsed: Parsed) -> dict:
@@ -468,8 +480,9 @@ def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS,
     from warehouse.identity.reference import load_reference
     reference = reference or load_reference()
     jobs = []   # (tree index, root, round, folders, rules, known)
+    tops = [Listing() for _ in trees]   # the root and division folders of each tree, as listed
     for index, (round_name, root) in enumerate(trees):
-        rules, folders = rules_for(round_name, reference), submitter_folders(root)
+        rules, folders = rules_for(round_name, reference), submitter_folders(root, tops[index])
         by_folder = _by_submitter_folder(known[index] if known else {})
         per_chunk = max(1, math.ceil(len(folders) / (max(workers, 1) * CHUNKS_PER_WORKER)))
         jobs += [(index, str(root), round_name, chunk, rules,
@@ -486,14 +499,14 @@ def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS,
     else:
         with ThreadPoolExecutor(max_workers=min(workers, READING_THREADS)) as pool:
             parts = list(pool.map(work, *arguments))
-    return [_assembled(round_name, root, [p for job, p in zip(jobs, parts) if job[0] == index])
+    return [_assembled(round_name, root, [p for job, p in zip(jobs, parts) if job[0] == index], tops[index].folders)
             for index, (round_name, root) in enumerate(trees)]
 
 
 def built_rows(rebuilt: Rebuilt, rules: Rules) -> Rebuilt:
     """A round read without its rows (rebuild_tree(build=False)), its rows built."""
     parts = [part if part.built else build_part(part, rebuilt.root, rebuilt.round, rules) for part in rebuilt.parts]
-    return _assembled(rebuilt.round, Path(rebuilt.root), parts)
+    return _assembled(rebuilt.round, Path(rebuilt.root), parts, rebuilt.top_folders)
 
 
 def _by_submitter_folder(known: dict[str, Known]) -> dict[str, dict[str, Known]]:
@@ -503,7 +516,7 @@ def _by_submitter_folder(known: dict[str, Known]) -> dict[str, dict[str, Known]]
     return grouped
 
 
-def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
+def _assembled(round_name: str, root: Path, parts: list[Part], top: list[tuple[str, str | None]] = ()) -> Rebuilt:
     rows = [row for part in parts for row in part.rows]
     for number, row in enumerate(rows):
         row["record_no"] = number
@@ -511,7 +524,7 @@ def _assembled(round_name: str, root: Path, parts: list[Part]) -> Rebuilt:
     digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
     return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest,
                    parsed=[p for part in parts for p in part.parsed], strays=[s for part in parts for s in part.strays],
-                   links=[link for part in parts for link in part.links], parts=parts)
+                   links=[link for part in parts for link in part.links], parts=parts, top_folders=list(top))
 
 
 def _on_dask(client, dask_address: str | None, work, arguments) -> list[Part]:

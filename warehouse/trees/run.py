@@ -18,8 +18,8 @@ from warehouse.trees.fetching import (DEFAULT_CHUNK, FileOutcome, TreeFile, chun
                                        parsed_outcome, split_unchanged)
 from warehouse.trees.loading import TreeOutcome, check, frames_together, load, load_round, source_id, tree_line
 from warehouse.trees.planning import holds_a_tree, plan, planned, previous_loads, tree_root
-from warehouse.trees.reading import settled
-from warehouse.trees.rebuilding import Known, Rebuilt, known_rows
+from warehouse.trees.reading import identities_now, settled
+from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest
 
 
 def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int = 2, dask_address: str | None = None,
@@ -90,6 +90,7 @@ class RoundRebuilt:
     files: int = 0
     missing: str | None = None
     unchanged: bool = False    # every file as at the last rebuild: nothing written
+    walked: bool = True        # listed again (not when a stat of every folder and file found them as they were)
     opened: int = 0            # files opened and read (a file the last rebuild read as it is now is not)
     outcome: TreeOutcome | None = None   # its run summaries and system descriptions loaded
     read: "RoundRead | None" = None      # read and not loaded yet (load_rounds)
@@ -97,6 +98,10 @@ class RoundRebuilt:
     def line(self) -> str:
         if self.missing:
             return f"{self.round}: {self.missing}"
+        if self.unchanged and not self.walked:
+            return (f"{self.round}: unchanged since its last rebuild: {self.files} files of its submission tree "
+                    f"({self.root}) and its folders stat'ed as they were, none listed again or read; its {self.rows} "
+                    f"result rows and {self.quarantined} quarantined kept")
         if self.unchanged:
             return (f"{self.round}: unchanged since its last rebuild: {self.files} files of its submission tree "
                     f"({self.root}) listed, {self.opened or 'none'} read; its {self.rows} result rows and "
@@ -144,9 +149,13 @@ def read_round(con, round_name: str, root: Path, files_root: str, left_out=(), *
     every file, the rules and the version are as at the last rebuild (sources.tree_identity), the
     round is unchanged and nothing of it will be written. `files_root` names the tree in
     tree_files' URLs (as the source gave it)."""
-    from warehouse.trees.rebuilding import built_rows, rebuild_tree, rules_for, tree_digest
+    from warehouse.trees.rebuilding import built_rows, rebuild_tree, rules_for
     rules = rules_for(round_name, reference)
     last = _last_rebuild(con, round_name)
+    if not force and last is not None and last[0] is not None and \
+            (files := _unchanged_by_stat(con, round_name, root, rules, left_out, last[0])) is not None:
+        return RoundRebuilt(round_name, str(root), last[1], last[2], files, unchanged=True, walked=False,
+                            outcome=_unchanged_run_files(con, round_name))
     known = {} if force else known_reads(con, round_name)
     rebuilt = rebuild_tree(round_name, root, workers=workers, dask_address=dask_address, reference=reference,
                            known=known, build=False)
@@ -156,7 +165,7 @@ def read_round(con, round_name: str, root: Path, files_root: str, left_out=(), *
                             outcome=_unchanged_run_files(con, round_name))
     rebuilt = built_rows(rebuilt, rules)
     rebuilt.quarantined.extend({"path": path, "text": "", "reasons": [why]} for path, why in left_out)
-    settled_files = all(settled(p.identity) for p in rebuilt.parsed)
+    settled_files = all(settled(p.identity) for p in rebuilt.parsed) and all(settled(i) for _, i in rebuilt.folders)
     return RoundRebuilt(round_name, str(root), files=rebuilt.files, opened=rebuilt.opened,
                         read=RoundRead(rebuilt, files_root, identity if settled_files else None))
 
@@ -215,6 +224,22 @@ def _outcome_of_read(file, parsed, force: bool, read_at: datetime) -> FileOutcom
     return parsed_outcome(file, fetched, dict(parsed.record), parsed.content)
 
 
+def _unchanged_by_stat(con, round_name: str, root: Path, rules, left_out, last_identity: str) -> int | None:
+    """The files of a round whose every folder and file the last pass recorded (tree_reads) is as it
+    was, by a stat of each (a folder's mtime changes when a name in it is added, removed or renamed),
+    and whose digest with today's rules and version is the last one: the walk would list the same
+    tree, so it is not walked. None when anything differs, or the last pass left no folder recorded
+    (a link, a stray folder or a file changed within 2 s keeps its round walked every run)."""
+    recorded = con.execute("SELECT path, kind, file_identity FROM tree_reads WHERE round = ?", [round_name]).fetchall()
+    if not any(kind == "folder" for _, kind, _ in recorded):
+        return None
+    now = identities_now(root, [(path, kind) for path, kind, _ in recorded])
+    if any(found != identity for found, (_, _, identity) in zip(now, recorded)):
+        return None
+    files = [(path, identity) for path, kind, identity in recorded if kind == "file"]
+    return len(files) if tree_digest(rules, [], [], left_out, files) == last_identity else None
+
+
 def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
     """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
     (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
@@ -224,8 +249,8 @@ def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
 
 def known_reads(con, round_name: str) -> dict[str, Known]:
     """What the last rebuild of the round read of each file (tree_reads)."""
-    rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads WHERE round = ?",
-                       [round_name]).fetchall()
+    rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads "
+                       "WHERE round = ? AND kind = 'file'", [round_name]).fetchall()
     return {path: Known(identity, sha256, fields, reasons or [], text)
             for path, identity, sha256, fields, reasons, text in rows}
 
