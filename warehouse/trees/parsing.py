@@ -105,24 +105,27 @@ def _typed(value: str, kind: str):
     """LoadGen's text -> a Python value; ValueError names what was expected."""
     if kind == "text":
         return value
+    if kind == "int":
+        if INTEGER_TEXT.fullmatch(value) is None:
+            raise ValueError(f"{_shown(value)} is not an integer")
+        if len(value) > 20 and len(value.lstrip("-")) > 20:  # an unsigned 64-bit seed has 20 digits; out_of_bounds checks the rest
+            raise ValueError(f"an integer of {len(value.lstrip('-'))} digits, beyond the bound of 64-bit integers")
+        return int(value)
     if kind == "bool":
         if value.lower() not in BOOLEAN_WORDS:
             raise ValueError(f"{value!r} is not Yes/No/VALID/INVALID")
         return BOOLEAN_WORDS[value.lower()]
-    shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
-    if kind == "int":
-        if not INTEGER_TEXT.fullmatch(value):
-            raise ValueError(f"{shown} is not an integer")
-        if len(value.lstrip("-")) > 20:  # an unsigned 64-bit seed has 20 digits; out_of_bounds checks the rest
-            raise ValueError(f"an integer of {len(value.lstrip('-'))} digits, beyond the bound of 64-bit integers")
-        return int(value)
     try:
         number = float(value)
     except ValueError:
-        raise ValueError(f"{shown} is not a number") from None
+        raise ValueError(f"{_shown(value)} is not a number") from None
     if not math.isfinite(number):
-        raise ValueError(f"{shown} is not a finite number")
+        raise ValueError(f"{_shown(value)} is not a finite number")
     return number
+
+
+def _shown(value: str) -> str:
+    return repr(value) if len(value) <= 40 else f"{value[:20]!r}... ({len(value)} characters)"
 
 
 @lru_cache(maxsize=4096)  # a few hundred distinct keys across every round's summaries
