@@ -148,6 +148,18 @@ def _column_for(key: str, block: str) -> tuple[str, str] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _mapped_key(key: str, block: str) -> tuple[str, str] | None:
+    """_column_for of a line's key, read before the line's other checks (a line a column takes is
+    most lines): None for a key whose line those checks would take first, a warning or error count
+    (COUNT_LINE), an early-stopping block's opening, or "Per-sample latency" (what they match lies
+    before the line's first colon, so its key decides)."""
+    lowered = key.strip().lower()
+    if COUNT_LINE.match(key) or lowered.startswith("per-sample latency") or lowered.endswith("early stopping result"):
+        return None
+    return _column_for(key.strip(), block)
+
+
 def _result_percentile(key: str) -> float | None:
     """For the latency scenarios' result line, the percentile it names (90 of '90th ...')."""
     match = RESULT_LATENCY_LINE.match(key.lower())
@@ -167,27 +179,29 @@ def parse_summary(content: bytes, label: str) -> dict:
     per_sample = False  # past "Per-sample latency:" (MultiStream before v2.0 prints per-query, then per-sample)
     for number, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
-        if not line or not line.strip("="):
-            continue
-        lowered = line.lower()
-        if lowered in BOILERPLATE:
-            continue
-        count = COUNT_LINE.match(line) if "encountered" in lowered else None
-        if count:
-            column = "warnings" if count.group(2).lower() == "warning" else "errors"
-            record[column] = 0 if count.group(1).lower() == "no" else int(count.group(1))
-            continue
-        opens = EARLY_STOPPING_BLOCK.match(lowered) if lowered.endswith("result:") else None
-        if opens:
-            block = (opens.group(1) or "").strip() + "_" if opens.group(1) else ""
-            unparsed.append(line)
-            continue
-        per_sample = per_sample or lowered.startswith("per-sample latency")
         key, sep, value = line.partition(":")
-        mapped = _column_for(key.strip(), block) if sep else None
+        mapped = _mapped_key(key, block) if sep else None
         if mapped is None:
-            unparsed.append(line)
-            continue
+            if not line or not line.strip("="):
+                continue
+            lowered = line.lower()
+            if lowered in BOILERPLATE:
+                continue
+            count = COUNT_LINE.match(line) if "encountered" in lowered else None
+            if count:
+                column = "warnings" if count.group(2).lower() == "warning" else "errors"
+                record[column] = 0 if count.group(1).lower() == "no" else int(count.group(1))
+                continue
+            opens = EARLY_STOPPING_BLOCK.match(lowered) if lowered.endswith("result:") else None
+            if opens:
+                block = (opens.group(1) or "").strip() + "_" if opens.group(1) else ""
+                unparsed.append(line)
+                continue
+            per_sample = per_sample or lowered.startswith("per-sample latency")
+            mapped = _column_for(key.strip(), block) if sep else None
+            if mapped is None:
+                unparsed.append(line)
+                continue
         column, kind = mapped
         try:
             typed = _typed(value.strip(), kind)
