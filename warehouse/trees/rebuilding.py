@@ -20,9 +20,12 @@ and every VALID performance run becomes one row of `results`' shape:
 
 A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
 description missing: one quarantine record each, with its path and reasons; never a silent gap.
-Files are opened through `read_tree_file` alone, and folders listed through `TreeFolder` alone: the tree
+Folders are listed through `TreeFolder` alone (trees/listing.py) and each file is read in the folder
+the listing has open (`reading.read_in_folder`), or by its path through `read_tree_file`: the tree
 readers' one check (trees/reading.py). A symbolic link met while listing is one quarantine record naming
-its path in the tree; nothing behind it is listed.
+its path in the tree; nothing behind it is listed. One pass reads each file once (read_part), unless
+the last pass read it as it is (`Known`, from tree_reads); the rows are built after (build_part), only
+for a round that changed.
 """
 from __future__ import annotations
 
