@@ -131,3 +131,20 @@ def test_a_listing_never_enters_a_link_nor_loops(tmp_path, outside):
     deep.mkdir(parents=True)
     (deep / "f.txt").write_text("x")
     assert walk_tree_folder(tree, "d") == ([], [], False)  # a folder too deep is not entered, and said
+
+
+def test_below_a_scenario_folder_only_the_way_to_its_summary_is_looked_at(tmp_path, outside):
+    """performance/ and run_1/ are not listed: a link beside the way (LoadGen's detail log pointing out
+    of the tree) is neither followed nor read nor reported; a link on the way is, as one record."""
+    from warehouse.trees.listing import list_folder
+    folder, _ = outside
+    run = tmp_path / "closed" / "Sub" / "results" / "P" / "resnet"
+    (run / "Offline" / "performance" / "run_1").mkdir(parents=True)
+    (run / "Offline" / "performance" / "run_1" / "mlperf_log_summary.txt").write_text("Scenario : Offline\n")
+    (run / "Offline" / "performance" / "run_1" / "mlperf_log_detail.txt").symlink_to(folder)
+    (run / "Offline" / "performance" / "secrets").symlink_to(folder)
+    (run / "Server" / "performance").mkdir(parents=True)
+    (run / "Server" / "performance" / "run_1").symlink_to(folder)
+    listing = list_folder(tmp_path, "closed/Sub")
+    assert listing.summaries == ["closed/Sub/results/P/resnet/Offline/performance/run_1/mlperf_log_summary.txt"]
+    assert listing.links == ["closed/Sub/results/P/resnet/Server/performance/run_1"] and listing.strays == []

@@ -9,6 +9,7 @@ listed or stat'ed through. A link to /usr is one link, not /usr's folders; a loo
 from __future__ import annotations
 
 import os
+import stat
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,22 +243,43 @@ LINKED = "a link on the way"
 def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
     """performance/run_1/mlperf_log_summary.txt of the scenario folder, found (listing.found, its run
     folder still open): its path (a link in its place too: reading it refuses it, naming the link),
-    LINKED, or None when it is not there."""
+    LINKED, or None when it is not there. The scenario folder is listed (its links recorded, a stray
+    told); below it only the one name on the way is looked up (an lstat), as a reader that globs the
+    literal path does: what else performance/ and run_1/ hold is never read, nor listed (two folder
+    listings in three, most of a cold pass's waits on the disk)."""
     with ExitStack() as opened:
-        folder = scenario
+        listed, folder = _entries(scenario, listing), scenario
         for part in RUN_FOLDER:
-            entries = _entries(folder, listing)
-            if part in entries.links:
+            kind = _listed_kind(listed, part) if folder is scenario else _kind_by_lstat(folder, part)
+            if kind == "link":
+                if folder is not scenario:
+                    listing.links.append(_inside(folder, part))
                 return LINKED
-            if part not in entries.folders or (below := _entered(folder, part, listing)) is None:
+            if kind != "folder" or (below := _entered(folder, part, listing)) is None:
                 return None
             folder = opened.enter_context(below)
-        entries = _entries(folder, listing)
-        if SUMMARY_FILE in entries.links:
-            listing.links.remove(_inside(folder, SUMMARY_FILE))
-        elif SUMMARY_FILE not in entries.files:
+            listing.folders.append((folder.path, folder_identity_of(os.fstat(folder.descriptor))))
+        if _kind_by_lstat(folder, SUMMARY_FILE) in (None, "folder"):
             return None
         return listing.found(listing.summaries, folder, SUMMARY_FILE)
+
+
+def _listed_kind(entries: Entries, name: str) -> str | None:
+    if name in entries.links:
+        return "link"
+    return "folder" if name in entries.folders else "file" if name in entries.files else None
+
+
+def _kind_by_lstat(folder: TreeFolder, name: str) -> str | None:
+    """What `name` is in the open folder, by its lstat (no link followed): link, folder, file (a
+    regular file or anything else: reading refuses what is not a regular file), or None (not there)."""
+    try:
+        mode = os.stat(name, dir_fd=folder.descriptor, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "file"   # there, but not to be looked at: reading it says why
+    return "link" if stat.S_ISLNK(mode) else "folder" if stat.S_ISDIR(mode) else "file"
 
 
 def _list_stray(root: Path, folder: str, listing: Listing) -> None:
