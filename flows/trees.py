@@ -102,7 +102,7 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehou
             logger.warning("%s result rows name no run folder (no Location): reload their round with "
                            "`mlperf-wh backfill --force --rounds ...`", result.unnamed)
         with db.connect(db_file) as con:
-            views_stale = wrote_anything(result.rebuilt, result) or views_behind_data(con)
+            views_stale = wrote_anything(result) or views_behind_data(con)
         if views_stale:  # a rerun that found every file as it was leaves the views as they are
             from flows.run_rounds import materialize_views  # here: the rounds' run (0.25 s to import) only then
             call(materialize_views, db_file)
@@ -115,9 +115,9 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehou
     return result
 
 
-def wrote_anything(rebuilt: list, result: TreeOutcome) -> bool:
+def wrote_anything(result: TreeOutcome) -> bool:
     """A round rebuilt, or a tree file whose row was written (anything but unchanged)."""
-    return any(not (r.unchanged or r.missing) for r in rebuilt) or any(
+    return any(not (r.unchanged or r.missing) for r in result.rebuilt) or any(
         status != "unchanged" for status, n in result.counts.items() if n)
 
 

@@ -31,25 +31,27 @@ def test_a_reader_interrupted_says_the_warehouse_was_not_written(capsys):
         "error: interrupted by SIGTERM: the warehouse was not written"
 
 
-def test_a_writer_interrupted_says_its_load_was_rolled_back(capsys, tmp_path):
-    def write_then_interrupt():
-        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"), db.connect(str(tmp_path / "w.duckdb")) as con:
+def load_interrupted(warehouse: str, in_flight: bool):
+    """A writer's load, a signal in its transaction (`in_flight`) or after it committed."""
+    def load():
+        with lock.writer(warehouse, "a test load"), db.connect(warehouse) as con:
             with db.transaction(con):
                 con.execute("CREATE TABLE t AS SELECT 1 AS x")
-                interrupted()
-    assert run_reporting_failures(write_then_interrupt) == 143
+                if in_flight:
+                    interrupted()
+            interrupted()
+    return load
+
+
+def test_a_writer_interrupted_says_its_load_was_rolled_back(capsys, tmp_path):
+    assert run_reporting_failures(load_interrupted(str(tmp_path / "w.duckdb"), in_flight=True)) == 143
     assert "the load in flight was rolled back" in one_error_line(capsys.readouterr().err)
 
 
 def test_a_writer_interrupted_between_its_transactions_says_none_was_rolled_back(capsys, tmp_path):
     """A signal after a load committed, while the run builds its report or publishes: the load is
     kept, and the line says so (it said "the load in flight was rolled back")."""
-    def load_then_interrupt():
-        with lock.writer(str(tmp_path / "w.duckdb"), "a test load"), db.connect(str(tmp_path / "w.duckdb")) as con:
-            with db.transaction(con):
-                con.execute("CREATE TABLE t AS SELECT 1 AS x")
-            interrupted()
-    assert run_reporting_failures(load_then_interrupt) == 143
+    assert run_reporting_failures(load_interrupted(str(tmp_path / "w.duckdb"), in_flight=False)) == 143
     assert one_error_line(capsys.readouterr().err) == \
         "error: interrupted by SIGTERM: no load was in flight (what was loaded is kept); rerun to finish"
 

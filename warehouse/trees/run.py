@@ -32,12 +32,15 @@ def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int =
     transaction."""
     with collector.held_off():
         rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, git, force)
-    with db.connect(db_file) as con:
-        files, unnamed = plan(con, [r for r in rounds if r.has_table], source)
-    unchanged, to_fetch = ([], files) if force else split_unchanged(files)
-    fetched = [] if not to_fetch else fetch(to_fetch) if fetch is not None else fetch_here(to_fetch, workers, force)
-    with db.connect(db_file) as con:
-        outcome = load(con, check(unchanged + fetched)) if files else TreeOutcome({}, [])
+    outcome, unnamed = TreeOutcome({}, []), 0
+    if with_table := [r for r in rounds if r.has_table]:  # a run of old rounds alone opens nothing more
+        with db.connect(db_file) as con:
+            files, unnamed = plan(con, with_table, source)
+        unchanged, to_fetch = ([], files) if force else split_unchanged(files)
+        fetched = (fetch or (lambda f: fetch_here(f, workers, force)))(to_fetch) if to_fetch else []
+        if files:
+            with db.connect(db_file) as con:
+                outcome = load(con, check(unchanged + fetched))
     for round in rebuilt:
         if round.outcome is not None:
             outcome.add(round.outcome)
