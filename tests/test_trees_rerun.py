@@ -108,7 +108,7 @@ def test_a_file_added_to_a_loaded_tree_is_found_and_read_alone(plain_cli, source
     out = _trees(plain_cli, source, db_file)
     assert sorted(opened["rebuild"]) == ["closed/NVIDIA/results/T4x8b/resnet/Server/performance/run_1/"
                                          "mlperf_log_summary.txt", "closed/NVIDIA/systems/T4x8b.json"]
-    assert opened["ingest"] == [] and "649 files" in out
+    assert opened["ingest"] == [] and "649 files" in out and "2 read, 647 as the last rebuild read them" in out
     # 41546.64 scheduled samples per second, as T4x8's: the new platform's row, beside T4x8's
     assert query(db_file, "SELECT platform, value FROM results WHERE round = 'v0.5' AND model = 'resnet' "
                           "AND scenario = 'Server' AND platform LIKE 'T4x8%' ORDER BY platform") == [

@@ -109,9 +109,10 @@ class RoundRebuilt:
             return (f"{self.round}: unchanged since its last rebuild: {self.files} files of its submission tree "
                     f"({self.root}) listed, {self.opened or 'none'} read; its {self.rows} result rows and "
                     f"{self.quarantined} quarantined kept")
+        known = self.files - self.opened
+        read = f"{self.opened} read" + (f", {known} as the last rebuild read them" if known else "")
         return (f"{self.round}: {self.rows} result rows rebuilt from {self.files} files of its submission tree "
-                f"({self.root}; {self.opened} read, the others as the last rebuild read them); {self.quarantined} "
-                f"quarantined (source_id {source_id(self.round)})")
+                f"({self.root}; {read}); {self.quarantined} quarantined (source_id {source_id(self.round)})")
 
 
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
