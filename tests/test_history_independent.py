@@ -220,13 +220,14 @@ def test_the_reading_finds_the_figures_issue_60_names():
                 ] == 425.289
 
 
-# Measured on main at f32c3b8: 1,655 of 1,706 cells (97.0 %): v0.5 100 %, v0.7 95.5 %, v1.1 93.4 %, v2.0 100 %,
-# v2.1 97.8 %. The 51 cells that differ: a scaling_superlinear pair drops the best run (33: 19 paired with
-# another variant, 14 with a slower system of the same part), Inspur's v0.7 DGX-A100 of status 'on-premise'
-# read as available (14), 3d-unet's range check across its data sets (2), a 1-2 % offline_below_singlestream (2).
+# Measured on main at 51d2e19 (as at f32c3b8): 1,655 of 1,706 cells (97.0 %): v0.5 100 %, v0.7 95.5 %,
+# v1.1 93.4 %, v2.0 100 %, v2.1 97.8 %. The 51 cells that differ: a scaling_superlinear pair drops the best
+# run (33: 19 paired with another variant, 14 with a slower system of the same part), Inspur's v0.7 DGX-A100
+# of status 'on-premise' read as available (14), 3d-unet's range check across its data sets (2), and a 1-2 %
+# offline_below_singlestream (2).
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="issue 60: history picks another best in 51 of 1,706 old-round cells (97.0 % agreement on "
-                          "main at f32c3b8); the lead removes this when the fix lands")
+                          "main at 51d2e19); the lead removes this when the fix lands")
 @pytest.mark.slow  # the session's five tree rounds take ~15 s to rebuild (the comparison itself: ~2 s)
 def test_history_agrees_with_the_independent_reading_in_99_percent_of_cells(old_rounds_warehouse):
     from tests.readers import connect_file
