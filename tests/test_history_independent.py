@@ -220,14 +220,12 @@ def test_the_reading_finds_the_figures_issue_60_names():
                 ] == 425.289
 
 
-# Measured on main at 51d2e19 (as at f32c3b8): 1,655 of 1,706 cells (97.0 %): v0.5 100 %, v0.7 95.5 %,
-# v1.1 93.4 %, v2.0 100 %, v2.1 97.8 %. The 51 cells that differ: a scaling_superlinear pair drops the best
-# run (33: 19 paired with another variant, 14 with a slower system of the same part), Inspur's v0.7 DGX-A100
-# of status 'on-premise' read as available (14), 3d-unet's range check across its data sets (2), and a 1-2 %
-# offline_below_singlestream (2).
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="issue 60: history picks another best in 51 of 1,706 old-round cells (97.0 % agreement on "
-                          "main at 51d2e19); the lead removes this when the fix lands")
+# Before issue 60 (main at 51d2e19): 1,655 of 1,706 cells (97.0 %). The 51 cells that differed: a
+# scaling_superlinear pair dropped the best run (33: 19 paired with another variant, 14 with a slower system of
+# the same part), Inspur's v0.7 DGX-A100 of status 'on-premise' (14), 3d-unet's range check across its data sets
+# (2), a 1-2 % offline_below_singlestream (2). Now 1,850 of 1,864 (99.25 %; the variants split cells): the 14
+# on-premise cells alone differ, a reading docs/definitions.md ("The independent reading") accepts with its
+# evidence: 'on-premise' is the rules' "available on-premise" (the category beside "available in cloud").
 @pytest.mark.slow  # the session's five tree rounds take ~15 s to rebuild (the comparison itself: ~2 s)
 def test_history_agrees_with_the_independent_reading_in_99_percent_of_cells(old_rounds_warehouse):
     from tests.readers import connect_file
@@ -236,5 +234,15 @@ def test_history_agrees_with_the_independent_reading_in_99_percent_of_cells(old_
         c = compare(con, TREES)
     equal, compared = c.agreement()
     assert compared > 1500
-    assert equal >= 0.99 * compared, "\n".join(summary_lines(c) + [str(r) for r in difference_rows(c)
-                                                                     if r["side"] != "inferred only (not counted)"])
+    differences = [r for r in difference_rows(c) if r["side"] != "inferred only (not counted)"]
+    assert equal >= 0.99 * compared, "\n".join(summary_lines(c) + [str(r) for r in differences])
+    on_premise = [r for r in differences if r["side"] == "both" and r["round"] == "v0.7"
+                  and _status(TREES, r["history_run"]) == "on-premise"]
+    assert differences == on_premise, "\n".join(str(r) for r in differences if r not in on_premise)
+
+
+def _status(trees, run_path: str) -> str:
+    """The system status of a run folder's system description (closed/<submitter>/systems/<system>.json)."""
+    division, submitter, _, system = run_path.split("/")[:4]
+    path = trees / "inference_results_v0.7" / division / submitter / "systems" / f"{system}.json"
+    return json.loads(path.read_text(encoding="utf-8"))["status"].strip().lower()
