@@ -80,3 +80,45 @@ def test_trees_with_git_loads_a_round_without_a_table_into_the_marts(served_repo
         found = con.execute("SELECT accelerator, accelerator_count, round, result, source_kind FROM accelerator_history"
                             ).fetchall()
     assert found == [("T4", 8, "v0.5", 41546.64, "submission tree")]
+
+
+V11 = SHARED / "trees" / "inference_results_v1.1"
+KRAI = "closed/Krai"
+POWERED = f"{KRAI}/results/xavier-power.0-fan.cool-armnn-v21.05-neon/resnet50/offline/performance/run_1"
+UNPOWERED = f"{KRAI}/results/firefly-tflite-v2.5.0-ruy/resnet50/offline/performance/run_1"
+POWER_KEPT = {f"{KRAI}/systems/xavier-power.0-fan.cool-armnn-v21.05-neon.json",
+              f"{KRAI}/systems/firefly-tflite-v2.5.0-ruy.json", f"{POWERED}/mlperf_log_summary.txt",
+              f"{POWERED}/spl.txt", f"{POWERED}/mlperf_log_detail.txt", f"{UNPOWERED}/mlperf_log_summary.txt"}
+
+
+def test_a_clone_holds_the_power_files_of_power_runs_only(tmp_path):
+    """A round with a power run (spl.txt beside its detail log) and a run without one: the clone checks
+    out spl.txt and the power run's detail log, never the other run's (every run has one), nor the
+    power/ folder; the rebuild reads the power figure from it."""
+    work = tmp_path / "work"
+    for path in POWER_KEPT:
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(V11 / path, work / path)
+    left_out = {f"{UNPOWERED}/mlperf_log_detail.txt", f"{POWERED.removesuffix('run_1')}power/server.json"}
+    for path in left_out:
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_bytes(b"x" * 100)
+    git("init", "-q", "-b", "main", cwd=work)
+    git("add", "-A", cwd=work)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "round", cwd=work)
+    bare = tmp_path / "served" / "inference_results_v1.1"
+    git("clone", "-q", "--bare", str(work), str(bare))
+    git("config", "uploadpack.allowFilter", "true", cwd=bare)
+    base = f"file://{bare.parent}"
+    tree = clone_round(base, load_registry()["v1.1"], tmp_path / "cache").root
+    checked_out = {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert checked_out == POWER_KEPT
+    missing = {line[1:] for line in git("rev-list", "--objects", "--missing=print", "HEAD", cwd=tree).splitlines()
+               if line.startswith("?")}
+    assert {git("rev-parse", f"HEAD:{path}", cwd=bare).strip() for path in left_out} <= missing
+    rebuilt = rebuild_tree("v1.1", tree)
+    assert [(r["run_path"], r["unit"]) for r in rebuilt.power_rows] == [(POWERED, "Watts")]
+    # a second run finds the clone whole (its sparse checkout is ours) and brings it up to date in place
+    made = (tree / ".git").stat().st_ino   # a clone made again is a new folder renamed into place
+    assert clone_round(base, load_registry()["v1.1"], tmp_path / "cache").root == tree
+    assert (tree / ".git").stat().st_ino == made and (tree / POWERED / "mlperf_log_detail.txt").is_file()
