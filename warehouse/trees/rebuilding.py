@@ -308,7 +308,7 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
         last = known.get(path)
         label = f"{root}/{path}"
         if is_power_file(path):
-            by_path[path] = _power_file(folder.descriptor, name, path, label, identity, last, by_path)
+            by_path[path] = read_power_file(folder.descriptor, name, path, label, identity, last, by_path)
             return
         if last is not None and identity is not None and last.identity == identity:
             by_path[path] = _recalled(path, last)
@@ -327,7 +327,7 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
                 folders=listing.folders)
 
 
-def _power_file(directory: int, name: str, path: str, label: str, identity: str | None, last: Known | None,
+def read_power_file(directory: int, name: str, path: str, label: str, identity: str | None, last: Known | None,
                 by_path: dict[str, Parsed]) -> Parsed:
     """A power run's detail log, or its sample log read against the window of the detail log listed
     just before it (by_path). Unchanged means unread: a detail log the last pass parsed, as it was; a
@@ -394,11 +394,11 @@ def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
         else:
             rows.append(row)
     part.rows, part.quarantined, part.built = rows, quarantined, True
-    part.power_rows, part.power_quarantined = _power_figures(part.parsed, by_path, round_name, rules)
+    part.power_rows, part.power_quarantined = power_figures(part.parsed, by_path, round_name, rules)
     return part
 
 
-def _power_figures(parsed: list[Parsed], by_path: dict[str, Parsed], round_name: str, rules: Rules
+def power_figures(parsed: list[Parsed], by_path: dict[str, Parsed], round_name: str, rules: Rules
                    ) -> tuple[list[dict], list[dict]]:
     """One power figure per run folder holding spl.txt (trees/power.py), or a quarantine record naming
     the run, its two files and why there is none. Its performance row is built apart and never waits
