@@ -70,6 +70,31 @@ def test_each_figure_sits_beside_its_performance_row(old_rounds_warehouse):
     assert units["Offline"] == units["Server"] == ["Watts"] and units["SingleStream"] == ["Joules"]
 
 
+RUN_FOLDER = ("CASE WHEN {0} LIKE '%/performance/run_1' THEN regexp_replace({0}, '^\\./', '') "
+              "ELSE regexp_replace({0}, '^\\./', '') || '/performance/run_1' END")
+
+
+def test_a_published_power_row_lines_up_with_a_measured_figure(old_rounds_warehouse):
+    """The tables' power rows (v4.1 on: Power_Result, Power_Units) and the figures read from the trees
+    are one basis: the same columns (the run folder is the location's, as trees/parsing.py reads it),
+    units in the same words, each beside a performance row of its own run folder and scenario."""
+    from schemas.power import UNITS
+    both = query(old_rounds_warehouse, f"""
+        WITH power AS (
+            SELECT round, source_id, run_path, system, model, scenario, value, unit FROM power_readings
+            UNION ALL
+            SELECT round, source_id, {RUN_FOLDER.format('location')}, system, model, scenario, value, units
+            FROM results WHERE metric = 'power')
+        SELECT p.round, p.unit, count(*), count(*) FILTER (WHERE EXISTS (
+            SELECT 1 FROM results AS r WHERE r.metric = 'performance' AND r.round = p.round
+              AND r.source_id = p.source_id AND r.scenario = p.scenario AND r.system = p.system
+              AND {RUN_FOLDER.format('r.location')} = p.run_path))
+        FROM power AS p GROUP BY ALL ORDER BY ALL""")
+    assert {unit for _, unit, _, _ in both} <= set(UNITS)
+    assert {round for round, *_ in both} >= {"v1.1", "v2.1", "v4.1", "v5.1"}
+    assert all(beside == n for _, _, n, beside in both), both
+
+
 def test_a_lone_analyzer_marker_is_skipped_as_the_checker_skips_it(old_rounds_warehouse):
     # one v1.1 run logs a sample of -2 in every field inside its window (PTDaemon's missing reading)
     run = "closed/NVIDIA/results/Xavier_NX_TRT_MaxQ/rnnt/Offline/performance/run_1"
