@@ -404,12 +404,12 @@ READ_SCHEMA = {"round": pl.String, "path": pl.String, "kind": pl.String, "file_i
 
 def load_round(con, rebuilt: Rebuilt, validated: tuple[pl.DataFrame, pl.DataFrame], checked: Checked,
                reads: list[dict], tree_identity: str | None,
-               power: tuple[pl.DataFrame, pl.DataFrame] | None = None) -> tuple[db.SourceRecord, TreeOutcome]:
+               power: tuple[pl.DataFrame, pl.DataFrame]) -> tuple[db.SourceRecord, TreeOutcome]:
     """A round rebuilt from its tree, in one transaction: its result rows in place of its earlier
     rebuild, the run summaries and system descriptions behind them (`load`), its power figures and
     their quarantine records (`power`: power_frames_together; replaced whole), and what was read of
     each file (tree_reads, replaced whole), or nothing of it."""
-    readings, power_quarantine = power or power_frames_together([rebuilt])[0]
+    readings, power_quarantine = power
     with db.registered(con, _tree_reads=pl.DataFrame(reads, schema=READ_SCHEMA), _power_readings=readings,
                        _power_quarantine=power_quarantine), \
             db.transaction(con, f"the rebuild of {rebuilt.round}"):

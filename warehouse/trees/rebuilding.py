@@ -328,23 +328,18 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
 
 
 def read_power_file(directory: int, name: str, path: str, label: str, identity: str | None, last: Known | None,
-                by_path: dict[str, Parsed]) -> Parsed:
+                    by_path: dict[str, Parsed]) -> Parsed:
     """A power run's detail log, or its sample log read against the window of the detail log listed
     just before it (by_path). Unchanged means unread: a detail log the last pass parsed, as it was; a
     sample log as it was whose detail log is too (the window it was read against is the same). A file
     that did not parse is read again (a bound raised since may let it in). A file over
     MLPERF_POWER_FILE_MAX_BYTES is not opened."""
-    unchanged = last is not None and identity is not None and last.identity == identity and last.fields is not None
     detail = by_path.get(f"{path.rsplit('/', 1)[0]}/{DETAIL_FILE}") if name == SPL_FILE else None
+    unchanged = last is not None and identity is not None and last.identity == identity and last.fields is not None
     if unchanged and (name == DETAIL_FILE or (detail is not None and not detail.read)):
         return _recalled(path, last)
-    if name == SPL_FILE:
-        if detail is None:
-            return Parsed(path, reasons=[f"no {DETAIL_FILE} beside it: the run's power window is unknown"],
-                          identity=identity)
-        detail.recall()
-        if detail.record is None:
-            return Parsed(path, reasons=[f"not read: {DETAIL_FILE} beside it is refused"], identity=identity)
+    if name == SPL_FILE and (no_window := _no_window(detail)):
+        return Parsed(path, reasons=[no_window], identity=identity)
     bound = _power_cap()
     size = int(identity.split(" ", 1)[0]) if identity else 0
     if size > bound:
@@ -356,15 +351,29 @@ def read_power_file(directory: int, name: str, path: str, label: str, identity: 
         parsed = _unreadable(path, exc)
         parsed.identity = identity
         return parsed
+    parsed = _parse_power(path, content, detail.record if detail else None, label)
+    parsed.identity = identity
+    return parsed
+
+
+def _no_window(detail: Parsed | None) -> str | None:
+    """Why a sample log cannot be read against its detail log's window, or None."""
+    if detail is None:
+        return f"no {DETAIL_FILE} beside it: the run's power window is unknown"
+    detail.recall()
+    return f"not read: {DETAIL_FILE} beside it is refused" if detail.record is None else None
+
+
+def _parse_power(path: str, content: bytes, window: dict | None, label: str) -> Parsed:
+    """A detail log parsed, or a sample log read against `window` (the detail log's record); its
+    bytes are not kept: a figure needs none of them."""
     digest = hashlib.sha256(content).hexdigest()
     try:
-        if name == DETAIL_FILE:
-            record = parse_detail(content, label)
-        else:
-            record = spl_window(content, detail.record["power_begin_us"], detail.record["power_end_us"], label)
+        if window is None:
+            return Parsed(path, digest, parse_detail(content, label))
+        return Parsed(path, digest, spl_window(content, window["power_begin_us"], window["power_end_us"], label))
     except UnparsableFile as exc:
-        return Parsed(path, digest, reasons=exc.reasons, identity=identity)
-    return Parsed(path, digest, record, identity=identity)   # its bytes are not kept: a figure needs none
+        return Parsed(path, digest, reasons=exc.reasons)
 
 
 def _power_cap() -> int:
