@@ -149,21 +149,22 @@ def _cut_short(top, run):
     return b"".join(lines[:len(lines) * 6 // 10])
 
 
+def _watts_written(top, run, lines, written) -> bytes:
+    """The sample log with the Watts of the given lines (0-based) written as `written(watts)` says."""
+    content = _lines(top, run)
+    for n in lines:
+        fields = content[n].split(b",")
+        fields[3] = written(fields[3])
+        content[n] = b",".join(fields)
+    return b"".join(content)
+
+
 def _not_a_number(top, run):
-    lines = _lines(top, run)
-    fields = lines[200].split(b",")
-    fields[3] = b"n/a"
-    lines[200] = b",".join(fields)
-    return b"".join(lines)
+    return _watts_written(top, run, [200], lambda watts: b"n/a")
 
 
 def _negative(top, run):
-    lines = _lines(top, run)
-    for n in range(0, len(lines), 2):
-        fields = lines[n].split(b",")
-        fields[3] = b"-" + fields[3]
-        lines[n] = b",".join(fields)
-    return b"".join(lines)
+    return _watts_written(top, run, range(0, len(_lines(top, run)), 2), lambda watts: b"-" + watts)
 
 
 def _detail_cut_mid_line(top, run):
@@ -268,11 +269,8 @@ def test_a_power_file_is_opened_again_only_when_it_or_its_detail_log_changed(tmp
     assert _rebuild(top, db_file).unchanged and opened == []
 
     run, other = _run("0-fan.cool-armnn-v21.05-neon"), _run("2-fan.cool-armnn-v21.05-neon", "singlestream")
-    lines = _lines(top, run)
-    fields = lines[300].split(b",")
-    fields[3] = f"{float(fields[3]) + 1000:.6f}".encode()   # a sample inside the window, 1000 W more
-    lines[300] = b",".join(fields)
-    _replace(top, f"{run}/spl.txt", b"".join(lines))
+    more = _watts_written(top, run, [300], lambda watts: f"{float(watts) + 1000:.6f}".encode())  # inside the window
+    _replace(top, f"{run}/spl.txt", more)
     _replace(top, f"{other}/mlperf_log_detail.txt", b"".join(_lines(top, other, "mlperf_log_detail.txt")))
     _settle(top, f"{run}/spl.txt", f"{other}/mlperf_log_detail.txt")
     opened.clear()
