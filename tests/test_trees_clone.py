@@ -27,9 +27,10 @@ def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def served(tmp_path: Path, tree: Path, kept: set[str], left_out: set[str]) -> Path:
+def served(tmp_path: Path, tree: Path, kept: set[str], left_out: set[str], refused: str | None = None) -> Path:
     """A bare copy of `tree`'s round under tmp_path/served, filtering allowed: the `kept` files copied
-    from it, beside the `left_out` ones (2 MB of x for a .json, 100 bytes else)."""
+    from it, beside the `left_out` ones (2 MB of x for a .json, 100 bytes else); with `refused`, a
+    folder of that name holding a .git folder too, a path git refuses to check out."""
     work = tmp_path / "work"
     for path in kept:
         (work / path).parent.mkdir(parents=True, exist_ok=True)
@@ -40,10 +41,28 @@ def served(tmp_path: Path, tree: Path, kept: set[str], left_out: set[str]) -> Pa
     git("init", "-q", "-b", "main", cwd=work)
     git("add", "-A", cwd=work)
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "round", cwd=work)
+    if refused:
+        _with_a_git_folder(work, refused)
     bare = tmp_path / "served" / tree.name
     git("clone", "-q", "--bare", str(work), str(bare))
     git("config", "uploadpack.allowFilter", "true", cwd=bare)
     return bare
+
+
+def _with_a_git_folder(work: Path, folder: str) -> None:
+    """A commit whose `folder` (a folder of the root) also holds .git/systems/x.json, a file the sparse
+    checkout asks for (*/*/systems/*.json) at a path git refuses; built from trees (git adds no such
+    path itself)."""
+    def made(command: list[str], given: str) -> str:
+        return subprocess.run(["git", *command], input=given, text=True, cwd=work, capture_output=True,
+                              check=True).stdout.strip()
+    inner = made(["mktree"], f"100644 blob {made(['hash-object', '-w', '--stdin'], '{}')}\tx.json\n")
+    systems = made(["mktree"], f"040000 tree {inner}\tsystems\n")
+    odd = made(["mktree"], git("ls-tree", f"HEAD:{folder}", cwd=work) + f"040000 tree {systems}\t.git\n")
+    root = made(["mktree"], git("ls-tree", "HEAD", cwd=work).replace(
+        git("rev-parse", f"HEAD:{folder}", cwd=work).strip(), odd))
+    commit = git("-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", root, "-p", "HEAD", "-m", "odd", cwd=work)
+    git("update-ref", "refs/heads/main", commit.strip(), cwd=work)
 
 
 def checked_out(tree: Path) -> set[str]:
@@ -119,3 +138,14 @@ def test_a_clone_holds_the_power_files_of_power_runs_only(tmp_path):
     made = (tree / ".git").stat().st_ino   # a clone made again is a new folder renamed into place
     assert clone_round(base, load_registry()["v1.1"], tmp_path / "cache").root == tree
     assert (tree / ".git").stat().st_ino == made and (tree / POWERED / "mlperf_log_detail.txt").is_file()
+
+
+def test_a_tree_git_refuses_a_path_of_still_gives_its_power_files(tmp_path):
+    """The checkout by pathspec (a .git folder in the tree fails the sparse checkout) checks out the
+    power run's spl.txt and detail log by their paths, and the refused path is quarantined."""
+    left_out = {f"{UNPOWERED}/mlperf_log_detail.txt"}
+    bare = served(tmp_path, V11, POWER_KEPT, left_out, refused="closed")
+    cloned = clone_round(f"file://{bare.parent}", load_registry()["v1.1"], tmp_path / "cache")
+    assert checked_out(cloned.root) == POWER_KEPT and never_fetched(cloned.root, bare, left_out)
+    assert [path for path, _ in cloned.left_out] == ["closed/.git/systems/x.json"]
+    assert [r["run_path"] for r in rebuild_tree("v1.1", cloned.root).power_rows] == [POWERED]

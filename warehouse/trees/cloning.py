@@ -48,8 +48,10 @@ SPARSE_PATTERNS = ("/*/*/systems/*.json",
 # A power run's detail log (every run has one; only a power run's is read, beside its spl.txt): added
 # to the sparse checkout by its literal path once the checkout shows which runs hold spl.txt.
 POWER_DETAIL = "performance/run_1/mlperf_log_detail.txt"
-# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid)
-PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS)
+# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid); its
+# power files are checked out after them, by their literal paths (a glob that matches nothing fails)
+PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS[:2])
+SPL_PATH = re.compile(r"[^/]+/[^/]+/results/[^/]+/[^/]+/[^/]+/performance/run_1/spl\.txt")
 MAX_REFUSED_PATHS = 20
 GIT_SECONDS = 1800
 STOP_GRACE = 2.0
@@ -206,7 +208,9 @@ def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, 
         excluded = [f":(exclude,literal){path}" for path in refused]
         try:
             said = _git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded], remote)
-            return tuple(refused + [path for path in _invalid_paths(said) if path not in refused])
+            refused += [path for path in _invalid_paths(said) if path not in refused]
+            _power_files_by_path(fresh, remote, branch, refused)
+            return tuple(refused)
         except CloneFailed as exc:
             named = [path for path in _invalid_paths(exc.said) if path not in refused]
             if not named:
@@ -214,6 +218,25 @@ def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, 
             refused += named
     raise CloneFailed(f"{remote.url}: git refuses more than {MAX_REFUSED_PATHS} paths of the round's tree "
                       f"({', '.join(refused[:3])}, ...); nothing was kept")
+
+
+def _power_files_by_path(clone: Path, remote: GitRemote, branch: str, refused: list[str]) -> None:
+    """In a tree checked out by pathspec (its sparse checkout cannot be applied again): each power
+    run's spl.txt and detail log, by their paths in the tree's listing (a blobless clone holds every
+    folder listing). A power file git refuses too leaves its run without it: its figure is then a
+    quarantine record naming the missing file."""
+    listed = set((_answer(["ls-tree", "-r", "-z", "--name-only", branch], clone) or "").split("\0"))
+    spls = sorted(path for path in listed if SPL_PATH.fullmatch(path) and path not in refused)
+    details = [f"{spl.rsplit('/', 1)[0]}/mlperf_log_detail.txt" for spl in spls]
+    wanted = spls + [path for path in details if path in listed and path not in refused]
+    if not wanted:
+        return
+    try:
+        _git(["-C", str(clone), "checkout", "--ignore-skip-worktree-bits", branch, "--",
+              *(f":(literal){path}" for path in wanted)], remote)
+    except CloneFailed as exc:
+        if not _invalid_paths(exc.said):
+            raise
 
 
 def _invalid_paths(said: str) -> list[str]:
