@@ -8,8 +8,9 @@ rebuild reads and nothing else.
   rename <temporary> -> <dest>
 
 The clone holds the commit and its trees (directory listings) and only the blobs the checkout needs:
-systems/*.json and performance/run_1/mlperf_log_summary.txt, a few MB where a round repository is
-several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
+systems/*.json and performance/run_1/mlperf_log_summary.txt, and a power run's spl.txt and (added by
+its path once the checkout shows the spl.txt) its mlperf_log_detail.txt, a few MB where a round
+repository is several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
 uploadpack.allowFilter); one that does not is refused, naming that, rather than cloned whole.
 
 A clone is made in a temporary directory beside its destination and renamed into place only when all
@@ -42,9 +43,15 @@ from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_EN
 from warehouse.interrupt import die_with_parent, stop_process_group
 
 SPARSE_PATTERNS = ("/*/*/systems/*.json",
-                   "/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt")
-# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid)
-PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS)
+                   "/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt",
+                   "/*/*/results/*/*/*/performance/run_1/spl.txt")
+# A power run's detail log (every run has one; only a power run's is read, beside its spl.txt): added
+# to the sparse checkout by its literal path once the checkout shows which runs hold spl.txt.
+POWER_DETAIL = "performance/run_1/mlperf_log_detail.txt"
+# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid); its
+# power files are checked out after them, by their literal paths (a glob that matches nothing fails)
+PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS[:2])
+SPL_PATH = re.compile(r"[^/]+/[^/]+/results/[^/]+/[^/]+/[^/]+/performance/run_1/spl\.txt")
 MAX_REFUSED_PATHS = 20
 GIT_SECONDS = 1800
 STOP_GRACE = 2.0
@@ -143,6 +150,7 @@ def _updated(dest: Path, remote: GitRemote, branch: str) -> bool:
     _git(["-C", str(dest), "fetch", "--filter=blob:none", "--depth", "1", "--", remote.url, branch], remote)
     try:
         _git(["-C", str(dest), "checkout", "--detach", "FETCH_HEAD", "--"], remote)
+        _with_power_detail_logs(dest, remote)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
@@ -160,11 +168,35 @@ def _clone_into(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, ...]:
     _git(["-C", str(fresh), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS], remote)
     try:
         _git(["-C", str(fresh), "checkout", branch, "--"], remote)
+        _with_power_detail_logs(fresh, remote)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
         return _check_out_files(fresh, remote, branch)
     return ()
+
+
+def _with_power_detail_logs(clone: Path, remote: GitRemote) -> None:
+    """The detail log of each run the checkout shows a spl.txt for, added to the sparse checkout by
+    its literal path (a pattern cannot say "beside a spl.txt"), so only power runs' detail logs are
+    fetched. A tree git refuses a path of keeps its power runs without them (their figures are then
+    quarantined, naming the missing log)."""
+    scenarios = sorted(spl.parents[2].relative_to(clone).as_posix()
+                       for spl in clone.glob("*/*/results/*/*/*/performance/run_1/spl.txt") if spl.is_file())
+    if scenarios:
+        details = ["/" + _literal(f"{scenario}/{POWER_DETAIL}") for scenario in scenarios]
+        _git(["-C", str(clone), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS, *details], remote)
+
+
+def _literal(path: str) -> str:
+    """A path as a sparse-checkout pattern that matches it alone (gitignore's wildcards escaped)."""
+    return re.sub(r"([\\*?\[\]!# ])", r"\\\1", path)
+
+
+def _ours(patterns: list[str]) -> bool:
+    """The sparse checkout a clone of ours sets: SPARSE_PATTERNS, then power runs' detail logs."""
+    return tuple(patterns[:len(SPARSE_PATTERNS)]) == SPARSE_PATTERNS and all(
+        p.startswith("/") and p.endswith(f"/{POWER_DETAIL}") for p in patterns[len(SPARSE_PATTERNS):])
 
 
 def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, ...]:
@@ -176,7 +208,9 @@ def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, 
         excluded = [f":(exclude,literal){path}" for path in refused]
         try:
             said = _git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded], remote)
-            return tuple(refused + [path for path in _invalid_paths(said) if path not in refused])
+            refused += [path for path in _invalid_paths(said) if path not in refused]
+            _power_files_by_path(fresh, remote, branch, refused)
+            return tuple(refused)
         except CloneFailed as exc:
             named = [path for path in _invalid_paths(exc.said) if path not in refused]
             if not named:
@@ -184,6 +218,25 @@ def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, 
             refused += named
     raise CloneFailed(f"{remote.url}: git refuses more than {MAX_REFUSED_PATHS} paths of the round's tree "
                       f"({', '.join(refused[:3])}, ...); nothing was kept")
+
+
+def _power_files_by_path(clone: Path, remote: GitRemote, branch: str, refused: list[str]) -> None:
+    """In a tree checked out by pathspec (its sparse checkout cannot be applied again): each power
+    run's spl.txt and detail log, by their paths in the tree's listing (a blobless clone holds every
+    folder listing). A power file git refuses too leaves its run without it: its figure is then a
+    quarantine record naming the missing file."""
+    listed = set((_answer(["ls-tree", "-r", "-z", "--name-only", branch], clone) or "").split("\0"))
+    spls = sorted(path for path in listed if SPL_PATH.fullmatch(path) and path not in refused)
+    details = [f"{spl.rsplit('/', 1)[0]}/mlperf_log_detail.txt" for spl in spls]
+    wanted = spls + [path for path in details if path in listed and path not in refused]
+    if not wanted:
+        return
+    try:
+        _git(["-C", str(clone), "checkout", "--ignore-skip-worktree-bits", branch, "--",
+              *(f":(literal){path}" for path in wanted)], remote)
+    except CloneFailed as exc:
+        if not _invalid_paths(exc.said):
+            raise
 
 
 def _invalid_paths(said: str) -> list[str]:
@@ -219,7 +272,7 @@ def _whole_clone_of(dest: Path, remote: GitRemote, branch: str) -> bool:
     checks = (["config", "--get", "remote.origin.url"], ["sparse-checkout", "list"], ["rev-parse", "--verify", "-q", "HEAD"])
     answers = [_answer(check, dest) for check in checks]
     return (answers[0] == remote.url and answers[1] is not None
-            and tuple(answers[1].splitlines()) == SPARSE_PATTERNS and bool(answers[2]))
+            and _ours(answers[1].splitlines()) and bool(answers[2]))
 
 
 def _only_our_keys(config: Path, remote: GitRemote, branch: str) -> bool:
