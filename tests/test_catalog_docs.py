@@ -69,6 +69,7 @@ from warehouse.views.catalog import definitions  # noqa: E402
 MARTS = [v.name for v in definitions() if v.layer == "marts"]
 ENTRIES = mart_catalog.entries()
 CATALOG_LEDGERS = ROOT / "tests" / "fixtures" / "catalog"
+POWER_ROUNDS = ("v1.1", "v2.1")  # the shared trees that hold power files
 
 
 @pytest.mark.unit
@@ -98,17 +99,23 @@ def test_docs_views_md_renders_the_catalog_of_every_mart():
 
 @pytest.fixture(scope="module")
 def catalog_con(trees_warehouse, tmp_path_factory):
-    """The shared rounds with their trees, the shipped example ledgers and measurements, and
+    """The shared rounds with their trees, the two old rounds whose trees hold measured power (v1.1,
+    v2.1: the efficiency marts' pairs), the shipped example ledgers and measurements, and
     tests/fixtures/catalog (a claim the shared rounds reproduce, a decision due): what the marts
     whose `needs` names a load are queried on."""
     import shutil
 
+    from tests.trees_layout import TREES
+    from warehouse.identity.rounds import load_registry
     from warehouse.ledger.claims import load_claims, load_decisions
     from warehouse.ledger.measurements import load_measurements
     from warehouse.store import db
+    from warehouse.trees.run import rebuild_rounds
     from warehouse.views import materialize
     path = tmp_path_factory.mktemp("catalog") / "warehouse.duckdb"
     shutil.copyfile(trees_warehouse, path)
+    registry = load_registry()
+    rebuild_rounds([registry[name] for name in POWER_ROUNDS], str(TREES), str(path))
     with db.connect(str(path)) as con:
         for claims in (ROOT / "examples" / "claims_v6.1_nvidia.example.toml", CATALOG_LEDGERS / "claims.toml"):
             load_claims(con, claims)

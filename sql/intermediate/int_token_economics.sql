@@ -25,9 +25,14 @@
 --   rack_basis says it in words: 'measured on N accelerators', 'extrapolated from N accelerators',
 --     'scaled down from N accelerators, more than one rack (R)', or 'extrapolated from N
 --     accelerator(s), less than one server (S)': never ranked with racks (rack_throughput).
--- Power, never mixed; three bases, each its own column, each null when it cannot be stated:
---   measured_watts: the entry's own MLPerf power result for the same benchmark and scenario (units
---     Watts: the average wall power of the whole system under test during the run);
+-- Power, never mixed; four bases, each its own column, each null when it cannot be stated:
+--   measured_watts: the run's own measured power (stg_measured_power, basis 'measured system power': the
+--     average wall power of the whole system under test during the run, in Watts), a published table's
+--     power result or the figure read from the round's tree as MLCommons' checker reads it;
+--   nameplate_watts: the power the entry states its whole system can draw (stg_nameplate_power, basis
+--     'nameplate system power': v6.1's design_power_watts, its PSUs' capacity); absent where the table
+--     gives "None", never zero. A capacity, not a draw (at or above what the system drew, so a figure per
+--     kW on it understates the system), and its own basis;
 --   system_estimate_watts: a whole system (or rack) of a cited reference (stg_system_power: a DGX B200
 --     at 14.3 kW, a GB200 NVL72 rack at 120 kW; what it includes is in the reference; power_reference
 --     names it), scaled to the entry's accelerator count: (watts_per_accelerator + adjustment) x
@@ -38,8 +43,9 @@
 --     over the TDP), else the TDP of accelerators.csv ('TDP'); hosts, network and cooling left out.
 --   CPU-only systems and mixed or unmatched accelerators have no estimate. For each basis:
 --   throughput_per_kw_<basis> = throughput / (watts / 1000), tokens_per_joule_<basis> =
---   tokens_per_second / watts. rack_kw_system_estimate: the system estimate per accelerator x
---   accelerators_per_rack / 1000. Compare rows within one basis only.
+--   tokens_per_second / watts (bases: measured, nameplate, system_estimate, accelerators_only).
+--   rack_kw_system_estimate: the system estimate per accelerator x accelerators_per_rack / 1000.
+--   Compare rows within one basis only.
 -- What a dollar buys, from your price of an accelerator-hour (`mlperf-wh prices load FILE`; null
 --   without one): system_dollars_per_hour = dollars_per_accelerator_hour x total_accelerators;
 --   tokens_per_dollar = tokens_per_second x 3600 / system_dollars_per_hour (tokens one dollar buys);
@@ -81,13 +87,13 @@ tokened AS (
     FROM rates
 ),
 measured AS (
-    SELECT source_id, entry_id, model, used_model, scenario, value AS measured_watts
-    FROM stg_power_results
-    WHERE units = 'Watts'
+    SELECT source_id, record_no, measured_watts
+    FROM stg_measured_power
+    WHERE power_unit = 'Watts'
 ),
 priced AS (
     SELECT
-        t.*, m.measured_watts,
+        t.*, m.measured_watts, n.nameplate_watts,
         p.system AS power_reference,
         (p.watts_per_accelerator + coalesce(t.published_accelerator_watts - t.tdp_watts, 0)) * t.total_accelerators
             AS system_estimate_watts,
@@ -97,9 +103,8 @@ priced AS (
         rc.accelerators_per_rack, rc.accelerators_per_server, rc.assumption AS rack_assumption,
         pr.dollars_per_accelerator_hour
     FROM tokened AS t
-    LEFT JOIN measured AS m
-      ON  m.source_id = t.source_id AND m.entry_id = t.entry_id AND m.model = t.model
-      AND m.used_model IS NOT DISTINCT FROM t.used_model AND m.scenario = t.scenario
+    LEFT JOIN measured AS m ON m.source_id = t.source_id AND m.record_no = t.record_no
+    LEFT JOIN stg_nameplate_power AS n ON n.source_id = t.source_id AND n.record_no = t.record_no
     LEFT JOIN stg_system_power AS p ON p.accelerator = t.accelerator
     LEFT JOIN stg_rack_capacity AS rc ON rc.accelerator = t.accelerator
     LEFT JOIN stg_prices AS pr ON pr.accelerator = t.accelerator
@@ -131,12 +136,14 @@ SELECT
     END AS rack_basis,
     t.value_per_accelerator * t.accelerators_per_rack AS throughput_per_rack,
     t.tokens_per_second / t.total_accelerators * t.accelerators_per_rack AS tokens_per_second_per_rack,
-    t.measured_watts, t.system_estimate_watts, t.power_reference, t.accelerators_only_watts,
+    t.measured_watts, t.nameplate_watts, t.system_estimate_watts, t.power_reference, t.accelerators_only_watts,
     t.accelerator_power_basis,
     t.value / (t.measured_watts / 1000) AS throughput_per_kw_measured,
+    t.value / (t.nameplate_watts / 1000) AS throughput_per_kw_nameplate,
     t.value / (t.system_estimate_watts / 1000) AS throughput_per_kw_system_estimate,
     t.value / (t.accelerators_only_watts / 1000) AS throughput_per_kw_accelerators_only,
     t.tokens_per_second / t.measured_watts AS tokens_per_joule_measured,
+    t.tokens_per_second / t.nameplate_watts AS tokens_per_joule_nameplate,
     t.tokens_per_second / t.system_estimate_watts AS tokens_per_joule_system_estimate,
     t.tokens_per_second / t.accelerators_only_watts AS tokens_per_joule_accelerators_only,
     t.system_estimate_watts / t.total_accelerators * t.accelerators_per_rack / 1000 AS rack_kw_system_estimate,
