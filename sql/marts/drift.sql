@@ -8,7 +8,10 @@
 -- "Max")', variant_markers.csv), 'processor' (the published
 -- processor of a CPU-only system that no pattern of processors.csv matches) or 'benchmark' (a
 -- published model name that no alias of benchmarks.csv matches) or 'power_statement' (a power cap, TGP or
--- TDP an entry mentions with no figure that could be read: the words around it, stg_results).
+-- TDP an entry mentions with no figure that could be read: the words around it, stg_results) or
+-- 'nameplate_power' (a design_power_watts a table states that is not a positive number of watts, as
+-- published: 'design_power_watts "n/a"'; "None" and an empty value are the checker's "no power
+-- submission" and no drift, stg_nameplate_power).
 -- rows: how many loaded rows carry the term.
 -- 'run folder': a run folder of the submission trees (`mlperf-wh trees` from a directory) that holds
 -- none of the files a run summary is read from (LoadGen's mlperf_log_summary.txt, the endpoint
@@ -67,6 +70,12 @@ unread_power AS (
     FROM r WHERE power_statement_unread IS NOT NULL
     GROUP BY ALL
 ),
+unread_nameplate AS (
+    SELECT round, source_id, 'nameplate_power' AS kind,
+           format('design_power_watts "{}"', design_power_published) AS term, count(*) AS rows
+    FROM stg_nameplate_power WHERE nameplate_watts IS NULL
+    GROUP BY ALL
+),
 new_columns AS (
     SELECT s.round, s.source_id, 'column' AS kind, c.term,
            (SELECT count(*) FROM r WHERE r.source_id = s.source_id
@@ -96,6 +105,7 @@ UNION ALL SELECT * FROM unmatched_accelerators
 UNION ALL SELECT * FROM unmatched_processors
 UNION ALL SELECT * FROM unmatched_benchmarks
 UNION ALL SELECT * FROM unread_power
+UNION ALL SELECT * FROM unread_nameplate
 UNION ALL SELECT * FROM new_columns
 UNION ALL SELECT * FROM unrecognized_run_folders
 UNION ALL SELECT * FROM own_unmatched
