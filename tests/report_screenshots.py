@@ -1,5 +1,5 @@
 """What a reviewer looks at before a report ships: the page in headless Chromium at 1400 x 1000, its
-first screen and its history chart as PNG, and the facts a test reads from the same page (does it fit
+first screen and its history charts (performance, efficiency) as PNG, and the facts a test reads from the same page (does it fit
 the window, does every chart panel hold marks). `make report` runs it on the report it wrote:
 
     .venv-test/bin/python tests/report_screenshots.py report/index.html build/report-screenshots
@@ -52,12 +52,17 @@ def overflow(page) -> tuple[int, int]:
 
 
 def write_screenshots(page, out: Path) -> list[Path]:
+    """The first screen, and each history chart the page draws (performance, efficiency)."""
     out.mkdir(parents=True, exist_ok=True)
-    first, history = out / "first-screen.png", out / "history.png"
+    first = out / "first-screen.png"
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(first))
-    page.locator("#chart-accelerator_history").screenshot(path=str(history))
-    return [first, history]
+    written = [first]
+    for chart, name in (("accelerator_history", "history.png"), ("efficiency_history", "efficiency.png")):
+        if page.locator(f"#chart-{chart}").count():
+            page.locator(f"#chart-{chart}").screenshot(path=str(out / name))
+            written.append(out / name)
+    return written
 
 
 def main(argv: list[str]) -> int:

@@ -38,7 +38,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 SCREEN = {"width": 1400, "height": 900}
 SCREENSHOTS = ROOT / "build" / "report-screenshots"
 CHARTS = ["interactivity", "leaderboard", "token_economics", "software_gains", "accelerator_history",
-          "generation_speedups", "scaling_efficiency"]
+          "efficiency_history", "generation_speedups", "scaling_efficiency"]
 # The marks of a drawn chart from its Vega scenegraph: datum, position on the page's chart and fill.
 MARKS_JS = """([name, type]) => {
   const found = [];

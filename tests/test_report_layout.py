@@ -125,3 +125,31 @@ def _encodings(node):
     elif isinstance(node, list):
         for value in node:
             yield from _encodings(value)
+
+
+def test_the_efficiency_chart_draws_work_per_joule_on_a_time_axis_beside_the_record(page_with_trees):
+    """Issue 62, item 5: per benchmark, samples (or tokens) per joule of measured system power, each part
+    per power setting (MaxQ solid, MaxP dashed), the field's record per era and setting labelled where it
+    was set; at most 8 parts in colour, the others grey."""
+    from warehouse.export.report_efficiency import EFFICIENCY_COLOURED, OTHER
+    page, _ = page_with_trees
+    spec = page.evaluate("JSON.parse(document.getElementById('spec-efficiency_history').textContent)")
+    rows = next(iter(spec["datasets"].values()))
+    assert "resnet · samples per joule" in {r["panel"] for r in rows}
+    resnet = [r for r in rows if r["benchmark"] == "resnet"]
+    # NVIDIA's DGX A100 x8 MaxQ: 83.000953 samples/J in v1.1 and 93.675487 in v2.1 (tests/test_efficiency.py
+    # writes the arithmetic); its own line, solid; Dell's MaxP XE8545 x4 a dashed one of the same part
+    a100 = {(r["power_setting"], r["round"]): r for r in resnet if r["kind"] == "part" and r["accelerator"] == "A100 SXM 80GB"}
+    assert round(a100[("MaxQ", "v1.1")]["per_joule"], 3) == 110.903   # the part's best: DGX Station A100 x4
+    assert round(a100[("MaxQ", "v2.1")]["per_joule"], 3) == 93.675
+    assert a100[("MaxQ", "v1.1")]["line"] == a100[("MaxQ", "v2.1")]["line"] != a100[("MaxP", "v1.1")]["line"]
+    labels = {r["power_setting"]: r["text"] for r in resnet if r["kind"] == "label"}
+    assert labels["MaxQ"] == "MaxQ record: A100 PCIe 80GB 122 (v2.1)"   # 252,721 samples/s at 2,068.3 W
+    coloured = {r["shade"] for r in rows if r["kind"] == "part"} - {OTHER}
+    assert 0 < len(coloured) <= EFFICIENCY_COLOURED
+    assert {e.get("type") for e in _encodings(spec) if e.get("field") == "published_on"} == {"temporal"}
+    drawn = panels(page)["efficiency_history"]
+    assert len(drawn) >= 4 and all(p["marks"] for p in drawn)
+    # the answer of v6.0 (no entry measured its power) says where measured power is
+    note = page.locator("#answer-table-no-measured-power").inner_text()
+    assert note.startswith("No v6.0 entry here measured its power at the wall") and "v1.1, v2.1, v4.1, v5.1" in note

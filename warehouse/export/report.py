@@ -27,7 +27,10 @@ from warehouse.errors import needs_extra
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, swap_in, warehouse_files, write_listing)
 from warehouse.export.report_answer import Answer, answers_by_market, dollars, number, percent
-from warehouse.export.report_charts import Chart, charts
+from warehouse.export.report_charts import (Chart, accelerator_history_chart, generation_speedups_chart,
+                                            interactivity_chart, leaderboard_chart, scaling_efficiency_chart,
+                                            software_gains_chart, token_economics_chart)
+from warehouse.export.report_efficiency import efficiency_history_chart
 from warehouse.export.report_data import PageData, page_data
 from warehouse.export.report_interactive import (AcceleratorPalette, RuntimeInBackground, inert_spec, inert_value,
                                                  spec_json)
@@ -62,6 +65,11 @@ class Page:
     tables: list[Table]
     prices: int = 0  # prices loaded (mlperf-wh prices load): none, and the page says how to add them
     edge_answers: list[Answer] = field(default_factory=list)  # the edge buyer's table (stg_results.market)
+    measured_power_rounds: list[str] = field(default_factory=list)  # rounds with a measured power figure
+
+    @property
+    def measured_this_round(self) -> bool:
+        return self.round in self.measured_power_rounds
 
     @property
     def answer_tables(self) -> list[tuple[str, str, str, list[Answer]]]:
@@ -127,6 +135,15 @@ def decisions_due_table(con) -> Table:
                  empty_note="no decision is due for review")
 
 
+def charts(con, round_name: str | None, palette: AcceleratorPalette) -> tuple[Chart, list[Chart]]:
+    """The interactivity chart (its own section) and the appendix's charts, in page order."""
+    return interactivity_chart(con, round_name, palette), [
+        leaderboard_chart(con, round_name, palette), token_economics_chart(con, round_name, palette),
+        software_gains_chart(con, palette), accelerator_history_chart(con, palette),
+        efficiency_history_chart(con, palette), generation_speedups_chart(con, palette),
+        scaling_efficiency_chart(con, palette)]
+
+
 def build(con: duckdb.DuckDBPyConnection) -> Page:
     from altair.utils.schemapi import debug_mode
     newest = newest_round(con)
@@ -139,7 +156,13 @@ def build(con: duckdb.DuckDBPyConnection) -> Page:
     links = data.link_of()
     by_market = answers_by_market(con, newest, links)
     return Page(newest, by_market["datacenter"], data, interactivity, appendix,
-                [claim_audit_table(con), decisions_due_table(con)], prices, by_market["edge"])
+                [claim_audit_table(con), decisions_due_table(con)], prices, by_market["edge"], measured_power_rounds(con))
+
+
+def measured_power_rounds(con) -> list[str]:
+    """The rounds of which the warehouse holds a measured power figure (power_efficiency), in order."""
+    return [r for r, _ in con.execute("SELECT DISTINCT round, round_order(round) FROM power_efficiency "
+                                      "ORDER BY round_order(round)").fetchall()]
 
 
 def page_palette(con) -> AcceleratorPalette:
@@ -147,7 +170,7 @@ def page_palette(con) -> AcceleratorPalette:
     rows = con.execute("""
         SELECT accelerator FROM leaderboard UNION ALL SELECT accelerator FROM token_economics
         UNION ALL SELECT accelerator FROM scaling_efficiency UNION ALL SELECT accelerator FROM interactivity_frontier
-        UNION ALL SELECT accelerator FROM accelerator_history
+        UNION ALL SELECT accelerator FROM accelerator_history UNION ALL SELECT accelerator FROM efficiency_history
         UNION ALL SELECT coalesce(accelerator, accelerator_raw) FROM own_runs""").fetchall()
     return AcceleratorPalette.most_shown_first([accelerator for (accelerator,) in rows])
 

@@ -1,7 +1,8 @@
 """The report's first screen: what to buy this round. For each benchmark and scenario of the newest
 loaded round (LLMs first), the best procurement-grade result (verified: closed division, available,
 audited; no anomaly finding; a run that compares as its hardware) per accelerator, per rack
-(measured racks apart from estimates) and per kW (on one power basis, named), each with the
+(measured racks apart from estimates) and per kW (on one power basis, named: the entry's measured power
+wherever one is, then its nameplate, then an estimate), each with the
 runner-up accelerator and the gap, the result ID and the entry's published page.
 
 Sources: accelerator_comparison (per accelerator), rack_throughput (per rack, ranked within
@@ -24,8 +25,10 @@ MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw", "per
 # the measures where less is better (the fewest dollars per million tokens)
 LOWER_IS_BETTER = ("per_dollar",)
 SCENARIO_ORDER = {"Offline": 0, "Server": 1, "Interactive": 2}
-# Power bases, most trustworthy first (docs/definitions.md section 4); never mixed in one ranking.
-POWER_BASES = ("measured", "system estimate", "accelerators only")
+# Power bases, most trustworthy first (docs/definitions.md section 4); never mixed in one ranking. The
+# first two are the entry's own: what the system drew at the wall during the run, and the capacity it
+# states for itself (v6.1's design_power_watts); the others are estimates.
+POWER_BASES = ("measured", "nameplate", "system estimate", "accelerators only")
 
 ANSWER_SQL = """
 WITH graded AS (
@@ -55,9 +58,11 @@ racks AS (
 power AS (
     SELECT *, 'measured' AS power_basis, 1 AS trust, throughput_per_kw_measured AS per_kw FROM graded
     UNION ALL BY NAME
-    SELECT *, 'system estimate' AS power_basis, 2 AS trust, throughput_per_kw_system_estimate AS per_kw FROM graded
+    SELECT *, 'nameplate' AS power_basis, 2 AS trust, throughput_per_kw_nameplate AS per_kw FROM graded
     UNION ALL BY NAME
-    SELECT *, 'accelerators only' AS power_basis, 3 AS trust, throughput_per_kw_accelerators_only AS per_kw FROM graded
+    SELECT *, 'system estimate' AS power_basis, 3 AS trust, throughput_per_kw_system_estimate AS per_kw FROM graded
+    UNION ALL BY NAME
+    SELECT *, 'accelerators only' AS power_basis, 4 AS trust, throughput_per_kw_accelerators_only AS per_kw FROM graded
 ),
 best_power AS (
     SELECT * FROM power WHERE per_kw IS NOT NULL
@@ -68,19 +73,24 @@ coverage AS (
     SELECT benchmark, scenario, throughput_unit, power_basis, trust, count(*) AS accelerators
     FROM best_power GROUP BY ALL
 ),
--- the most trustworthy basis that compares two accelerators, else the most trustworthy with one
+-- the entry's own power wherever a figure of it exists (measured, else its nameplate), even for one
+-- accelerator; else the most trustworthy estimate that compares two accelerators, else the most
+-- trustworthy with one
 chosen AS (
     SELECT benchmark, scenario, throughput_unit,
-           arg_min(power_basis, [CASE WHEN accelerators >= 2 THEN 0 ELSE 1 END, trust]) AS power_basis
+           arg_min(power_basis, [CASE WHEN trust <= 2 THEN 0 WHEN accelerators >= 2 THEN 1 ELSE 2 END, trust])
+               AS power_basis
     FROM coverage GROUP BY ALL
 ),
 per_kw AS (
     SELECT p.benchmark, p.scenario, p.throughput_unit, 'per_kw' AS measure, p.accelerator, p.per_kw AS value,
            p.result_id, p.submitter, p.accelerator_count, p.power_basis,
-           p.power_basis || CASE p.power_basis
-                                WHEN 'system estimate' THEN coalesce(' (' || p.power_reference || ')', '')
-                                WHEN 'accelerators only' THEN ' (hosts, network and cooling left out)'
-                                ELSE '' END AS basis
+           CASE p.power_basis
+               WHEN 'measured' THEN 'measured system power (the whole system at the wall, during the run)'
+               WHEN 'nameplate' THEN 'nameplate system power (the PSU capacity the entry states, not what it drew)'
+               WHEN 'system estimate' THEN 'system estimate' || coalesce(' (' || p.power_reference || ')', '')
+               WHEN 'accelerators only' THEN 'accelerators only (hosts, network and cooling left out)'
+           END AS basis
     FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
 ),
 -- the cheapest tokens by the user's prices: each priced accelerator's fewest dollars per million
@@ -155,7 +165,7 @@ class Figure:
     url: str
     basis: str | None = None  # how a rack was got, which power, or why a row is outside procurement grade
     segment: str | None = None  # who the part is sold to (datacenter, workstation, edge, client)
-    power_basis: str | None = None  # per kW: measured, system estimate or accelerators only
+    power_basis: str | None = None  # per kW: measured, nameplate, system estimate or accelerators only
 
 
 @dataclass(frozen=True)

@@ -614,7 +614,9 @@ def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
     between two of the series' points (the frontier breaks at eras only)."""
     ids, last = [], {}
     for point in points:
-        series = (point["kind"], point["benchmark"], point["kind"] != "frontier" and point["accelerator"])
+        # a point may name its series (a part at a power setting, a record line per setting)
+        series = (point["kind"], point["benchmark"],
+                  point.get("series") or (point["kind"] != "frontier" and point["accelerator"]))
         rounds = ran[point["benchmark"]]
         previous = last.get(series)
         gap = previous is not None and point["kind"] == "part" and (
@@ -662,12 +664,3 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")
     return chart
-
-
-def charts(con, round_name: str | None, palette: AcceleratorPalette) -> tuple[Chart, list[Chart]]:
-    """The interactivity chart (its own section) and the appendix's charts, in page order."""
-    return interactivity_chart(con, round_name, palette), [
-        leaderboard_chart(con, round_name, palette), token_economics_chart(con, round_name, palette),
-        software_gains_chart(con, palette), accelerator_history_chart(con, palette), generation_speedups_chart(con, palette),
-        scaling_efficiency_chart(con, palette)]
-
