@@ -162,3 +162,22 @@ def test_no_estimate_enters_the_efficiency_marts(old_rounds_warehouse):
     assert query(old_rounds_warehouse, """
         SELECT DISTINCT round FROM power_efficiency ORDER BY round""") == [("v1.1",), ("v2.1",), ("v4.1",), ("v5.1",)]
     assert query(old_rounds_warehouse, "SELECT DISTINCT power_basis FROM efficiency_history") == [("measured system power",)]
+
+
+def test_every_procurement_grade_side_is_procurement_grade_by_the_one_rule(old_rounds_warehouse):
+    # each side of a procurement-grade gain, and each figure of a procurement-grade history row, is a
+    # performance row the one eligibility rule grades procurement grade (a tree row has no result ID:
+    # by its run folder)
+    sides = """
+        SELECT round_from AS round, run_path_from AS run_path FROM efficiency_gains WHERE procurement_grade
+        UNION SELECT round_to, run_path_to FROM efficiency_gains WHERE procurement_grade
+        UNION SELECT round, run_path FROM efficiency_history WHERE procurement_grade
+        UNION SELECT round_previous, run_path_previous FROM efficiency_history WHERE procurement_grade"""
+    graded = query(old_rounds_warehouse, f"""
+        SELECT s.round, s.run_path, bool_or(e.procurement_grade)
+        FROM ({sides}) AS s
+        JOIN stg_results AS r ON r.round = s.round AND r.run_path = s.run_path AND r.metric = 'performance'
+        JOIN int_result_eligibility AS e ON e.source_id = r.source_id AND e.record_no = r.record_no
+        GROUP BY ALL""")
+    assert len(graded) == len(query(old_rounds_warehouse, sides)) > 20
+    assert [g for g in graded if not g[2]] == []

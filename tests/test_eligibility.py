@@ -213,6 +213,10 @@ RANKED = {
         UNION SELECT round, result_id_large, benchmark, scenario FROM scaling_efficiency WHERE procurement_grade""",
     # the later figure of each procurement-grade gain (the earlier one is its previous row's figure)
     "accelerator_history": "SELECT round, result_id, benchmark, scenario FROM accelerator_history WHERE procurement_grade",
+    # the field's record per joule, and each round's best (both procurement grade by construction)
+    "efficiency_records": """
+        SELECT round, round_best_result_id, benchmark, scenario FROM efficiency_records
+        UNION SELECT record_round, record_result_id, benchmark, scenario FROM efficiency_records""",
 }
 
 
