@@ -307,14 +307,13 @@ def _cloned_rounds(chosen, named: bool):
     """--git: the rounds with no published table (every one of them when none is named; a named round
     with a table is refused: its table is read from --source), and the directory their clones are
     kept in, beside the warehouse, as the source of their run summaries."""
-    from pathlib import Path
-
     from warehouse.store import db
+    from warehouse.trees.cloning import clones_folder
     with_table = [r.name for r in chosen if r.has_table]
     if named and with_table:
         raise UsageError(f"--git clones the trees of rounds MLCommons published no table of; "
                          f"{', '.join(with_table)} has one: run `mlperf-wh trees` without --git for it")
-    return [r for r in chosen if not r.has_table], str(Path(db.db_path(current().db)).resolve().parent / "trees")
+    return [r for r in chosen if not r.has_table], str(clones_folder(db.db_path(current().db)))
 
 
 def _trees_reachable(rounds, source: str, warehouse: CheckedWarehouse) -> bool:
