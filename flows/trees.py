@@ -126,7 +126,8 @@ def cloned(git: str | None, rounds: list[Round], db_file: str):
     if not git:
         yield {}
         return
-    from warehouse.trees.cloning import clones_folder, held_clones
+    from warehouse.trees.clone_folders import clones_folder
+    from warehouse.trees.cloning import held_clones
     with held_clones(git, [r for r in rounds if not r.has_table], clones_folder(db_file)) as clones:
         yield clones
 

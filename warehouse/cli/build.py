@@ -273,7 +273,7 @@ def trees(
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, git=remote.url if remote else None, **sizes)
     warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
-    if not _trees_reachable(chosen, source, warehouse):
+    if remote is None and not _trees_reachable(chosen, source, warehouse):  # a clone is its own check
         return EXIT_FAILED
     start_temporary_server_if_needed()
     if remote is not None and remote.token:
@@ -308,7 +308,7 @@ def _cloned_rounds(chosen, named: bool):
     with a table is refused: its table is read from --source), and the directory their clones are
     kept in, beside the warehouse, as the source of their run summaries."""
     from warehouse.store import db
-    from warehouse.trees.cloning import clones_folder
+    from warehouse.trees.clone_folders import clones_folder
     with_table = [r.name for r in chosen if r.has_table]
     if named and with_table:
         raise UsageError(f"--git clones the trees of rounds MLCommons published no table of; "

@@ -12,11 +12,13 @@ systems/*.json and performance/run_1/mlperf_log_summary.txt, a few MB where a ro
 several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
 uploadpack.allowFilter); one that does not is refused, naming that, rather than cloned whole.
 
-A clone is made in a temporary directory beside its destination and renamed into place only when all
-three steps are done, so a clone stopped at any point is never taken for a tree. A second run fetches
-the branch from the URL it is given (never from a remembered origin) and moves the checkout to it; a
-clone that is not whole (a lock file left by a stopped git, a sparse checkout not set) or that came
-from another URL is cloned again. The URL is checked first (trees/git_remote.py) and always follows `--`;
+A clone owns only what it made: it lives in a folder the warehouse made and marked, never in one of
+someone else's (trees/clone_folders.py). It is made in a marked temporary folder beside its place
+and renamed into place only when all three steps are done, so a clone stopped at any point is never
+taken for a tree. A second run fetches the branch from the URL it is
+given (never from a remembered origin) and moves the checkout to it; a clone of the warehouse's that
+is not whole (a lock file left by a stopped git, a sparse checkout not set) or that came from
+another URL is cloned again. The URL is checked first (trees/git_remote.py) and always follows `--`;
 credentials reach git through its environment alone (a credential helper that reads them from there,
 for the URL's host only), never its arguments or the clone's .git/config. git's network waits are
 bounded (trees/git_network.py) and it runs in a process group of its own, under a shell that kills
@@ -32,16 +34,16 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from warehouse.errors import ExpectedFailure
+from warehouse.trees.clone_folders import (clone_place, mark, marked_temporary, put_in_place, remove_leftovers,
+                                            remove_ours, taken)
 from warehouse.trees.git_network import NetworkBudget, connects_within, first_hop
 from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_ENV, GitRemote, parse_git_url
 from warehouse.interrupt import die_with_parent, stop_process_group
@@ -67,7 +69,8 @@ _CLONING_INTO = re.compile(r"Cloning into '[^']*'\.\.\.")
 
 
 class CloneFailed(ExpectedFailure):
-    """git could not clone or update the round's repository (`said`: git's own words)."""
+    """git could not clone or update the round's repository (`said`: git's own words), or the clone
+    has no folder of its own to go to."""
 
     def __init__(self, message: str, said: str = ""):
         super().__init__(message)
@@ -80,21 +83,16 @@ NOT_UTF8 = "a file name that is not UTF-8 (shown with \\x escapes): removed from
 
 @dataclass(frozen=True)
 class ClonedTree:
-    """A round's clone: its root, and the paths left out of it with why (a path git refuses to check
+    """A round's clone: its root, the paths left out of it with why (a path git refuses to check
     out, such as a '.git' or '..' part; a name that is not UTF-8), quarantined rather than failing the
-    round, and a note for the run's report about it (None: nothing to say)."""
+    round, and a note when it went beside a folder the warehouse did not make."""
     root: Path
     left_out: tuple[tuple[str, str], ...] = ()
     note: str | None = None
 
 
-def clones_folder(db_file: str) -> Path:
-    """Where a warehouse keeps its clones: trees/ beside its file."""
-    return Path(db_file).resolve().parent / "trees"
-
-
 def clone_round(git_base: str | GitRemote, round, cache: Path, budget: NetworkBudget | None = None) -> ClonedTree:
-    """The round's tree at `cache/<repository>`, cloned (or brought up to date) from
+    """The round's tree in its folder in `cache` (clone_place), cloned (or brought up to date) from
     `<git_base>/<repository>`."""
     with held_clones(git_base, [round], cache, budget) as clones:
         return clones[round.name]
@@ -132,26 +130,27 @@ def _held(lock: Path):
 
 
 def _clone(git: "Git", round, cache: Path) -> ClonedTree:
-    _remove_leftovers(cache, round.repository)
-    place = cache / round.repository
+    remove_leftovers(cache, round)
+    place, note = clone_place(cache, round)
     git.check_connects()
     refused = _cloned(git, round, place)
     left_out = [(path, REFUSED_BY_GIT) for path in refused]
-    return ClonedTree(place, tuple(left_out + [(path, NOT_UTF8) for path in _undecodable_names_removed(place)]))
+    return ClonedTree(place, tuple(left_out + [(path, NOT_UTF8) for path in _undecodable_names_removed(place)]), note)
 
 
-def _cloned(git: "Git", round, dest: Path) -> tuple[str, ...]:
-    """The clone at `dest`, brought up to date or made again; the paths git refused."""
-    if not dest.is_symlink() and (dest / ".git").is_dir() and _whole_clone_of(dest, git.remote, round.branch) \
-            and _updated(git, dest, round.branch):
+def _cloned(git: "Git", round, place: Path) -> tuple[str, ...]:
+    """The clone at `place` (the warehouse's, or nothing there) brought up to date, or made again;
+    the paths git refused."""
+    if taken(place) and _whole_clone_of(place, git.remote, round.branch) and _updated(git, place, round.branch):
         return ()
-    fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.clone-", dir=dest.parent))
-    fresh.chmod(0o755)  # as git clone makes a directory (mkdtemp's is the user's alone)
+    temporary = marked_temporary(place.parent, round, "clone", git.remote.url)
     try:
+        fresh = temporary / round.repository
         refused = _clone_into(git, fresh, round.branch)
-        _put_in_place(fresh, dest)
+        mark(fresh, round, git.remote.url)
+        put_in_place(fresh, place, round)
     finally:
-        shutil.rmtree(fresh, ignore_errors=True)
+        remove_ours(temporary)
     return refused
 
 
@@ -225,27 +224,14 @@ def _invalid_paths(said: str) -> list[str]:
     return re.findall(r"^error: invalid path '(.+?)'$", said, re.MULTILINE)
 
 
-def _put_in_place(fresh: Path, dest: Path) -> None:
-    """`fresh` renamed to `dest`; a `dest` there before (not whole, or another URL's) is removed."""
-    if dest.exists() or dest.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
-        dest.rename(old / dest.name)
-        shutil.rmtree(old, ignore_errors=True)
-    fresh.rename(dest)
-
-
-def _remove_leftovers(cache: Path, repository: str) -> None:
-    """Temporary clones of a run that was stopped (or killed) before it renamed or removed them."""
-    for leftover in [*cache.glob(f".{repository}.clone-*"), *cache.glob(f".{repository}.old-*")]:
-        shutil.rmtree(leftover, ignore_errors=True)
-
-
 def _whole_clone_of(dest: Path, remote: GitRemote, branch: str) -> bool:
     """The clone at `dest` was made whole from `remote`'s URL, and holds nothing a clone of ours does
     not: no lock a stopped git left, no configuration but what clone, sparse-checkout and fetch write
     (a planted core.fsmonitor or remote.origin.uploadpack would run a command), its origin the same
     URL, its sparse checkout set and HEAD a commit. Anything else is cloned again, never fetched into."""
     git_dir = dest / ".git"
+    if not git_dir.is_dir() or git_dir.is_symlink():
+        return False
     if any((git_dir / lock).exists() for lock in _STALE_LOCKS) or not (git_dir / "config").is_file():
         return False
     if not all(_only_our_keys(config, remote, branch) for config in (git_dir / "config", git_dir / "config.worktree")):
