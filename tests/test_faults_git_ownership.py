@@ -78,6 +78,13 @@ def test_both_places_taken_by_the_users_folders_is_one_line_and_nothing_touched(
     assert {k: v for k, v in files_in(trees).items() if not k.endswith(".lock")} == before
 
 
+def test_a_file_where_the_clones_folder_goes_is_one_line(served, tmp_path, home, plain_cli):
+    (tmp_path / "trees").write_text("mine")
+    code, out, err = plain_cli("trees", "--rounds", "v0.5", "--git", f"file://{served}", "--db", tmp_path / "w.duckdb")
+    assert code == 1 and "cannot hold the clones" in one_error_line(err), err
+    assert (tmp_path / "trees").read_text() == "mine"
+
+
 def test_a_temporary_folder_of_the_users_beside_the_clone_is_not_taken_for_a_leftover(served, tmp_path, home):
     """A killed run's temporary clone is removed by the next; a folder of that shape the warehouse
     did not make (no marker in it) is not."""

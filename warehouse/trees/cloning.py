@@ -106,7 +106,11 @@ def held_clones(git_base: str | GitRemote, rounds, cache: Path,
     base = git_base if isinstance(git_base, GitRemote) else parse_git_url(git_base)
     base = base.with_environment_credentials()
     budget = budget or NetworkBudget.from_settings()
-    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there, or no right to write beside the warehouse
+        raise CloneFailed(f"{cache}: cannot hold the clones ({exc.strerror}); it is left as it is: move it away "
+                          "or put the warehouse (--db) where it can") from exc
     with ExitStack() as held:
         clones = {}
         for round in rounds:
