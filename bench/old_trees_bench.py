@@ -1,7 +1,8 @@
 """Rebuilding every shared old round from its tree (v0.5, v0.7, v1.1, v2.0, v2.1: the rounds MLCommons
 published no table of), whole processes, against the plain reader (bench/trees_floor.py) that reads
-the same files (every system description and performance run_1 summary), parses the primary figure
-with a regular expression and json.loads and writes the rows to DuckDB in one transaction (issue 56).
+the same files (every system description and performance run_1 summary, and a power run's spl.txt and
+detail log), parses the primary figure with a regular expression and json.loads, and each power run
+as the checker does, and writes the rows to DuckDB in one transaction (issue 56; power: issue 62).
 
 - cold: `mlperf-wh trees --rounds <old rounds> --source ../shared/mlcommons/trees` into a copy of a
   warehouse holding the three table rounds (the copy made before the clock starts), marts included,

@@ -22,6 +22,7 @@ import ingest_bench  # noqa: E402
 import notify_bench  # noqa: E402
 import old_trees_bench  # noqa: E402
 import orchestration_bench  # noqa: E402
+import power_bench  # noqa: E402
 import query_bench  # noqa: E402
 import rebuild_bench  # noqa: E402
 import report_bench  # noqa: E402
@@ -33,6 +34,7 @@ SECTIONS = [
     ("views", views_bench.main),
     ("trees", trees_bench.main),
     ("old_trees", old_trees_bench.main),
+    ("power", power_bench.main),
     ("rebuild", rebuild_bench.main),
     ("orchestration", orchestration_bench.main),
     ("core", core_path_bench.main),

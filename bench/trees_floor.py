@@ -1,8 +1,9 @@
 """The floor for rebuilding old rounds from their trees: a plain reader that reads what `mlperf-wh
-trees` reads of each round (every system description and every performance run_1 LoadGen summary),
-parses the primary figure of each summary with one regular expression and each description with
-json.loads, and writes the rows to a new DuckDB file in one transaction. No validation, no identity,
-no marts: what any reader of the same files must pay.
+trees` reads of each round (every system description, every performance run_1 LoadGen summary, and a
+power run's spl.txt and detail log), parses the primary figure of each summary with one regular
+expression, each description with json.loads and each power run as the checker does (power_floor.py),
+and writes the rows to a new DuckDB file in one transaction. No validation, no identity, no marts:
+what any reader of the same files must pay.
 
     .venv/bin/python bench/trees_floor.py OUT.duckdb TREE_ROOT [TREE_ROOT ...]
 """
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+
+from power_floor import figures as power_figures
 
 # LoadGen's summary: the scenario, the validity and the line that is the scenario's result
 SCENARIO = re.compile(rb"^Scenario\s*:\s*(\S+)", re.MULTILINE)
@@ -47,6 +50,8 @@ def main(argv: list[str]) -> int:
     out, roots = argv[0], [Path(a) for a in argv[1:]]
     runs = [(root.name, *row) for root in roots for row in summaries(root)]
     described = [(root.name, *row) for root in roots for row in systems(root)]
+    power = [(root.name, f["run_path"], f.get("value"), f.get("unit")) for root in roots
+             for f in power_figures(str(root))]
     con = duckdb.connect(out)
     con.execute("BEGIN")
     con.execute("CREATE TABLE runs (tree VARCHAR, path VARCHAR, scenario VARCHAR, validity VARCHAR, metric VARCHAR, "
@@ -57,9 +62,12 @@ def main(argv: list[str]) -> int:
     system_frame = pl.DataFrame(described, schema=["tree", "path", "accelerator", "per_node", "status"], orient="row")
     con.execute("INSERT INTO runs SELECT * FROM run_frame")
     con.execute("INSERT INTO systems SELECT * FROM system_frame")
+    con.execute("CREATE TABLE power (tree VARCHAR, path VARCHAR, value DOUBLE, unit VARCHAR)")
+    power_frame = pl.DataFrame(power, schema=["tree", "path", "value", "unit"], orient="row")
+    con.execute("INSERT INTO power SELECT * FROM power_frame")
     con.execute("COMMIT")
     con.close()
-    print(f"{len(runs)} run summaries, {len(described)} system descriptions")
+    print(f"{len(runs)} run summaries, {len(described)} system descriptions, {len(power)} power runs")
     return 0
 
 

@@ -15,7 +15,7 @@ RUN_ENVIRONMENT = ROOT / ".venv" / "bin" / "python"
 
 
 @pytest.mark.slow  # each section starts a dozen whole processes (~5-20 s)
-@pytest.mark.parametrize("section", ["query", "export", "notify"])
+@pytest.mark.parametrize("section", ["query", "export", "notify", "power"])
 def test_a_quick_bench_section_runs_to_its_end(section):
     assert RUN_ENVIRONMENT.exists(), "make bench times the run environment: `make install` (make test-slow does)"
     env = {**os.environ, "MLPERF_BENCH_REPEAT": "1"}

@@ -129,6 +129,16 @@ FIELDS: dict[str, Field] = {
     "fetch_read_timeout": Field(60.0, number(gt=0, le=DAY),
                                 "seconds without a byte from the source before a read fails"),
     "fetch_max_bytes": Field(64 * MIB, number(gt=0, le=16 * 1024 * MIB, kind=int), "largest file a fetch accepts, in bytes"),
+    "power_file_max_bytes": Field(32 * MIB, number(gt=0, le=16 * 1024 * MIB, kind=int), (
+        "largest power file (a run's spl.txt or mlperf_log_detail.txt) the tree reader reads, in bytes; a "
+        "larger one is not read and its run's power figure is quarantined (a real spl.txt is at most a few MB)")),
+    "power_skipped_share": Field(0.01, number(ge=0, le=1), (
+        "the largest share of a run's power samples inside its window that may be non-positive: MLCommons' "
+        "checker skips them (the analyzer's marker for a missing reading); past this share the power figure "
+        "is quarantined")),
+    "power_window_grace": Field(2.0, number(ge=0, le=DAY), (
+        "seconds the analyzer's log may start after power_begin or end before power_end (about two samples); "
+        "past that the log does not cover the run and the power figure is quarantined")),
     "fetch_retries": Field(3, number(ge=0, le=100, kind=int), "retries of a failed fetch (timeouts, 5xx, cut bodies)"),
     "fetch_backoff": Field(1.0, number(ge=0, le=3600), "seconds before the first retry; doubled for each next one"),
     "fetch_deadline": Field(600.0, number(gt=0, le=DAY), (

@@ -9,6 +9,8 @@ tree_reads   one row per file the last rebuild of a round with no table read (re
              identity and what its rows need of it, so a rerun opens only the files that changed;
              and one per folder it listed, so a rerun that finds every folder and file as they were
              need not list the tree again.
+power_readings one measured power figure per power run of a round rebuilt from its tree, beside its
+             performance row (schemas/power.py PowerReading; warehouse/trees/power.py computes it).
 """
 from __future__ import annotations
 
@@ -69,6 +71,19 @@ TABLES = "\n".join([
     reasons VARCHAR[],                              -- why it is quarantined
     text VARCHAR,                                   -- its text, when a quarantine record shows it
     PRIMARY KEY (round, path)
+);""",
+    """CREATE TABLE IF NOT EXISTS power_readings (
+    round VARCHAR NOT NULL, source_id VARCHAR NOT NULL,
+    run_path VARCHAR NOT NULL,                      -- results.location of the run's performance row
+    division VARCHAR NOT NULL, submitter VARCHAR NOT NULL, platform VARCHAR NOT NULL, system VARCHAR,
+    model VARCHAR NOT NULL, benchmark VARCHAR, scenario VARCHAR NOT NULL,
+    value DOUBLE NOT NULL, unit VARCHAR NOT NULL,   -- Watts, or Joules / millijoules per query
+    average_watts DOUBLE NOT NULL, samples BIGINT NOT NULL, samples_skipped BIGINT NOT NULL,
+    power_begin TIMESTAMP NOT NULL, power_end TIMESTAMP NOT NULL, duration_s DOUBLE NOT NULL,
+    query_count DOUBLE, effective_scenario VARCHAR, loadgen_version VARCHAR,
+    rule VARCHAR NOT NULL, checker VARCHAR NOT NULL,
+    spl_path VARCHAR NOT NULL, spl_sha256 VARCHAR NOT NULL, detail_path VARCHAR NOT NULL, detail_sha256 VARCHAR NOT NULL,
+    PRIMARY KEY (round, run_path)
 );""",
 ])
 

@@ -8,8 +8,9 @@ rebuild reads and nothing else.
   rename <temporary> -> <its folder>
 
 The clone holds the commit and its trees (directory listings) and only the blobs the checkout needs:
-systems/*.json and performance/run_1/mlperf_log_summary.txt, a few MB where a round repository is
-several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
+systems/*.json and performance/run_1/mlperf_log_summary.txt, and a power run's spl.txt and (added by
+its path once the checkout shows the spl.txt) its mlperf_log_detail.txt, a few MB where a round
+repository is several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
 uploadpack.allowFilter); one that does not is refused, naming that, rather than cloned whole.
 
 A clone owns only what it made: it lives in a folder the warehouse made and marked, never in one of
@@ -49,9 +50,15 @@ from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_EN
 from warehouse.interrupt import die_with_parent, stop_process_group
 
 SPARSE_PATTERNS = ("/*/*/systems/*.json",
-                   "/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt")
-# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid)
-PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS)
+                   "/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt",
+                   "/*/*/results/*/*/*/performance/run_1/spl.txt")
+# A power run's detail log (every run has one; only a power run's is read, beside its spl.txt): added
+# to the sparse checkout by its literal path once the checkout shows which runs hold spl.txt.
+POWER_DETAIL = "performance/run_1/mlperf_log_detail.txt"
+# The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid); its
+# power files are checked out after them, by their literal paths (a glob that matches nothing fails)
+PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS[:2])
+SPL_PATH = re.compile(r"[^/]+/[^/]+/results/[^/]+/[^/]+/[^/]+/performance/run_1/spl\.txt")
 MAX_REFUSED_PATHS = 20
 STOP_GRACE = 2.0
 # The group leader: git runs below it; a TERM (ours, or the kernel's when this process dies) kills the
@@ -180,6 +187,7 @@ def _updated(git: "Git", dest: Path, branch: str) -> bool:
     git(["-C", str(dest), "fetch", "--filter=blob:none", "--depth", "1", "--", git.remote.url, branch])
     try:
         git(["-C", str(dest), "checkout", "--detach", "FETCH_HEAD", "--"])
+        _with_power_detail_logs(git, dest)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
@@ -197,11 +205,35 @@ def _clone_into(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
     git(["-C", str(fresh), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS])
     try:
         git(["-C", str(fresh), "checkout", branch, "--"])
+        _with_power_detail_logs(git, fresh)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
         return _check_out_files(git, fresh, branch)
     return ()
+
+
+def _with_power_detail_logs(git: "Git", clone: Path) -> None:
+    """The detail log of each run the checkout shows a spl.txt for, added to the sparse checkout by
+    its literal path (a pattern cannot say "beside a spl.txt"), so only power runs' detail logs are
+    fetched. A tree git refuses a path of keeps its power runs without them (their figures are then
+    quarantined, naming the missing log)."""
+    scenarios = sorted(spl.parents[2].relative_to(clone).as_posix()
+                       for spl in clone.glob("*/*/results/*/*/*/performance/run_1/spl.txt") if spl.is_file())
+    if scenarios:
+        details = ["/" + _literal(f"{scenario}/{POWER_DETAIL}") for scenario in scenarios]
+        git(["-C", str(clone), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS, *details])
+
+
+def _literal(path: str) -> str:
+    """A path as a sparse-checkout pattern that matches it alone (gitignore's wildcards escaped)."""
+    return re.sub(r"([\\*?\[\]!# ])", r"\\\1", path)
+
+
+def _ours(patterns: list[str]) -> bool:
+    """The sparse checkout a clone of ours sets: SPARSE_PATTERNS, then power runs' detail logs."""
+    return tuple(patterns[:len(SPARSE_PATTERNS)]) == SPARSE_PATTERNS and all(
+        p.startswith("/") and p.endswith(f"/{POWER_DETAIL}") for p in patterns[len(SPARSE_PATTERNS):])
 
 
 def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
@@ -213,7 +245,9 @@ def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
         excluded = [f":(exclude,literal){path}" for path in refused]
         try:
             said = git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded])
-            return tuple(refused + [path for path in _invalid_paths(said) if path not in refused])
+            refused += [path for path in _invalid_paths(said) if path not in refused]
+            _power_files_by_path(git, fresh, branch, refused)
+            return tuple(refused)
         except CloneFailed as exc:
             named = [path for path in _invalid_paths(exc.said) if path not in refused]
             if not named:
@@ -221,6 +255,25 @@ def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
             refused += named
     raise CloneFailed(f"{git.remote.url}: git refuses more than {MAX_REFUSED_PATHS} paths of the round's tree "
                       f"({', '.join(refused[:3])}, ...); nothing was kept")
+
+
+def _power_files_by_path(git: "Git", clone: Path, branch: str, refused: list[str]) -> None:
+    """In a tree checked out by pathspec (its sparse checkout cannot be applied again): each power
+    run's spl.txt and detail log, by their paths in the tree's listing (a blobless clone holds every
+    folder listing). A power file git refuses too leaves its run without it: its figure is then a
+    quarantine record naming the missing file."""
+    listed = set((_answer(["ls-tree", "-r", "-z", "--name-only", branch], clone) or "").split("\0"))
+    spls = sorted(path for path in listed if SPL_PATH.fullmatch(path) and path not in refused)
+    details = [f"{spl.rsplit('/', 1)[0]}/mlperf_log_detail.txt" for spl in spls]
+    wanted = spls + [path for path in details if path in listed and path not in refused]
+    if not wanted:
+        return
+    try:
+        git(["-C", str(clone), "checkout", "--ignore-skip-worktree-bits", branch, "--",
+             *(f":(literal){path}" for path in wanted)])
+    except CloneFailed as exc:
+        if not _invalid_paths(exc.said):
+            raise
 
 
 def _invalid_paths(said: str) -> list[str]:
@@ -243,7 +296,7 @@ def _whole_clone_of(dest: Path, remote: GitRemote, branch: str) -> bool:
     checks = (["config", "--get", "remote.origin.url"], ["sparse-checkout", "list"], ["rev-parse", "--verify", "-q", "HEAD"])
     answers = [_answer(check, dest) for check in checks]
     return (answers[0] == remote.url and answers[1] is not None
-            and tuple(answers[1].splitlines()) == SPARSE_PATTERNS and bool(answers[2]))
+            and _ours(answers[1].splitlines()) and bool(answers[2]))
 
 
 def _only_our_keys(config: Path, remote: GitRemote, branch: str) -> bool:

@@ -1,6 +1,6 @@
 """The one way a submission tree's folders are listed, `TreeFolder`, and what a round's tree holds
-(`list_folder`, `submitter_folders`): its run summaries and system descriptions, the run folders
-that hold no summary, and the symbolic links met on the way.
+(`list_folder`, `submitter_folders`): its run summaries and system descriptions, a power run's two
+power files, the run folders that hold no summary, and the symbolic links met on the way.
 
 A listing keeps reading.py's rule for names: a folder is entered only when it is a folder (opened
 as read_tree_file opens them, with O_NOFOLLOW from the root down), and a symbolic link, to a folder
@@ -17,6 +17,7 @@ from typing import Callable
 
 from warehouse.ingest.fetch import FetchError
 from warehouse.trees.parsing import SUMMARY_FILE
+from warehouse.trees.parsing_power import DETAIL_FILE, SPL_FILE
 from warehouse.trees.reading import RefusedTreeFile, _open_folder, _open_root, folder_identity_of
 
 RUN_FOLDER = ("performance", "run_1")
@@ -116,11 +117,13 @@ def walk_tree_folder(root: str | Path, relative: str, at_most: int = WALKED_AT_M
 
 @dataclass
 class Listing:
-    """A tree's files: run summaries and system descriptions (paths relative to the root), the
-    run folders that hold no summary (path, what is there), and the symbolic links met on the way
-    (never followed: each is one quarantine record naming its path in the tree)."""
+    """A tree's files: run summaries and system descriptions (paths relative to the root), a power
+    run's spl.txt and its mlperf_log_detail.txt, the run folders that hold no summary (path, what is
+    there), and the symbolic links met on the way (never followed: each is one quarantine record
+    naming its path in the tree)."""
     summaries: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)
+    power: list[str] = field(default_factory=list)
     strays: list[tuple[str, str]] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     folders: list[tuple[str, str | None]] = field(default_factory=list)   # every folder listed, its identity
@@ -137,7 +140,7 @@ class Listing:
 
     @property
     def files(self) -> list[str]:
-        return self.systems + self.summaries
+        return self.systems + self.summaries + self.power
 
 
 def _entered(folder: TreeFolder, name: str, listing: Listing) -> TreeFolder | None:
@@ -245,8 +248,9 @@ def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
     folder still open): its path (a link in its place too: reading it refuses it, naming the link),
     LINKED, or None when it is not there. The scenario folder is listed (its links recorded, a stray
     told); below it only the one name on the way is looked up (an lstat), as a reader that globs the
-    literal path does: what else performance/ and run_1/ hold is never read, nor listed (two folder
-    listings in three, most of a cold pass's waits on the disk)."""
+    literal path does, and in run_1/ the power files (_power_files): what else performance/ and run_1/
+    hold is never read, nor listed (two folder listings in three, most of a cold pass's waits on the
+    disk)."""
     with ExitStack() as opened:
         listed, folder = _entries(scenario, listing), scenario
         for part in RUN_FOLDER:
@@ -261,7 +265,28 @@ def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
             listing.folders.append((folder.path, folder_identity_of(os.fstat(folder.descriptor))))
         if _kind_by_lstat(folder, SUMMARY_FILE) in (None, "folder"):
             return None
-        return listing.found(listing.summaries, folder, SUMMARY_FILE)
+        found = listing.found(listing.summaries, folder, SUMMARY_FILE)
+        _power_files(folder, listing)
+        return found
+
+
+def _power_files(run: TreeFolder, listing: Listing) -> None:
+    """A run measured with a power analyzer: its spl.txt and, beside it, the detail log that holds the
+    run's power window (found in that order: the sample log is read against the window). The detail
+    log of a run without spl.txt is not looked at (every run has one; only a power run's is read). A
+    link in place of either is recorded, never followed."""
+    spl = _kind_by_lstat(run, SPL_FILE)
+    if spl in (None, "folder"):
+        return
+    if spl == "link":
+        listing.links.append(_inside(run, SPL_FILE))
+        return
+    detail = _kind_by_lstat(run, DETAIL_FILE)
+    if detail == "link":
+        listing.links.append(_inside(run, DETAIL_FILE))
+    elif detail == "file":
+        listing.found(listing.power, run, DETAIL_FILE)
+    listing.found(listing.power, run, SPL_FILE)
 
 
 def _listed_kind(entries: Entries, name: str) -> str | None:

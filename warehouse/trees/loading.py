@@ -17,7 +17,9 @@ from typing import NamedTuple
 import polars as pl
 
 from schemas.endpoints import LOADGEN
+from schemas import polars_types
 from schemas.failures import failures_of
+from schemas.power import PowerReading
 from schemas.results import CanonicalResult
 from schemas.trees import SUMMARY_MODELS, SystemDescription
 from warehouse.identity.rounds import round_sort_key
@@ -307,6 +309,11 @@ def source_id(round_name: str) -> str:
     return f"{SOURCE_PREFIX}/{round_name}"
 
 
+def power_source_id(round_name: str) -> str:
+    """The quarantine's source_id of a round's power figures not computed: 'rebuilt/<round>/power'."""
+    return f"{source_id(round_name)}/power"
+
+
 def verification(division: str | None, availability: str | None) -> str:
     """As for a published table's row (warehouse/ingest/parse.py verification_label): the trees are
     the submissions MLCommons reviewed and published."""
@@ -363,21 +370,58 @@ def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None,
     return source
 
 
+def power_frames_together(rebuilts: list[Rebuilt]) -> list[tuple[pl.DataFrame, pl.DataFrame]]:
+    """Each round's power figures that pass PowerReading (one validation pass for all rounds), and its
+    quarantine records: a run whose figure could not be computed, or failed a check, with its run
+    folder, its two files, their hashes and every reason."""
+    rows = [{**r, "source_id": source_id(rebuilt.round)} for rebuilt in rebuilts for r in rebuilt.power_rows]
+    frame = pl.DataFrame(rows, schema=polars_types(PowerReading))
+    failed: dict[int, list[str]] = {}
+    for failure in failures_of(PowerReading, frame) if frame.height else []:
+        failed.setdefault(failure.index if failure.index is not None else -1, []).append(failure.message())
+    if -1 in failed:
+        raise RuntimeError(f"power figures of {', '.join(r.round for r in rebuilts)}: schema-level failure {failed[-1]}")
+    together, start = [], 0
+    lineage = ("run_path", "spl_path", "spl_sha256", "detail_path", "detail_sha256")
+    for rebuilt in rebuilts:
+        end = start + len(rebuilt.power_rows)
+        bad = [i - start for i in failed if start <= i < end]
+        good = frame.slice(start, end - start).filter(~pl.int_range(pl.len()).is_in(bad))
+        records = [({k: q[k] for k in lineage}, q["reasons"]) for q in rebuilt.power_quarantined]
+        records += [({k: rows[start + i][k] for k in lineage}, failed[start + i]) for i in sorted(bad)]
+        quarantine = pl.DataFrame(
+            [{"round": rebuilt.round, "source_id": power_source_id(rebuilt.round), "record_no": n,
+              "raw_record": json.dumps(record, ensure_ascii=False), "reasons": reasons}
+             for n, (record, reasons) in enumerate(records)], schema=QUARANTINE_SCHEMA)
+        together.append((good, quarantine))
+        start = end
+    return together
+
+
 READ_SCHEMA = {"round": pl.String, "path": pl.String, "kind": pl.String, "file_identity": pl.String, "sha256": pl.String,
                "fields": pl.String, "reasons": pl.List(pl.String), "text": pl.String}
 
 
 def load_round(con, rebuilt: Rebuilt, validated: tuple[pl.DataFrame, pl.DataFrame], checked: Checked,
-               reads: list[dict], tree_identity: str | None) -> tuple[db.SourceRecord, TreeOutcome]:
+               reads: list[dict], tree_identity: str | None,
+               power: tuple[pl.DataFrame, pl.DataFrame]) -> tuple[db.SourceRecord, TreeOutcome]:
     """A round rebuilt from its tree, in one transaction: its result rows in place of its earlier
-    rebuild, the run summaries and system descriptions behind them (`load`), and what was read of
+    rebuild, the run summaries and system descriptions behind them (`load`), its power figures and
+    their quarantine records (`power`: power_frames_together; replaced whole), and what was read of
     each file (tree_reads, replaced whole), or nothing of it."""
-    with db.registered(con, _tree_reads=pl.DataFrame(reads, schema=READ_SCHEMA)), \
+    readings, power_quarantine = power
+    with db.registered(con, _tree_reads=pl.DataFrame(reads, schema=READ_SCHEMA), _power_readings=readings,
+                       _power_quarantine=power_quarantine), \
             db.transaction(con, f"the rebuild of {rebuilt.round}"):
         source = load_rebuilt(con, rebuilt, tree_identity, validated)
         outcome = load(con, checked)
         con.execute("DELETE FROM tree_reads WHERE round = ?", [rebuilt.round])
         con.execute(f"INSERT INTO tree_reads ({', '.join(READ_SCHEMA)}) SELECT {', '.join(READ_SCHEMA)} FROM _tree_reads")
+        con.execute("DELETE FROM power_readings WHERE round = ?", [rebuilt.round])
+        columns = ", ".join(readings.columns)
+        con.execute(f"INSERT INTO power_readings ({columns}) SELECT {columns} FROM _power_readings")
+        con.execute("DELETE FROM quarantine WHERE source_id = ?", [power_source_id(rebuilt.round)])
+        con.execute("INSERT INTO quarantine SELECT * FROM _power_quarantine")
     return source, outcome
 
 

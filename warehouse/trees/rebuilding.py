@@ -18,6 +18,11 @@ and every VALID performance run becomes one row of `results`' shape:
             unique id (suite/division/submitter/platform[/model]), built here, not MLCommons'
   location  the run folder: every row's lineage is its tree path (extra names the files and hashes)
 
+A run measured with a power analyzer (its run folder holds spl.txt) also gives one power figure,
+computed from spl.txt and mlperf_log_detail.txt as the checker computes it (trees/power.py): a row of
+power_readings beside its performance row, or, when a file is hostile, one quarantine record of its
+own (source_id 'rebuilt/<round>/power'); its performance row is built apart and never waits on it.
+
 A run that is INVALID, a file that cannot be read or parsed, a run folder without a summary, a system
 description missing: one quarantine record each, with its path and reasons; never a silent gap.
 Folders are listed through `TreeFolder` alone (trees/listing.py) and each file is read in the folder
@@ -41,6 +46,9 @@ from warehouse.ingest.fetch import FetchError, FetchSettings
 from warehouse.trees.listing import LINK_NOTE, RUN_FOLDER, Listing, list_folder, submitter_folders
 from warehouse.trees.reading import identity_in_folder, read_in_folder, read_tree_file as read_inside_tree, settled
 from warehouse.trees.parsing import SUMMARY_FILE, SYSTEM_ROW_FIELDS, UnparsableFile, parse_summary, parse_system
+from warehouse.trees.parsing_power import (DETAIL_FILE, SPL_FILE, is_power_file, parse_detail, spl_window,
+                                           timestamp_datetime)
+from warehouse.trees.power import CHECKER, Bounds, figure, power_rule
 
 SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
 ORIGIN = "tree"
@@ -90,7 +98,7 @@ def _size_cap() -> int:
     return FetchSettings.from_env().max_bytes
 
 
-REBUILD_VERSION = 1   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
+REBUILD_VERSION = 2   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
 
 
 def tree_digest(rules: "Rules", strays: list, links: list[str], left_out: tuple[tuple[str, str], ...],
@@ -201,10 +209,13 @@ class Rules:
         self.rows = [{**r, "order": round_sort_key(r["round_from"])} for r in result_fields.iter_rows(named=True)
                      if round_sort_key(r["round_from"]) <= order]
         self.legacy_multistream = order < (2, 0)   # the checker's uses_legacy_multistream(): v0.5 to v1.1
+        self.power = power_rule(round_name)        # how its checker computes a power figure (trees/power.py)
+        self.power_bounds = Bounds.from_settings()
 
     def state(self) -> list:
         """What the rules are, as JSON can say it (tree_identity)."""
-        return [self.rows, sorted(self.aliases.items()), self.legacy_multistream]
+        return [self.rows, sorted(self.aliases.items()), self.legacy_multistream,
+                self.power.state() if self.power else None, self.power_bounds.state()]
 
     def benchmark(self, folder_name: str) -> str | None:
         return self.aliases.get(folder_name.strip().lower())
@@ -245,6 +256,8 @@ class Rebuilt:
     links: list[str] = field(default_factory=list)
     parts: list["Part"] = field(default_factory=list)
     top_folders: list[tuple[str, str | None]] = field(default_factory=list)   # the root's and divisions' identities
+    power_rows: list[dict] = field(default_factory=list)          # one measured power figure per power run
+    power_quarantined: list[dict] = field(default_factory=list)   # {run_path, file paths and hashes, reasons}
 
     @property
     def folders(self) -> list[tuple[str, str | None]]:
@@ -268,6 +281,8 @@ class Part:
     links: list[str] = field(default_factory=list)
     built: bool = True              # rows and quarantine records built (build_part)
     folders: list[tuple[str, str | None]] = field(default_factory=list)   # every folder listed, its identity
+    power_rows: list[dict] = field(default_factory=list)         # power_readings' rows (build_part)
+    power_quarantined: list[dict] = field(default_factory=list)  # a run's power figure not computed, and why
 
     @property
     def digests(self) -> list[tuple[str, str | None]]:
@@ -291,10 +306,13 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
     def visit(folder, name: str, path: str) -> None:
         identity = identity_in_folder(folder.descriptor, name)
         last = known.get(path)
+        label = f"{root}/{path}"
+        if is_power_file(path):
+            by_path[path] = read_power_file(folder.descriptor, name, path, label, identity, last, by_path)
+            return
         if last is not None and identity is not None and last.identity == identity:
             by_path[path] = _recalled(path, last)
             return
-        label = f"{root}/{path}"
         try:
             parsed = _parse(path, read_in_folder(folder.descriptor, name, label, _size_cap()), label)
         except (OSError, FetchError) as exc:
@@ -309,6 +327,60 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
                 folders=listing.folders)
 
 
+def read_power_file(directory: int, name: str, path: str, label: str, identity: str | None, last: Known | None,
+                    by_path: dict[str, Parsed]) -> Parsed:
+    """A power run's detail log, or its sample log read against the window of the detail log listed
+    just before it (by_path). Unchanged means unread: a detail log the last pass parsed, as it was; a
+    sample log as it was whose detail log is too (the window it was read against is the same). A file
+    that did not parse is read again (a bound raised since may let it in). A file over
+    MLPERF_POWER_FILE_MAX_BYTES is not opened."""
+    detail = by_path.get(f"{path.rsplit('/', 1)[0]}/{DETAIL_FILE}") if name == SPL_FILE else None
+    unchanged = last is not None and identity is not None and last.identity == identity and last.fields is not None
+    if unchanged and (name == DETAIL_FILE or (detail is not None and not detail.read)):
+        return _recalled(path, last)
+    if name == SPL_FILE and (no_window := _no_window(detail)):
+        return Parsed(path, reasons=[no_window], identity=identity)
+    bound = _power_cap()
+    size = int(identity.split(" ", 1)[0]) if identity else 0
+    if size > bound:
+        return Parsed(path, reasons=[f"{size} bytes, over MLPERF_POWER_FILE_MAX_BYTES ({bound}): not read"],
+                      identity=identity)
+    try:
+        content = read_in_folder(directory, name, label, bound)
+    except (OSError, FetchError) as exc:
+        parsed = _unreadable(path, exc)
+        parsed.identity = identity
+        return parsed
+    parsed = _parse_power(path, content, detail.record if detail else None, label)
+    parsed.identity = identity
+    return parsed
+
+
+def _no_window(detail: Parsed | None) -> str | None:
+    """Why a sample log cannot be read against its detail log's window, or None."""
+    if detail is None:
+        return f"no {DETAIL_FILE} beside it: the run's power window is unknown"
+    detail.recall()
+    return f"not read: {DETAIL_FILE} beside it is refused" if detail.record is None else None
+
+
+def _parse_power(path: str, content: bytes, window: dict | None, label: str) -> Parsed:
+    """A detail log parsed, or a sample log read against `window` (the detail log's record); its
+    bytes are not kept: a figure needs none of them."""
+    digest = hashlib.sha256(content).hexdigest()
+    try:
+        if window is None:
+            return Parsed(path, digest, parse_detail(content, label))
+        return Parsed(path, digest, spl_window(content, window["power_begin_us"], window["power_end_us"], label))
+    except UnparsableFile as exc:
+        return Parsed(path, digest, reasons=exc.reasons)
+
+
+def _power_cap() -> int:
+    from warehouse import settings
+    return settings.current().power_file_max_bytes
+
+
 def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
     """The part's rows and quarantine records: strays, links, files that did not parse, then each run
     summary's row or the reasons it has none."""
@@ -319,10 +391,11 @@ def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
                                                 f"it holds: {held}"], "text": None}
                    for folder, held in part.strays]
     quarantined += [{"path": link, "reasons": [f"refused: {LINK_NOTE}"], "text": None} for link in part.links]
-    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text_of()} for p in part.parsed if p.record is None]
+    quarantined += [{"path": p.path, "reasons": p.reasons, "text": p.text_of()} for p in part.parsed
+                    if p.record is None and not is_power_file(p.path)]
     rows = []
     for found in part.parsed:
-        if found.path.endswith(".json") or found.record is None:
+        if found.path.endswith(".json") or found.record is None or is_power_file(found.path):
             continue
         row, reasons = _row(round_name, found.path, found, by_path, rules)
         if reasons:
@@ -330,7 +403,43 @@ def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
         else:
             rows.append(row)
     part.rows, part.quarantined, part.built = rows, quarantined, True
+    part.power_rows, part.power_quarantined = power_figures(part.parsed, by_path, round_name, rules)
     return part
+
+
+def power_figures(parsed: list[Parsed], by_path: dict[str, Parsed], round_name: str, rules: Rules
+                   ) -> tuple[list[dict], list[dict]]:
+    """One power figure per run folder holding spl.txt (trees/power.py), or a quarantine record naming
+    the run, its two files and why there is none. Its performance row is built apart and never waits
+    on it."""
+    rows, quarantined = [], []
+    for spl in (p for p in parsed if p.path.endswith(f"/{SPL_FILE}")):
+        run_path = spl.path.removesuffix(f"/{SPL_FILE}")
+        detail = by_path.get(f"{run_path}/{DETAIL_FILE}")
+        lineage = {"run_path": run_path, "spl_path": spl.path, "spl_sha256": spl.sha256,
+                   "detail_path": f"{run_path}/{DETAIL_FILE}", "detail_sha256": detail.sha256 if detail else None}
+        division, submitter, _results, platform, model, scenario_folder = run_path.split("/")[:6]
+        scenario = scenario_of(scenario_folder)
+        refused = (DETAIL_FILE, detail) if detail is not None and detail.record is None else (SPL_FILE, spl)
+        reasons = [f"{refused[0]}: {why}" for why in refused[1].reasons] if refused[1].record is None else []
+        found = None
+        if not reasons:
+            found, reasons = figure(rules.power, scenario, detail.record, spl.record, rules.power_bounds)
+        if reasons:
+            quarantined.append({**lineage, "reasons": reasons})
+            continue
+        system = by_path.get(f"{division}/{submitter}/systems/{platform}.json")
+        rows.append({"round": round_name, **lineage, "division": division.lower(), "submitter": submitter,
+                     "platform": platform, "system": system.record.get("system_name") if system and system.record else None,
+                     "model": model, "benchmark": rules.benchmark(model), "scenario": scenario, **found,
+                     "power_begin": timestamp_datetime(detail.record["power_begin_us"]),
+                     "power_end": timestamp_datetime(detail.record["power_end_us"]), "checker": CHECKER})
+    return rows, quarantined
+
+
+def scenario_of(folder: str) -> str:
+    """A scenario folder's name as the checker names the scenario (its SCENARIO_MAPPING, any case)."""
+    return SCENARIO_FOLDERS.get(folder.replace(" ", "").replace("_", "").lower(), folder)
 
 
 def known_rows(rebuilt: Rebuilt) -> list[dict]:
@@ -349,6 +458,8 @@ def known_rows(rebuilt: Rebuilt) -> list[dict]:
 
 
 def _row_fields(parsed: Parsed) -> dict:
+    if is_power_file(parsed.path):   # a detail log's power keys, or a sample log's figures for its window
+        return parsed.record
     fields = SYSTEM_ROW_FIELDS if parsed.path.endswith(".json") else SUMMARY_ROW_FIELDS
     return {name: parsed.record.get(name) for name in fields}
 
@@ -367,7 +478,7 @@ def _summary_text(root: Path, summary: Parsed) -> str | None:
 def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed], rules: Rules
          ) -> tuple[dict | None, list[str]]:
     division, submitter, _results, platform, model, scenario_folder = path.split("/")[:6]
-    scenario = SCENARIO_FOLDERS.get(scenario_folder.replace(" ", "").replace("_", "").lower(), scenario_folder)
+    scenario = scenario_of(scenario_folder)
     system_path = f"{division}/{submitter}/systems/{platform}.json"
     system = by_path.get(system_path)
     record = summary.record
@@ -523,7 +634,9 @@ def _assembled(round_name: str, root: Path, parts: list[Part], top: list[tuple[s
     digest = hashlib.sha256("\n".join(f"{path} {sha}" for path, sha in digests).encode()).hexdigest()
     return Rebuilt(round_name, str(root), rows, [q for part in parts for q in part.quarantined], len(digests), digest,
                    parsed=[p for part in parts for p in part.parsed], strays=[s for part in parts for s in part.strays],
-                   links=[link for part in parts for link in part.links], parts=parts, top_folders=list(top))
+                   links=[link for part in parts for link in part.links], parts=parts, top_folders=list(top),
+                   power_rows=[r for part in parts for r in part.power_rows],
+                   power_quarantined=[q for part in parts for q in part.power_quarantined])
 
 
 def _on_dask(client, dask_address: str | None, work, arguments) -> list[Part]:

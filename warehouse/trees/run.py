@@ -16,7 +16,8 @@ from warehouse.ingest.source_urls import local_path, redact
 from warehouse.store import db
 from warehouse.trees.fetching import (DEFAULT_CHUNK, FileOutcome, TreeFile, chunks, fetch_chunk, not_modified,
                                        parsed_outcome, split_unchanged)
-from warehouse.trees.loading import TreeOutcome, check, frames_together, load, load_round, source_id, tree_line
+from warehouse.trees.loading import (TreeOutcome, check, frames_together, load, load_round, power_frames_together,
+                                     power_source_id, source_id, tree_line)
 from warehouse.trees.planning import holds_a_tree, plan, planned, previous_loads, tree_root
 from warehouse.trees.reading import identities_now, settled
 from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest
@@ -101,6 +102,8 @@ class RoundRebuilt:
     opened: int = 0            # files opened and read (a file the last rebuild read as it is now is not)
     outcome: TreeOutcome | None = None   # its run summaries and system descriptions loaded
     read: "RoundRead | None" = None      # read and not loaded yet (load_rounds)
+    power: int = 0                       # measured power figures loaded (power_readings)
+    power_quarantined: int = 0           # power runs whose figure is quarantined
 
     def line(self) -> str:
         if self.missing:
@@ -115,8 +118,10 @@ class RoundRebuilt:
                     f"{self.quarantined} quarantined kept")
         known = self.files - self.opened
         read = f"{self.opened} read" + (f", {known} as the last rebuild read them" if known else "")
+        power = (f"; {self.power} measured power figures, {self.power_quarantined} quarantined (source_id "
+                 f"{power_source_id(self.round)})") if self.power or self.power_quarantined else ""
         return (f"{self.round}: {self.rows} result rows rebuilt from {self.files} files of its submission tree "
-                f"({self.root}; {read}); {self.quarantined} quarantined (source_id {source_id(self.round)})")
+                f"({self.root}; {read}); {self.quarantined} quarantined (source_id {source_id(self.round)}){power}")
 
 
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
@@ -193,13 +198,15 @@ def load_rounds(db_file: str, rounds: list[RoundRebuilt], force: bool = False) -
     if not rounds:
         return
     validated = frames_together([r.read.rebuilt for r in rounds])
+    power = power_frames_together([r.read.rebuilt for r in rounds])
     with db.connect(db_file) as con:
         checked = check([o for r, (good, _) in zip(rounds, validated)
                          for o in _run_files(con, r.round, r.read.files_root, good, r.read.rebuilt, force)])
-        for r, frames_of_round in zip(rounds, validated):
+        for r, frames_of_round, power_of_round in zip(rounds, validated, power):
             loaded, r.outcome = load_round(con, r.read.rebuilt, frames_of_round, checked.of_round(r.round),
-                                           known_rows(r.read.rebuilt), r.read.identity)
+                                           known_rows(r.read.rebuilt), r.read.identity, power_of_round)
             r.rows, r.quarantined, r.read = loaded.rows_loaded, loaded.rows_quarantined, None
+            r.power, r.power_quarantined = power_of_round[0].height, power_of_round[1].height
 
 
 def _run_files(con, round_name: str, files_root: str, good, rebuilt, force: bool) -> list[FileOutcome]:

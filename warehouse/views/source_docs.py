@@ -24,6 +24,7 @@ SOURCE_MODELS = {
     "prices": "schemas.prices:Price",
     "run_summaries": "schemas.trees:RunSummary",
     "systems": "schemas.trees:SystemDescription",
+    "power_readings": "schemas.power:PowerReading",
     "own_measurements": "schemas.measurements:OwnRun",
     "own_measurement_requests": "schemas.measurements:OwnRequest",
     "ref_accelerators": "schemas.reference:AcceleratorAlias",
