@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.cli_tables import continues, table_rows
+from tests.cli_tables import lines_per_row, table_rows
 from tests.conftest import ROOT
 from tests.shared_rows import load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
@@ -365,25 +365,6 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank": "1",
                      "tokens_per_s": "82,273", "rack_basis": "measured on 32 accelerators"}
     assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
-
-
-def lines_per_row(out: str) -> list[int]:
-    """How many lines the header and then each row of the first table printed take (a wrapped cell goes
-    on with the first cell blank); refused when the table is printed as blocks of `column | value` lines."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
-    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
-    rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
-    assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
-    counts, first_cell_before = [rule - start - 1], ""
-    for line in lines[rule + 1:end]:
-        first_cell = line.strip()[1:].split("┆")[0]
-        if len(counts) > 1 and continues(first_cell_before, first_cell):
-            counts[-1] += 1
-        else:
-            counts.append(1)
-        first_cell_before = first_cell
-    return counts
 
 
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,
