@@ -18,10 +18,10 @@ import pytest
 
 from tests.cli_tables import lines_per_row, table_rows
 from tests.conftest import ROOT
-from tests.shared_rows import load_excerpt, one, published, record, rows
+from tests.shared_rows import first_backfill, load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
-from warehouse.export.run_report import GAINS_TITLE, Snapshot, build
+from warehouse.export.run_report import GAINS_TITLE
 from warehouse.store import db
 from warehouse.views import materialize
 
@@ -43,8 +43,7 @@ def readme_query(starts: str) -> str:
 
 
 def headlines(con) -> dict[str, list[str]]:
-    report = build(con, "backfill", None, [], Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))
-    return dict(report.sections())
+    return dict(first_backfill(con).sections())
 
 
 def test_the_run_reports_first_software_gains(private_con):
