@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
-from warehouse.figures import human_number
+from warehouse.figures import human_number, truth
 
 SHORT_TEXT = 16      # a text column this wide or narrower (codes, rounds, statuses) never wraps
 FLEXIBLE_MIN = 12    # the least a wrapping text column gets before records are shown one by one
@@ -460,7 +460,7 @@ def cell_text(value, raw: bool = False) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return truth(value)
     if isinstance(value, float):
         return repr(value) if raw else human_number(value)
     if isinstance(value, int):

@@ -2,7 +2,7 @@
 expanded to its audit verdict, and whether its review is due."""
 from __future__ import annotations
 
-from warehouse.figures import human_number
+from warehouse.figures import human_number, truth
 from warehouse.store import db
 
 
@@ -67,7 +67,7 @@ def _value(value) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return truth(value)
     if isinstance(value, float):
         return human_number(value)
     if isinstance(value, list):
