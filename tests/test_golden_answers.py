@@ -385,14 +385,17 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
                               timeout=120, env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout
-    for ledger, example in (("claims", "claims_v6.0_graded.example.toml"),
-                            ("measurements", "own_measurements.example.csv"), ("prices", "prices.example.csv")):
-        code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
-        assert code == 0, err
-    answers = {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
-    answers["claims audit"] = run("claims", "audit")
-    assert len(answers) == 9  # questions 1 to 6 (6: the cheapest, the unpriced leaders), which rounds ran a
-    #                           benchmark, a figure's history
+    def load(*ledgers: tuple[str, str]) -> None:
+        for ledger, example in ledgers:
+            code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
+            assert code == 0, err
+    load(("claims", "claims_v6.0_graded.example.toml"), ("measurements", "own_measurements.example.csv"),
+         ("prices", "prices.example.csv"))
+    answers = {"claims audit": run("claims", "audit")}  # the v6.0 claims, as the README audits them
+    load(("claims", "claims_v6.1_nvidia.example.toml"), ("decisions", "decisions.example.toml"))
+    answers |= {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
+    assert len(answers) == 10  # questions 1 to 7 (6: the cheapest, the unpriced leaders), which rounds ran a
+    #                            benchmark, a figure's history
     for question, out in answers.items():
         assert max(map(len, out.splitlines())) <= 80, question
         header_and_rows = lines_per_row(out)
