@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from tests.conftest import MIRROR
+from tests.conftest import MIRROR, SHARED_ROUNDS
 from warehouse.store.db import query_frame
 
 
@@ -60,3 +60,14 @@ def load_excerpt(con, round_name: str, records: list[dict], directory) -> None:
     fetched = fetch(str(path), "summary_results.json", FetchSettings())
     load(con, fetched, prepare(fetched.content, "summary_results.json", round_name, "official", str(path)),
          round_name, "official", allow=frozenset({"short-of-round"}))
+
+
+def first_backfill(con):
+    """The run report of the first backfill of the shared rounds (nothing before it; every row added
+    by its loads, as conftest.load_shared_rounds recorded them)."""
+    import polars as pl
+
+    from warehouse.export.run_report import Snapshot, build
+    from warehouse.ingest.outcome import RoundOutcome
+    loaded = [RoundOutcome(name, "loaded", source_id=f"official/{name}") for name in SHARED_ROUNDS]
+    return build(con, "backfill", None, loaded, Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))

@@ -77,14 +77,14 @@ def test_the_claim_audit_takes_the_same_best_rows(private_con, tmp_path):
         baseline_accelerator="RTX PRO 6000 Blackwell", total_accelerators=8, multiplier=3.0))
     row = audit(private_con, "b200-over-rtx-pro")
     base = [r for r in row["rows_used"] if r["role"] == "base"]
-    assert [(r["result_id"], r["value"]) for r in base] == [("6.0-0004", 27812.9)]
+    assert [(r["result_id"], r["result"]) for r in base] == [("6.0-0004", 27812.9)]
     assert row["findings_used"] == []
     figures = f"""
-        SELECT 'claim_audit' AS answer, u.round, u.accelerator, u.total_accelerators AS accelerator_count,
-               c.benchmark, u.scenario, u.units AS result_unit, u.result_id, u.value AS result,
+        SELECT 'claim_audit' AS answer, u.round, u.accelerator, u.accelerator_count,
+               c.benchmark, u.scenario, u.result_unit, u.result_id, u.result,
                len(c.findings_used) = 0 AS procurement_grade
         FROM claim_audit AS c, unnest(c.rows_used) AS t(u)
         WHERE c.id = 'b200-over-rtx-pro'"""
     assert disagreements(private_con, figures) == []
     new = [r for r in row["rows_used"] if r["role"] == "new"][0]
-    assert row["recomputed"] == pytest.approx(new["value"] / 27812.9, rel=1e-12)
+    assert row["recomputed"] == pytest.approx(new["result"] / 27812.9, rel=1e-12)

@@ -17,7 +17,7 @@ HPE_RTX_PRO = dict(vendor="HPE", kind="software_gain", round_from="v5.1", submit
 
 
 def ids(rows_of_figure) -> list[tuple[str, int]]:
-    return [(r["result_id"], r["total_accelerators"]) for r in rows_of_figure]
+    return [(r["result_id"], r["accelerator_count"]) for r in rows_of_figure]
 
 
 def test_a_gain_across_sizes_with_no_equal_size_figure_is_directional(warehouse, tmp_path):

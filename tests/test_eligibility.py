@@ -547,7 +547,7 @@ def test_a_claim_resting_on_a_blamed_tree_row_carries_its_finding(old_trees, tmp
     scaling = audit(con, "dell-t4-scaling")
     assert scaling["recomputed"] == pytest.approx((90615.61 / 62311.87) / (16 / 12)) == pytest.approx(1.0907, abs=5e-5)
     assert scaling["grade"] == "holds"
-    assert [(r["role"], r["result_id"], r["label"], r["value"]) for r in scaling["rows_used"]] == [
+    assert [(r["role"], r["result_id"], r["label"], r["result"]) for r in scaling["rows_used"]] == [
         ("new", None, "DellEMC DSS8440_T4x16_TRT", 90615.61), ("base", None, "DellEMC DSS8440_T4x12_TRT", 62311.87)]
     assert scaling["findings_used"] == ["scaling_superlinear"]
     assert (scaling["verdict"], scaling["verdict_reason"], scaling["procurement_grade"]) == (
@@ -556,10 +556,10 @@ def test_a_claim_resting_on_a_blamed_tree_row_carries_its_finding(old_trees, tmp
     for used in scaling["rows_used"]:
         graded = one(con, "SELECT findings, procurement_grade FROM int_result_eligibility "
                           "WHERE source_id = ? AND record_no = ?", [used["source_id"], used["record_no"]])
-        assert graded["procurement_grade"] == (used["total_accelerators"] == 12), (used, graded)
+        assert graded["procurement_grade"] == (used["accelerator_count"] == 12), (used, graded)
     software = audit(con, "nvidia-t4-software")
     assert software["recomputed"] == pytest.approx(44504.81 / 41546.64) == pytest.approx(1.07120, abs=5e-6)
-    assert [(r["label"], r["value"]) for r in software["rows_used"]] == [
+    assert [(r["label"], r["result"]) for r in software["rows_used"]] == [
         ("NVIDIA T4x8_TRT", 44504.81), ("NVIDIA T4x8", 41546.64)]
     assert (software["findings_used"], software["verdict"]) == ([], "comparable across submitters")
     con.close()

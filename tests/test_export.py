@@ -18,6 +18,7 @@ import pytest
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
+from tests.faults import one_error_line
 from tests.module_probe import packages_a_command_imports
 from warehouse.export.bi_files import ExportError, default_views, export_views, sha256_of
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
@@ -347,7 +348,11 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     assert code == 1 and "holds no export written by mlperf-wh" in err and "Traceback" not in err
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
     code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
-    assert code == 1 and "unknown view(s) nope" in err
+    assert code == 1 and "unknown view 'nope'; the marts: accelerator_comparison, " in err
+    # a misspelt mart: the one it is near, not the 80-odd internal models (issue 63)
+    code, _, err = cli("export", tmp_path / "bi", "--views", "leaderbord", "--db", claims_warehouse)
+    assert code == 1 and one_error_line(err) == (f"error: unknown view 'leaderbord' (did you mean 'leaderboard'?); "
+                                                 f"nothing was written, {tmp_path / 'bi'} is as it was")
     code, out, _ = cli("docs", "--out", tmp_path / "docs")
     assert code == 0
     for name in ("views.md", "reference.md"):

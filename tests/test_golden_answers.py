@@ -16,12 +16,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.cli_tables import continues, table_rows
+from tests.cli_tables import lines_per_row, table_rows
 from tests.conftest import ROOT
-from tests.shared_rows import load_excerpt, one, published, record, rows
+from tests.shared_rows import first_backfill, load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
-from warehouse.export.run_report import GAINS_TITLE, Snapshot, build
+from warehouse.export.run_report import GAINS_TITLE
 from warehouse.store import db
 from warehouse.views import materialize
 
@@ -43,8 +43,7 @@ def readme_query(starts: str) -> str:
 
 
 def headlines(con) -> dict[str, list[str]]:
-    report = build(con, "backfill", None, [], Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))
-    return dict(report.sections())
+    return dict(first_backfill(con).sections())
 
 
 def test_the_run_reports_first_software_gains(private_con):
@@ -367,25 +366,6 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
 
 
-def lines_per_row(out: str) -> list[int]:
-    """How many lines the header and then each row of the first table printed take (a wrapped cell goes
-    on with the first cell blank); refused when the table is printed as blocks of `column | value` lines."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
-    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
-    rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
-    assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
-    counts, first_cell_before = [rule - start - 1], ""
-    for line in lines[rule + 1:end]:
-        first_cell = line.strip()[1:].split("┆")[0]
-        if len(counts) > 1 and continues(first_cell_before, first_cell):
-            counts[-1] += 1
-        else:
-            counts.append(1)
-        first_cell_before = first_cell
-    return counts
-
-
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,
                                                                                   plain_cli):
     # What a new user reads at 80 columns for each of the README's questions, after its loads (the
@@ -405,14 +385,17 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
                               timeout=120, env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout
-    for ledger, example in (("claims", "claims_v6.0_graded.example.toml"),
-                            ("measurements", "own_measurements.example.csv"), ("prices", "prices.example.csv")):
-        code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
-        assert code == 0, err
-    answers = {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
-    answers["claims audit"] = run("claims", "audit")
-    assert len(answers) == 9  # questions 1 to 6 (6: the cheapest, the unpriced leaders), which rounds ran a
-    #                           benchmark, a figure's history
+    def load(*ledgers: tuple[str, str]) -> None:
+        for ledger, example in ledgers:
+            code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
+            assert code == 0, err
+    load(("claims", "claims_v6.0_graded.example.toml"), ("measurements", "own_measurements.example.csv"),
+         ("prices", "prices.example.csv"))
+    answers = {"claims audit": run("claims", "audit")}  # the v6.0 claims, as the README audits them
+    load(("claims", "claims_v6.1_nvidia.example.toml"), ("decisions", "decisions.example.toml"))
+    answers |= {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
+    assert len(answers) == 10  # questions 1 to 7 (6: the cheapest, the unpriced leaders), which rounds ran a
+    #                            benchmark, a figure's history
     for question, out in answers.items():
         assert max(map(len, out.splitlines())) <= 80, question
         header_and_rows = lines_per_row(out)

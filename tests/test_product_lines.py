@@ -12,8 +12,7 @@ import shutil
 import polars as pl
 import pytest
 
-from tests.shared_rows import one, published, record, rows
-from warehouse.export.run_report import Snapshot, build
+from tests.shared_rows import first_backfill, one, published, record, rows
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
 
 SPEEDUP = ("SELECT * FROM generation_speedups WHERE round = ? AND benchmark = ? AND scenario = ? "
@@ -113,8 +112,7 @@ def test_cpu_software_gains_at_the_same_socket_count(shared_con):
 def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
     # What a new user reads first after `make run`: the three largest new generation speedups. Taken
     # as the report takes them (before: nothing), every one is a pair of one line and segment.
-    before = Snapshot({}, set(), pl.DataFrame(), pl.DataFrame())
-    report = build(private_con, "backfill", None, [], before)
+    report = first_backfill(private_con)
     assert len(report.new_speedups) == 3
     for speedup in report.new_speedups:
         assert speedup["segment"] == "datacenter" and speedup["line"]

@@ -156,9 +156,9 @@ best_figures AS (
         CASE
             WHEN x.cited_base IS NULL THEN NULL
             WHEN c.direction = 'throughput'
-                THEN CASE x.basis WHEN 'per_accelerator' THEN x.cited_base.value / x.cited_base.total_accelerators
-                                  ELSE x.cited_base.value END / x.b_measure < 0.98
-            ELSE x.b_measure / x.cited_base.value < 0.98
+                THEN CASE x.basis WHEN 'per_accelerator' THEN x.cited_base.result / x.cited_base.accelerator_count
+                                  ELSE x.cited_base.result END / x.b_measure < 0.98
+            ELSE x.b_measure / x.cited_base.result < 0.98
         END AS weak_baseline,
         c.kind = 'software_gain' AND x.total_accelerators <> x.b_total AS scale_changed
     FROM (SELECT * FROM same_round_baselines UNION ALL BY NAME SELECT * FROM earlier_round_baselines) AS x
@@ -167,13 +167,13 @@ best_figures AS (
 figure_rows AS (
     SELECT *,
            [{'role': 'new', 'result_id': result_id, 'submitter': submitter, 'round': round,
-             'accelerator': accelerator, 'total_accelerators': total_accelerators, 'scenario': scenario,
-             'value': value, 'units': units, 'verification': verification,
+             'accelerator': accelerator, 'accelerator_count': total_accelerators, 'scenario': scenario,
+             'result': value, 'result_unit': units, 'verification': verification,
              'label': coalesce(result_id, submitter || ' ' || platform), 'source_id': source_id,
              'record_no': record_no},
             {'role': 'base', 'result_id': b_result_id, 'submitter': b_submitter, 'round': b_round,
-             'accelerator': b_accelerator, 'total_accelerators': b_total, 'scenario': scenario,
-             'value': b_value, 'units': units, 'verification': b_verification,
+             'accelerator': b_accelerator, 'accelerator_count': b_total, 'scenario': scenario,
+             'result': b_value, 'result_unit': units, 'verification': b_verification,
              'label': coalesce(b_result_id, b_submitter || ' ' || b_platform), 'source_id': b_source_id,
              'record_no': b_record_no}] AS figure_rows
     FROM best_figures
@@ -213,13 +213,13 @@ pair_figures AS (
     -- and sizes when the claim names none), with its rows as rows_used shows them
     SELECT p.id, p.figure_kind, p.figure,
            [{'role': 'new', 'result_id': n.result_id, 'submitter': n.submitter, 'round': n.round,
-             'accelerator': n.accelerator, 'total_accelerators': n.total_accelerators, 'scenario': n.scenario,
-             'value': n.value, 'units': n.units, 'verification': n.verification,
+             'accelerator': n.accelerator, 'accelerator_count': n.total_accelerators, 'scenario': n.scenario,
+             'result': n.value, 'result_unit': n.units, 'verification': n.verification,
              'label': coalesce(n.result_id, n.submitter || ' ' || n.platform), 'source_id': n.source_id,
              'record_no': n.record_no},
             {'role': 'base', 'result_id': b.result_id, 'submitter': b.submitter, 'round': b.round,
-             'accelerator': b.accelerator, 'total_accelerators': b.total_accelerators, 'scenario': b.scenario,
-             'value': b.value, 'units': b.units, 'verification': b.verification,
+             'accelerator': b.accelerator, 'accelerator_count': b.total_accelerators, 'scenario': b.scenario,
+             'result': b.value, 'result_unit': b.units, 'verification': b.verification,
              'label': coalesce(b.result_id, b.submitter || ' ' || b.platform), 'source_id': b.source_id,
              'record_no': b.record_no}] AS figure_rows
     FROM row_pairs AS p
@@ -261,8 +261,8 @@ best_absolute AS (
     SELECT c.id, p.value AS recomputed_best, p.scenario AS best_scenario, NULL::BOOLEAN AS weak_baseline,
            NULL AS best_baseline_result_id, NULL AS best_baseline_submitter, false AS best_scale_changed,
            [{'role': 'new', 'result_id': p.result_id, 'submitter': p.submitter, 'round': p.round,
-             'accelerator': p.accelerator, 'total_accelerators': p.total_accelerators,
-             'scenario': p.scenario, 'value': p.value, 'units': p.units,
+             'accelerator': p.accelerator, 'accelerator_count': p.total_accelerators,
+             'scenario': p.scenario, 'result': p.value, 'result_unit': p.units,
              'verification': p.verification, 'label': coalesce(p.result_id, p.submitter || ' ' || p.platform),
              'source_id': p.source_id, 'record_no': p.record_no}] AS rows_best
     FROM stg_claims AS c
@@ -287,7 +287,7 @@ audited AS (
         a.citation_problem,
         a.recomputed_as_cited,
         coalesce(a.rows_as_cited, []) AS rows_as_cited,
-        c.kind = 'software_gain' AND a.cited_new_row.total_accelerators <> a.cited_base_row.total_accelerators
+        c.kind = 'software_gain' AND a.cited_new_row.accelerator_count <> a.cited_base_row.accelerator_count
             AS cited_scale_changed,
         b.recomputed_best,
         coalesce(b.rows_best, []) AS rows_best,
@@ -394,7 +394,7 @@ judged AS (
         -- a software gain's figure across two sizes, said beside the one the verdict rests on
         CASE WHEN kind = 'software_gain' AND recomputed_cross_scale IS NOT NULL AND NOT scale_changed
              THEN format('; across sizes ({} -> {} accelerators{}) it is {}',
-                         rows_cross_scale[2].total_accelerators, rows_cross_scale[1].total_accelerators,
+                         rows_cross_scale[2].accelerator_count, rows_cross_scale[1].accelerator_count,
                          CASE WHEN coalesce(cited_scale_changed, false) THEN ', the claim''s own rows' ELSE '' END,
                          round(recomputed_cross_scale, 4))
              ELSE '' END AS cross_scale_note,
@@ -413,7 +413,7 @@ judged AS (
                CASE WHEN recomputed_equal_scale IS NOT NULL
                     THEN format('{}at equal size ({} accelerators, {}) {}',
                                 CASE WHEN recomputed_best IS NULL THEN '' ELSE ', ' END,
-                                rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
+                                rows_equal_scale[1].accelerator_count, rows_equal_scale[1].scenario,
                                 round(recomputed_equal_scale, 4))
                     ELSE '' END,
                CASE WHEN recomputed_cross_scale IS NOT NULL
@@ -430,23 +430,23 @@ judged AS (
                round(graded_figure, 4),
                CASE WHEN recomputed_equal_scale IS NOT NULL
                     THEN format('; best against best at equal size ({} accelerators, {}: {} over {}) {}',
-                                rows_equal_scale[1].total_accelerators, rows_equal_scale[1].scenario,
+                                rows_equal_scale[1].accelerator_count, rows_equal_scale[1].scenario,
                                 rows_equal_scale[1].label, rows_equal_scale[2].label, round(recomputed_equal_scale, 4))
                     ELSE '' END,
                CASE WHEN recomputed_best IS NOT NULL AND NOT coalesce(best_scale_changed, false)
                     THEN format('; the submitter''s rows against the best baseline ({} -> {} accelerators, {}: {} over {}) {}',
-                                rows_best[2].total_accelerators, rows_best[1].total_accelerators, rows_best[1].scenario,
+                                rows_best[2].accelerator_count, rows_best[1].accelerator_count, rows_best[1].scenario,
                                 rows_best[1].label, rows_best[2].label, round(recomputed_best, 4))
                     ELSE '' END,
                CASE WHEN recomputed_same_submitter IS NOT NULL
                     THEN format('; the submitter''s own at equal size ({} accelerators, {}: {} over {}) {}',
-                                rows_same_submitter[1].total_accelerators, rows_same_submitter[1].scenario,
+                                rows_same_submitter[1].accelerator_count, rows_same_submitter[1].scenario,
                                 rows_same_submitter[1].label, rows_same_submitter[2].label,
                                 round(recomputed_same_submitter, 4))
                     ELSE '' END,
                CASE WHEN recomputed_cross_scale IS NOT NULL AND graded_at_equal_size
                     THEN format('; across sizes ({} -> {} accelerators, {}: {} over {}) {} (not software alone)',
-                                rows_cross_scale[2].total_accelerators, rows_cross_scale[1].total_accelerators,
+                                rows_cross_scale[2].accelerator_count, rows_cross_scale[1].accelerator_count,
                                 rows_cross_scale[1].scenario, rows_cross_scale[1].label, rows_cross_scale[2].label,
                                 round(recomputed_cross_scale, 4))
                     ELSE '' END,
@@ -498,7 +498,7 @@ SELECT
         WHEN scale_changed
             THEN format('the gain compares a {}-accelerator system with a {}-accelerator one: scale, not software '
                         'alone, and {} ({}){}',
-                        rows_used[2].total_accelerators, rows_used[1].total_accelerators,
+                        rows_used[2].accelerator_count, rows_used[1].accelerator_count,
                         CASE WHEN recomputed_equal_scale IS NULL THEN 'no result at equal size reproduces it'
                              ELSE 'the claim''s rows have no pair at equal size' END,
                         round(recomputed, 4),
@@ -513,13 +513,13 @@ SELECT
         WHEN abs(relative_difference) > 0.05
             THEN format('recomputed {}{} is {}% from the claimed {}{}', round(recomputed, 4),
                         CASE WHEN kind = 'software_gain'
-                             THEN format(' at equal size ({} accelerators)', rows_used[1].total_accelerators)
+                             THEN format(' at equal size ({} accelerators)', rows_used[1].accelerator_count)
                              ELSE '' END,
                         round(100 * relative_difference, 1), multiplier, cross_scale_note)
         WHEN stage = 'mlcommons_verified' AND all_verified
             THEN format('verified rows reproduce it within 5% ({}%){}{}', round(100 * relative_difference, 1),
                         CASE WHEN kind = 'software_gain'
-                             THEN format(' at equal size ({} accelerators)', rows_used[1].total_accelerators)
+                             THEN format(' at equal size ({} accelerators)', rows_used[1].accelerator_count)
                              ELSE '' END, cross_scale_note)
         ELSE 'a row used is not verified (' || array_to_string(list_distinct(
                  list_transform(rows_used, lambda r: r.verification)), ', ') || ')'

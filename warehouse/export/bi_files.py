@@ -47,6 +47,21 @@ def known_views() -> list[str]:
     return [v.name for v in definitions()] + list(RAW_TABLES)
 
 
+def unknown_views_message(unknown: list[str]) -> str:
+    """Each name that is no view, with the nearest mart (or loaded table) to it; when none is near,
+    the marts (the internal models `views --all` lists are exportable too, never offered)."""
+    from warehouse.nearest import nearest
+    offered = default_views() + list(RAW_TABLES)
+    said = []
+    for name in unknown:
+        near = nearest(name, offered, at_most=2)
+        said.append(f"unknown view {name!r} (did you mean {' or '.join(map(repr, near))}?)" if near
+                    else f"unknown view {name!r}")
+    if all("did you mean" in line for line in said):
+        return "; ".join(said)
+    return "; ".join(said) + f"; the marts: {', '.join(sorted(default_views()))} (`mlperf-wh views`)"
+
+
 @dataclass(frozen=True)
 class Relation:
     """One view (or table) to export, with its documented columns."""
@@ -117,7 +132,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     known = set(known_views())
     unknown = [v for v in chosen if v not in known]
     if unknown:
-        raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
+        raise ExportError(unknown_views_message(unknown))
     target = _check_target(con, directory, warehouse_file)
     remove_abandoned_partials(target, KIND)
     documented = relations_documentation(con, chosen)

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse.export.run_report import RunReport, failure_lines
-from warehouse.notify import answers
+from warehouse.notify import answers, fates
 from warehouse.notify.deliver import Delivery, Message, configured_targets, deliver, record
 from warehouse.notify.message import compose, rows_of_loads
 from warehouse.store import db
@@ -72,12 +72,14 @@ def after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answers
 
 
 def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answers.Answers | None) -> Notified:
+    loaded = [o.source_id for o in report.outcomes if o.status == "loaded" and o.source_id]
     moves = answers.moves_between(before, answers.take(con)) if before is not None else []
+    moves = fates.explained(con, moves, loaded)
     due = newly_due(con)
     due_moves = answers.due_moves(due)
     answers.record(con, moves + unrecorded(con, due_moves), report.kind, report.flow_run_id)
     failed = [o for o in report.outcomes if o.failed]
-    rows = rows_of_loads(con, [o.source_id for o in report.outcomes if o.status == "loaded" and o.source_id])
+    rows = rows_of_loads(con, loaded)
     message = compose(report.kind, failure_lines(failed), [o.round for o in failed], moves, due_moves, rows,
                       report.flow_run_id, report.trees)
     targets = configured_targets()

@@ -168,6 +168,8 @@ ADDED_COLUMNS = [
     ("result_changes", "reason", "ALTER TABLE result_changes ADD COLUMN reason VARCHAR"),
     # a rebuilt round's listing as last rebuilt: a rerun that lists the same rebuilds nothing (tree_rebuild_load)
     ("sources", "tree_identity", "ALTER TABLE sources ADD COLUMN tree_identity VARCHAR"),
+    # what became of a leader that lost its place (warehouse/notify/fates.py)
+    ("answer_changes", "because", "ALTER TABLE answer_changes ADD COLUMN because VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
