@@ -63,8 +63,9 @@
 --      procurement decision';
 --   2. stage preview, or any row used is preview -> 'promising, but the platform is not shipping today';
 --   2b. a software_gain whose figure compares systems of two sizes (no same-scale figure exists), or
---      a row used with an anomaly finding, its own or a pair's that blames it (int_result_eligibility,
---      joined on the row's key; findings_used) -> 'directional only - ...';
+--      a row used with an anomaly finding its own evidence shows (int_result_eligibility
+--      .disqualifying_findings, joined on the row's key; findings_used) -> 'directional only - ...';
+--      a finding that rests on other results questions a row, it does not disprove it (1c);
 --   3. nothing recomputed, no number claimed, or more than 5% away from the claim -> 'directional only - ...'
 --      (no verified rows reproduce it);
 --   4. stage mlcommons_verified and every row used verified -> 'comparable across submitters';
@@ -320,10 +321,10 @@ audited AS (
     LEFT JOIN pair_figures AS o ON o.id = c.id AND o.figure_kind = 'same_submitter'
 ),
 flagged AS (
-    -- the anomaly rules that name the rows a verdict rests on, their own and the pair findings that blame
-    -- them (int_result_eligibility), each row by its key (source_id, record_no): a row rebuilt from a
+    -- the anomaly rules the rows a verdict rests on break by their own evidence (int_result_eligibility
+    -- .disqualifying_findings), each row by its key (source_id, record_no): a row rebuilt from a
     -- submission tree has no result_id
-    SELECT a.id, list_sort(list_distinct(flatten(list(e.findings)))) AS findings_used
+    SELECT a.id, list_sort(list_distinct(flatten(list(e.disqualifying_findings)))) AS findings_used
     FROM audited AS a, unnest(a.rows_used) AS u(used)
     JOIN int_result_eligibility AS e ON e.source_id = used.source_id AND e.record_no = used.record_no
     GROUP BY a.id
