@@ -183,7 +183,7 @@ VARIANTS = {
     'NVIDIA RTX PRO 4500 Blackwell': 'RTX PRO 4500 Blackwell',
     'NVIDIA RTX PRO 4500 Blackwell-PCIe-32GB': 'RTX PRO 4500 Blackwell',
     'NVIDIA RTX PRO 4500 Blackwell Server Edition': 'RTX PRO 4500 Blackwell Server Edition',
-    'NVIDIA RTX PRO 6000 Blackwell Server Edition': 'RTX PRO 6000 Blackwell (edition not stated)',
+    'NVIDIA RTX PRO 6000 Blackwell': 'RTX PRO 6000 Blackwell (edition not stated)',
     'NVIDIA RTX PRO 6000 Blackwell Server Edition': 'RTX PRO 6000 Blackwell Server Edition',
     'AMD Radeon 8060S Graphics': 'Radeon 8060S',
     'Neuchips RecAccel': 'RecAccel FPGA',

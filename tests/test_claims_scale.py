@@ -82,7 +82,7 @@ def test_a_claim_far_from_its_equal_size_figure_says_both(warehouse, tmp_path):
     assert row["recomputed_equal_scale"] == pytest.approx(49580.2 / 46841.8, rel=1e-12)
     assert row["grade_reason"] == (
         f"1.15 is {round(100 * (1.15 / (49580.2 / 46841.8) - 1), 1)}% above the most the data supports, 1.0585; "
-        "graded on the equal-size figure of the submitter's rows against the best baseline, 1.0585; best against "
+        "graded on the equal-size figure, best against best, 1.0585; best against "
         "best at equal size (8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585; the submitter's rows "
         "against the best baseline (8 -> 8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585; the "
         "submitter's own at equal size (8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585; across sizes "

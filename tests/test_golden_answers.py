@@ -354,7 +354,7 @@ def test_rounds_that_failed_the_same_way_share_one_line():
 def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehouse):
     # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
     # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
-    # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
+    # the only measured rack; NVIDIA's 8-GPU H200 CTS (v4.1-0046, 1000 W parts) leads the estimates.
     query = readme_query("SELECT round, accelerator, measured_rack")
     shown = subprocess.run([str(Path(sys.executable).parent / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
                             "sql", query], capture_output=True, text=True, timeout=120,
@@ -366,7 +366,7 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
     assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank": "1",
                      "tokens_per_s": "82,273", "rack_basis": "measured on 32 accelerators"}
-    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
+    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM CTS", "false", "1")
 
 
 def lines_per_row(out: str) -> list[int]:
