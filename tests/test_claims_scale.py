@@ -134,15 +134,19 @@ def test_a_claim_naming_no_size_is_graded_on_the_equal_size_best_against_best_fi
     assert ids(row["rows_equal_scale"]) == [("6.1-0081", 4), ("6.0-0080", 4)]
     assert row["figure_supported"] == pytest.approx(equal, rel=1e-12)
     assert (row["grade"], round(row["overstated_by"], 3)) == ("overstated", round(1.6 / equal - 1, 3))
-    # the cross-size figure beside it, with its rows; NVIDIA ran no equal-size pair of its own
+    # the cross-size figure beside it, with its rows; NVIDIA ran no equal-size pair of its own, so its own
+    # figure is across sizes: its rack's Server over its own v6.0 tray, (1210.7 / 72) / (41.6351 / 4) = 1.6155
     assert row["recomputed_cross_scale"] == pytest.approx(cross, rel=1e-12)
     assert ids(row["rows_cross_scale"]) == [("6.1-0074", 72), ("6.0-0080", 4)]
-    assert (row["recomputed_same_submitter"], row["rows_same_submitter"]) == (None, [])
+    own = (1210.7 / 72) / (41.6351 / 4)
+    assert row["recomputed_same_submitter"] == pytest.approx(own, rel=1e-12) and round(own, 4) == 1.6155
+    assert ids(row["rows_same_submitter"]) == [("6.1-0074", 72), ("6.0-0077", 4)]
     assert row["grade_reason"] == (
         f"1.6 is {round(100 * (1.6 / equal - 1), 1)}% above the most the data supports, 1.4974; graded on the "
         "equal-size figure, best against best, 1.4974; best against best at equal size (4 accelerators, Server: "
-        "6.1-0081 over 6.0-0080) 1.4974; across sizes (4 -> 72 accelerators, Server: 6.1-0074 over 6.0-0080) "
-        "1.5586 (not software alone)")
+        "6.1-0081 over 6.0-0080) 1.4974; the submitter's own across sizes (4 -> 72 accelerators, Server: 6.1-0074 "
+        "over 6.0-0077) 1.6155 (not software alone); across sizes (4 -> 72 accelerators, Server: 6.1-0074 over "
+        "6.0-0080) 1.5586 (not software alone)")
     # the verdict still rests on NVIDIA's own rows, across sizes: directional, and it says the equal-size figure
     assert (row["scale_changed"], row["verdict"]) == (True, DIRECTIONAL)
     assert row["verdict_reason"] == (
