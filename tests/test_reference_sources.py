@@ -31,9 +31,10 @@ SIZE_IN_NAME = re.compile(r"(?i)\b([0-9]+(?:\.[0-9]+)?)\s*GB\b")
 # Citations of round files ../shared/mlcommons does not hold: read through the search tool (its stored
 # copy of the round repository, the commit named) and what each states, against the row citing it.
 CHECKED_BY_HAND = {
-    "https://raw.githubusercontent.com/mlcommons/inference_results_v3.1/main/closed/Qualcomm/systems/g292_z43_q16e.json":
-        "mlcommons/inference_results_v3.1 @ eaf622a2: accelerator_memory_capacity '32 GB', "
-        "hw_notes 'With 75W Accelerator TDP constraints' (Cloud AI 100 Pro: 32 GB, 75 W)",
+    "https://raw.githubusercontent.com/mlcommons/inference_results_v3.0/main/closed/Dell/systems/xr4520c_q2_lite-qaic-v1.8.3.7-aic100.json":
+        "mlcommons/inference_results_v3.0 @ dad59af0: accelerator_model_name 'QUALCOMM Cloud AI 100 PCIe/HHHL Lite', "
+        "accelerator_memory_capacity '8 GB', hw_notes 'With 55W Accelerator TDP constraints; Accelerator TDP "
+        "ranges 35-55W.', system_type 'edge' (Cloud AI 100 Lite: 8 GB, an edge card; no one TDP: a range)",
 }
 
 
