@@ -23,7 +23,12 @@ class AcceleratorAlias(pa.DataFrameModel):
     """accelerators.csv: alias regex -> canonical accelerator. First matching row wins."""
 
     pattern: str = pa.Field(unique=True, description="regular expression searched in the raw name")
-    accelerator: str = pa.Field(str_length={"min_value": 1}, description="canonical name")
+    accelerator: str = pa.Field(str_length={"min_value": 1},
+                                description="canonical name: the part as it was sold (its variant: memory, form "
+                                            "factor, TDP, edition or tier, core count)")
+    product: str = pa.Field(str_length={"min_value": 1},
+                            description="the product its variants roll up to ('A100' for every A100), for the "
+                                        "questions that ask about a product in any form")
     vendor: str = pa.Field(description="who makes the accelerator")
     family: str = pa.Field(description="architecture, e.g. Blackwell Ultra")
     generation: pl.Int64 = pa.Field(ge=1, description="order within the vendor, newer is larger")
@@ -33,15 +38,24 @@ class AcceleratorAlias(pa.DataFrameModel):
     form_factor: str = pa.Field(isin=FORM_FACTORS, description="how it is built into a system")
     line: str = pa.Field(str_length={"min_value": 1}, description="product line, e.g. NVIDIA HGX")
     predecessor: str = pa.Field(nullable=True, description="the part of the same line it succeeds")
-    tdp_source: str = pa.Field(nullable=True, str_startswith="https://", description="where tdp_watts is stated")
+    accepts: str = pa.Field(nullable=True,
+                            description="the variant words (variant_markers.csv: tier, edition, cores, thermal) a "
+                                        "name of this part may carry, a regular expression each word must match "
+                                        "whole; its memory, TDP and form-factor words are accepted by those columns")
+    tdp_source: str = pa.Field(nullable=True, str_startswith="https://",
+                               description="where the part's facts (its variant, memory_gb, tdp_watts) are stated")
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
         return patterns_compile(series)
 
+    @pa.check("accepts", error="accepts is not a valid RE2 regular expression")
+    def accepts_compile(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series, "accepts")
+
     @pa.dataframe_check(error="one canonical accelerator has conflicting attributes (vendor, generation, TDP, line...)")
     def consistent_attributes(cls, data) -> pl.LazyFrame:
-        attrs = ["vendor", "family", "generation", "memory_gb", "tdp_watts", "segment", "form_factor", "line",
+        attrs = ["product", "vendor", "family", "generation", "memory_gb", "tdp_watts", "segment", "form_factor", "line",
                  "predecessor", "tdp_source"]
         distinct = pl.struct(attrs).n_unique().over("accelerator")
         return data.lazyframe.select(distinct == 1)
@@ -260,6 +274,34 @@ class BenchmarkEra(pa.DataFrameModel):
     @pa.dataframe_check(error="(benchmark, scenario, round_from) repeated")
     def one_era_per_round(cls, data) -> pl.LazyFrame:
         return data.lazyframe.select(pl.struct("benchmark", "scenario", "round_from").is_unique())
+
+
+MARKER_KINDS = ["memory", "power", "form", "tier", "edition", "cores", "thermal", "virtualization"]
+
+
+class VariantMarker(pa.DataFrameModel):
+    """variant_markers.csv: the words by which a published name says which variant of a part it is.
+    A name is matched whole or not at all: every marker found in it must be accepted by the row of
+    accelerators.csv it resolves to (memory by memory_gb, power by tdp_watts, form by form_factor, the
+    other kinds by the row's `accepts`), else the next row is tried, and a name no row accepts is
+    listed by `drift` rather than read as a part it is not (a 'Lite' card as the 'Pro'). A
+    virtualization marker is accepted by every row and makes the part '<part> (virtualized)'; in a
+    system name (`reads` = 'system name') it marks every result of that system."""
+
+    kind: str = pa.Field(isin=MARKER_KINDS, description="what the word says of the part")
+    pattern: str = pa.Field(unique=True, description="regular expression found in the name (RE2)")
+    reads: str = pa.Field(isin=["accelerator name", "system name"], description="the published field it is read from")
+    form_factor: str = pa.Field(nullable=True, isin=FORM_FACTORS, description="for kind form: the form factor it names")
+    example: str = pa.Field(str_length={"min_value": 1}, description="a published name that carries it")
+    why: str = pa.Field(str_length={"min_value": 1}, description="why the word changes performance or power")
+
+    @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
+    def compiles(cls, series) -> pl.LazyFrame:
+        return patterns_compile(series)
+
+    @pa.dataframe_check(error="a form marker names a form factor; no other kind does")
+    def form_names_its_factor(cls, data) -> pl.LazyFrame:
+        return data.lazyframe.select((pl.col("kind") == "form") == pl.col("form_factor").is_not_null())
 
 
 def _all_compile(con: duckdb.DuckDBPyConnection, patterns: list[str]) -> bool:

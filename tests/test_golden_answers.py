@@ -120,16 +120,16 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
     found = rows(shared_con, RACKS_BY_SCENARIO)
     first = found[0]
     # v4.1 Offline: the only measured rack is JuniperNetworks' 32 H100 SXM, v4.1-0036 82749.6 Tokens/s
-    # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 v4.1-0045 (4487.88 x 32 = 143612.16) is an
-    # estimate from less than one server (8): never ranked; the 8-GPU H200 v4.1-0046 ranks first among
-    # the estimates: 34864.2 / 8 x 32 = 139456.8.
+    # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 CTS (1000 W) v4.1-0045 (4487.88 x 32 =
+    # 143612.16) is an estimate from less than one server (8): never ranked; the 8-GPU H200 CTS v4.1-0046
+    # ranks first among the estimates: 34864.2 / 8 x 32 = 139456.8.
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Offline") == 82749.6
     assert (first["round"], first["scenario"], first["accelerator"], first["measured_rack"], first["rank_per_rack"],
             first["rack_basis"]) == ("v4.1", "Offline", "H100 SXM", True, 1, "measured on 32 accelerators")
     assert first["tokens_per_second_per_rack"] == pytest.approx(82749.6, rel=1e-12)
     second = found[1]
     assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"], second["result_id"]) == \
-           ("H200 SXM", False, 1, "v4.1-0046")
+           ("H200 SXM CTS", False, 1, "v4.1-0046")
     assert second["tokens_per_second_per_rack"] == pytest.approx(
         published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") / 8 * 32, rel=1e-12)
     assert not [r for r in found if r["result_id"] == "v4.1-0045"]
@@ -180,27 +180,28 @@ def test_every_corroborated_pair_is_below_its_ceiling(shared_con):
 
 
 def test_the_hardwares_best_is_the_row_the_leaderboard_ranks(shared_con):
-    # RTX PRO 6000 x8 llama2-70b-99 Offline, v6.0: HPE's 6.0-0047 ran 29908.4 tokens/s, but its own 2- and
-    # 4-GPU entries scale superlinearly to it ((29908.4 / 6901.9) / (8 / 2) = 1.0833 from 6.0-0052): the
-    # leaderboard does not rank it and ranks ASUSTeK's 6.0-0004, 27812.9. The hardware's best is that row in
-    # every answer: v5.1 HPE 5.1-0051 26205.8 -> v6.0 27812.9, 27812.9 / 26205.8 = 1.0613, procurement grade
-    # (before, 29908.4 / 26205.8 = 1.1413 on a blamed row, not procurement grade).
-    blamed, asus = (published("v6.0", i, "llama2-70b-99", "Offline") for i in ("6.0-0047", "6.0-0004"))
+    # RTX PRO 6000 Blackwell Server Edition x8 llama2-70b-99 Offline, v6.0: HPE's 6.0-0047 ran 29908.4
+    # tokens/s; its own 2-GPU entry scales superlinearly to it ((29908.4 / 6901.9) / (8 / 2) = 1.0833 from
+    # 6.0-0052), a question the pair raises, not evidence against the figure: the leaderboard ranks it first
+    # and it is the hardware's best in every answer: v5.1 HPE 5.1-0051 26205.8 -> v6.0 29908.4,
+    # 29908.4 / 26205.8 = 1.1413, procurement grade (before, the pair blamed it, and the leaderboard and
+    # history took ASUSTeK's 6.0-0004, 27812.9: 1.0613).
+    questioned, asus = (published("v6.0", i, "llama2-70b-99", "Offline") for i in ("6.0-0047", "6.0-0004"))
     small, before = published("v6.0", "6.0-0052", "llama2-70b-99", "Offline"), published("v5.1", "5.1-0051", "llama2-70b-99", "Offline")
-    assert (blamed, asus, small, before) == (29908.4, 27812.9, 6901.9, 26205.8)
-    assert (blamed / small) / (8 / 2) == pytest.approx(1.0833, abs=5e-5)
-    where = ("accelerator = 'RTX PRO 6000 Blackwell' AND accelerator_count = 8 AND benchmark = 'llama2-70b-99' "
+    assert (questioned, asus, small, before) == (29908.4, 27812.9, 6901.9, 26205.8)
+    assert (questioned / small) / (8 / 2) == pytest.approx(1.0833, abs=5e-5)
+    where = ("accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND accelerator_count = 8 AND benchmark = 'llama2-70b-99' "
              "AND scenario = 'Offline'")
     ranked = one(shared_con, f"SELECT result_id, result FROM leaderboard WHERE round = 'v6.0' AND {where} "
                              "AND rank_system IS NOT NULL ORDER BY rank_system LIMIT 1")
-    assert ranked == {"result_id": "6.0-0004", "result": asus}
+    assert ranked == {"result_id": "6.0-0047", "result": questioned}
     history = one(shared_con, f"SELECT * FROM accelerator_history WHERE round = 'v6.0' AND {where}")
-    assert (history["result_id"], history["result"], history["has_finding"]) == ("6.0-0004", asus, False)
-    assert history["gain_from_previous"] == pytest.approx(27812.9 / 26205.8, rel=1e-12)
-    assert round(history["gain_from_previous"], 4) == 1.0613 and history["procurement_grade"] is True
+    assert (history["result_id"], history["result"], history["has_finding"]) == ("6.0-0047", questioned, True)
+    assert history["gain_from_previous"] == pytest.approx(29908.4 / 26205.8, rel=1e-12)
+    assert round(history["gain_from_previous"], 4) == 1.1413 and history["procurement_grade"] is True
     gain = one(shared_con, f"SELECT * FROM software_gains WHERE basis = 'hardware_best' AND round_to = 'v6.0' AND {where}")
-    assert (gain["result_id_from"], gain["result_id_to"], gain["procurement_grade"]) == ("5.1-0051", "6.0-0004", True)
-    assert gain["gain"] == pytest.approx(27812.9 / 26205.8, rel=1e-12)
+    assert (gain["result_id_from"], gain["result_id_to"], gain["procurement_grade"]) == ("5.1-0051", "6.0-0047", True)
+    assert gain["gain"] == pytest.approx(29908.4 / 26205.8, rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,21 +264,21 @@ def test_a_46x_gain_nothing_corroborates_is_an_anomaly_not_a_headline(tmp_path):
         assert gain["gain"] == pytest.approx(46.5, rel=1e-12)
         assert (gain["corroborated"], gain["implausible"], gain["procurement_grade"]) == (False, True, False)
         # found once, on the submitter's own pair; the hardware's-best pair (one GB10 entry a round) is paired
-        # after the anomaly rules, from the rows they clear: no eligible GB10 row is left in v6.1, so its
-        # best is 6.1-0039 with its finding, implausible and not procurement grade, and it blames nothing again
+        # after the anomaly rules: its best is 6.1-0039, implausible and not procurement grade, and it names
+        # nothing again
         findings = rows(con, "SELECT * FROM anomalies WHERE rule = 'implausible_gain' ORDER BY detail")
         assert [(f["result_id"], f["related_result_id"], f["scope"]) for f in findings] == \
             [("6.1-0039", "6.0-0028", "pair")]
         assert findings[0]["detail"][:58] == "software gain 46.5x (same_scale) from v6.0 to v6.1 is abov"
         best = one(con, "SELECT * FROM software_gains WHERE basis = 'hardware_best'")
         assert (best["result_id_to"], best["has_finding_to"], best["implausible"], best["procurement_grade"]) == (
-            "6.1-0039", True, True, False)
+            "6.1-0039", False, True, False)
         assert headlines(con).get(GAINS_TITLE) is None
-        # the finding follows the row it blames: 6.1-0039 is out of every procurement-grade answer
-        assert one(con, "SELECT procurement_grade, excluded_because FROM result_eligibility "
+        # the pair is graded down; the row, which no evidence of its own contradicts, is questioned, not removed
+        assert one(con, "SELECT procurement_grade, excluded_because, questioned_because FROM result_eligibility "
                         "WHERE result_id = '6.1-0039'") == {
-            "procurement_grade": False,
-            "excluded_because": "anomaly finding: implausible_gain (with 6.0-0028)"}
+            "procurement_grade": True, "excluded_because": None,
+            "questioned_because": "questioned by other results: implausible_gain (with 6.0-0028)"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ def test_a_46x_gain_nothing_corroborates_is_an_anomaly_not_a_headline(tmp_path):
 
 
 HPE_OFFLINE = dict(vendor="HPE", kind="software_gain", round_from="v5.1", submitter="HPE",
-                   accelerator="RTX PRO 6000 Blackwell", model="llama3.1-8b", scenario="Offline",
+                   accelerator="RTX PRO 6000 Blackwell Server Edition", model="llama3.1-8b", scenario="Offline",
                    cited_result_ids=["5.1-0051", "6.0-0052"])
 
 
@@ -293,13 +294,14 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     # HPE RTX PRO 6000 llama3.1-8b Offline, the claim citing 5.1-0051 (8 GPUs, 46841.8) and 6.0-0052
     # (2 GPUs, 12495.2). The grade reads the data alone, cited or not, at equal size (8 and 8):
     #   HPE's rows against the best baseline: 6.0-0047 49580.2 / 5.1-0051 46841.8 = 1.05846 (the most)
-    #   best against best: the best eligible v6.0 row, Dell's 6.0-0023 49036.1 / 46841.8 = 1.04685 (the least)
+    #   best against best: the best eligible v6.0 row is HPE's 6.0-0047 too (a scaling pair with its own
+    #   4-GPU 6.0-0054 questions it, no evidence of its own contradicts it), 1.05846 (the least as well;
+    #   Dell's 6.0-0023, 49036.1, was the best while the pair blamed 6.0-0047)
     #   as cited, across sizes (shown, not graded): (12495.2 / 2) / (46841.8 / 8) = 1.06701
     # A 1.47x claim is 1.47 / 1.05846 - 1 = 38.9% above the most the data supports: overstated.
-    # A 1.067x claim holds (0.8% above). 0.9x is 1 - 0.9 / 1.04685 = 14.0% below the least: understated.
+    # A 1.067x claim holds (0.8% above). 0.9x is 1 - 0.9 / 1.05846 = 15.0% below the least: understated.
     assert published("v6.0", "6.0-0047", "llama3.1-8b", "Offline") == 49580.2
-    assert published("v6.0", "6.0-0023", "llama3.1-8b", "Offline") == 49036.1
-    as_cited, most, equal = (12495.2 / 2) / (46841.8 / 8), 49580.2 / 46841.8, 49036.1 / 46841.8
+    as_cited, most, equal = (12495.2 / 2) / (46841.8 / 8), 49580.2 / 46841.8, 49580.2 / 46841.8
     uncited = {k: v for k, v in HPE_OFFLINE.items() if k != "cited_result_ids"}
     load_claims_text(private_con, tmp_path, claim("hpe-high", **HPE_OFFLINE, multiplier=1.47)
                      + claim("hpe-honest", **HPE_OFFLINE, multiplier=1.067)
@@ -310,7 +312,7 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     for row in (high, honest, low):
         assert row["recomputed_equal_scale"] == pytest.approx(equal, rel=1e-12)
         assert row["figure_supported"] == pytest.approx(most, rel=1e-12)
-        assert "best against best at equal size (8 accelerators, Offline: 6.0-0023 over 5.1-0051) 1.0468" in \
+        assert "best against best at equal size (8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585" in \
             row["grade_reason"]
         assert row["recomputed_as_cited"] == pytest.approx(as_cited, rel=1e-12)
         assert "as cited 1.067 (the citation is checked apart: verdict)" in row["grade_reason"]
@@ -319,7 +321,7 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     assert high["grade_reason"].startswith("1.47 is 38.9% above the most the data supports, 1.0585")
     assert honest["overstated_by"] is None and honest["grade_reason"].startswith("1.067 is within 5%")
     assert low["grade_reason"].startswith(f"0.9 is {round(100 * (1 - 0.9 / equal), 1)}% below the least the data "
-                                          "supports, 1.0468; graded on the equal-size figure, best against best, 1.0468")
+                                          "supports, 1.0585; graded on the equal-size figure, best against best, 1.0585")
     # the same claims without cited ids get the same grade and figure
     for cited, bare in ((high, audit(private_con, "hpe-high-uncited")), (honest, audit(private_con, "hpe-honest-uncited"))):
         assert (bare["grade"], bare["figure_supported"], bare["overstated_by"]) == \
@@ -351,7 +353,7 @@ def test_rounds_that_failed_the_same_way_share_one_line():
 def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehouse):
     # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
     # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
-    # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
+    # the only measured rack; NVIDIA's 8-GPU H200 CTS (v4.1-0046, 1000 W parts) leads the estimates.
     query = readme_query("SELECT round, accelerator, measured_rack")
     shown = subprocess.run([str(Path(sys.executable).parent / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
                             "sql", query], capture_output=True, text=True, timeout=120,
@@ -363,7 +365,7 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
     assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank": "1",
                      "tokens_per_s": "82,273", "rack_basis": "measured on 32 accelerators"}
-    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
+    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM CTS", "false", "1")
 
 
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,

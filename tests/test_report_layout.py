@@ -104,8 +104,13 @@ def test_the_history_chart_puts_each_part_on_a_time_axis_beside_the_fields_recor
     assert "T4" in parts  # the longest-lived datacenter part, v0.5 on
     record = sorted((r["published_on"], r["per_accelerator"]) for r in resnet if r["kind"] == "frontier")
     assert record[0][0].startswith("2019") and all(a[1] <= b[1] for a, b in zip(record, record[1:]))
-    (label,) = [r["text"] for r in resnet if r["kind"] == "label"]
-    assert label == f"×{round(record[-1][1] / record[0][1], 1)} since 2019"
+    # field_records' datacenter record, from what to what, drawn at the round that set it (not at the
+    # newest round, beside an edge card, as the old "x5.8 since 2019" was: TITAN RTX v0.5 to H200 v4.1)
+    (label,) = [r for r in resnet if r["kind"] == "label"]
+    assert label["text"] == "v0.5 Goya HL-100 14,447 -> v4.1 H200 SXM 96,029, datacenter"  # 96,029.4 / 14,446.6 = 6.65x
+    assert label["round"] == "v4.1" and round(label["per_accelerator"], 1) == 96029.4
+    newest = [r["text"] for r in resnet if r["kind"] == "newest"]
+    assert all(text.startswith("v6.") and " best: " in text for text in newest)
     # x is time (round dates), not rounds spaced evenly
     assert {e.get("type") for e in _encodings(spec) if e.get("field") == "published_on"} == {"temporal"}
 

@@ -54,7 +54,7 @@ def test_scaling_efficiency_v41_sizes_from_nodes_times_accelerators(shared_con):
     assert published("v4.1", "v4.1-0045", "llama2-70b-99", "Offline") == 4487.88
     assert published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") == 34864.2
     row = one(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v4.1' AND submitter = 'NVIDIA' "
-                          "AND accelerator = 'H200 SXM' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
+                          "AND accelerator = 'H200 SXM CTS' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
     assert (row["accelerator_count_small"], row["accelerator_count_large"]) == (1, 8)
     assert row["efficiency"] == pytest.approx((34864.2 / 4487.88) / (8 / 1), rel=1e-9)
     assert row["procurement_grade"] is True
@@ -358,17 +358,17 @@ def test_summary_per_accelerator_may_come_from_another_system_size(shared_con):
     assert published("v5.1", "5.1-0051", "llama3.1-8b", "Interactive") == 36052.3
     assert published("v6.0", "6.0-0047", "llama3.1-8b", "Interactive") == 44087.3
     offline = one(shared_con, "SELECT * FROM software_gains WHERE submitter = 'HPE' AND basis = 'per_accelerator' "
-                              "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
+                              "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
                               "AND scenario = 'Offline'")
     assert offline["gain"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-9)
     assert (offline["accelerator_count_to"], offline["result_id_to"]) == (2, "6.0-0052")
     per = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
-                          "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
+                          "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
                           "AND basis = 'per_accelerator'")
     assert per["gain"] == pytest.approx((44087.3 / 8) / (36052.3 / 8), rel=1e-9)
     assert (per["scenario"], per["accelerator_count"], per["result_id_to"]) == ("Interactive", 8, "6.0-0047")
     same = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
-                           "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
+                           "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
                            "AND basis = 'same_scale'")
     assert same["gain"] == pytest.approx(max(49580.2 / 46841.8, 48794.3 / 46060, 44087.3 / 36052.3), rel=1e-9)
     assert (same["scenario"], same["accelerator_count"]) == ("Interactive", 8)

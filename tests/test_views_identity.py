@@ -42,12 +42,17 @@ def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con
 def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_published_name(shared_con):
     """canonical_accelerators (claims, decisions) runs base_accelerator_names alone; stg_results takes
     `accelerator` from it. Every published name of the shared rounds, and a name that matches nothing,
-    get exactly what the loaded rows show."""
+    get exactly what the loaded rows show, but for a system its own name marks as virtualized (a leading
+    v: Broadcom_Supermicro's v5.1 vSYS-422GA B200), whose part is '<part> (virtualized)'."""
     from warehouse.views.identities import canonical_accelerators
     shown = dict(shared_con.execute("SELECT DISTINCT accelerator_raw, accelerator FROM stg_results "
-                                    "WHERE accelerator_raw IS NOT NULL").fetchall())
+                                    "WHERE accelerator_raw IS NOT NULL AND NOT virtualized_system(platform)").fetchall())
     assert len(shown) > 40
     assert canonical_accelerators([*shown, "no such accelerator"]) == shown | {"no such accelerator": None}
+    by_system = shared_con.execute("SELECT DISTINCT accelerator_raw, accelerator FROM stg_results "
+                                   "WHERE virtualized_system(platform)").fetchall()
+    assert ("NVIDIA B200-SXM-180GB", "B200 (virtualized)") in by_system
+    assert all(accelerator.endswith(" (virtualized)") for _, accelerator in by_system)
 
 
 @pytest.mark.parametrize("raw, canonical", [
@@ -57,7 +62,6 @@ def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_publishe
     ("AMD Instinct MI325X 256GB HBM3E (x16), AMD Instinct MI300X 192GB HBM3 (x8)", "MI300X + MI325X"),
     ("NVIDIA GB300", "GB300"),
     ("NVIDIA B300-SXM-270GB", "B300"),
-    ("NVIDIA H200-SXM-141GB-CTS", "H200 SXM"),
     ("NVIDIA L4-PCIe-24GB", "L4"),
     ("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)", "MI355X"),
     ("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo", "Arc Pro B60 Dual"),
@@ -67,6 +71,7 @@ def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_publishe
     ("Intel(R) Arc(TM) Pro B50", "Arc Pro B50"),
     ("amd instinct\u00a0mi355x", "MI355X"),
     ("NVIDIA  h200-sxm-141gb", "H200 SXM"),
+    ("NVIDIA H200-SXM-141GB-CTS", "H200 SXM CTS"),                 # a 1000 W part (the description: "H200 TGP 1000W")
     ("NVIDIA B200 and NVIDIA GB200", "B200 + GB200"),
     ("Frobnicator 9000", None),
     ("NVIDIA B200, Frobnicator 9000", None),

@@ -5,11 +5,21 @@
 -- spaces so "A100_PCIe_80GB" is "A100 PCIe 80GB", and every kind of white space run folded to one
 -- space); then
 -- each part of a multi-accelerator name (parts joined by ",", "and" or "+") takes the accelerator
--- of the first pattern of ref_accelerators (file order) that it matches, case as the pattern says
--- (the macro accelerator_of, written from ref_accelerators at each materialize). accelerator: the
--- parts' canonical names, distinct, sorted and joined with " + " (for example "MI300X + MI325X");
--- null when any part matches no pattern (`mlperf-wh drift` lists those names). unmatched_part: for a
--- name of several parts, the first (cleaned) part no pattern matches, which `drift` names beside it.
+-- of the first row of ref_accelerators (file order) whose pattern it matches, case as the pattern
+-- says, and which accepts every variant word the part carries (ref_variant_markers: a memory size, a
+-- TDP, a form factor, a tier such as Lite or Pro, an edition, a core count such as MP6, a thermal
+-- variant such as CTS; memory, TDP and form by the row's memory_gb, tdp_watts and form_factor, the
+-- others by its `accepts`): a part is what was sold, so "Cloud AI 100 PCIe/HHHL Lite" is never the
+-- Pro, and a word no row accepts leaves the name unmatched rather than merged (the macros
+-- variant_markers and accelerator_of, written from the reference tables at each materialize).
+-- device: the parts' canonical names, distinct, sorted and joined with " + " (for example
+-- "MI300X + MI325X"); null when any part matches no row (`mlperf-wh drift` lists those names).
+-- virtualized: a part carries a virtualization word (a vGPU profile such as 80C or 16Q, "Virtualized",
+-- GRID, vA100); accelerator: device, and for a virtualized one device + ' (virtualized)' (stg_results
+-- also reads it from a system name, "R7525_vA100-PCIE-40GBx3"). unmatched_part: for a name of several
+-- parts, the first (cleaned) part no row matches, which `drift` names beside it; unknown_variant: for
+-- a part whose pattern matches a row that does not accept its words, which row and which words
+-- ('reads as Cloud AI 100 Pro; no row takes "Max"').
 -- A partition of the device is read before the name is matched, and the annotation left out of the
 -- match (so the device's pattern names the device): an NVIDIA MIG profile "<c>g.<m>gb", as the
 -- accelerator names it ("NVIDIA A100-SXM-80GB (1x1g.10gb MIG)": each GPU runs one 1g.10gb instance;
@@ -48,20 +58,29 @@ parts AS (
           FROM split)
     WHERE part <> ''
 ),
+marked AS (
+    SELECT *, variant_markers(part) AS markers FROM parts
+),
 matched AS (
-    SELECT accelerator_raw, part, position, accelerator_of(part) AS accelerator
-    FROM parts
+    SELECT accelerator_raw, part, position, accelerator_of(part, markers) AS accelerator,
+           list_contains(list_transform(markers, lambda m: m.kind), 'virtualization') AS virtualized,
+           CASE WHEN accelerator_of(part, markers) IS NULL AND accelerator_like(part) IS NOT NULL
+                THEN format('reads as {}; no row takes "{}"', accelerator_like(part),
+                            array_to_string(unaccepted_markers(part, markers), '", "')) END AS unknown_variant
+    FROM marked
 ),
 resolved AS (
     SELECT
         accelerator_raw,
         CASE WHEN bool_and(accelerator IS NOT NULL)
-             THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS accelerator,
-        CASE WHEN count(*) > 1 THEN arg_min(part, position) FILTER (WHERE accelerator IS NULL) END AS unmatched_part
+             THEN string_agg(DISTINCT accelerator, ' + ' ORDER BY accelerator) END AS device,
+        bool_or(virtualized) AS virtualized,
+        CASE WHEN count(*) > 1 THEN arg_min(part, position) FILTER (WHERE accelerator IS NULL) END AS unmatched_part,
+        arg_min(unknown_variant, position) FILTER (WHERE unknown_variant IS NOT NULL) AS unknown_variant
     FROM matched
     GROUP BY accelerator_raw
     UNION ALL
-    SELECT accelerator_raw, NULL, NULL FROM cleaned
+    SELECT accelerator_raw, NULL, false, NULL, NULL FROM cleaned
     WHERE accelerator_raw NOT IN (SELECT accelerator_raw FROM parts)
 ),
 partitions AS (
@@ -87,7 +106,8 @@ fractions AS (
     GROUP BY p.accelerator_raw
 )
 SELECT
-    r.accelerator_raw, r.accelerator, r.unmatched_part, p.partition,
+    r.accelerator_raw, r.device || CASE WHEN r.virtualized THEN ' (virtualized)' ELSE '' END AS accelerator,
+    r.device, r.virtualized, r.unmatched_part, r.unknown_variant, p.partition,
     CASE WHEN p.partition IS NOT NULL THEN p.partitions_per_device END AS partitions_per_device,
     f.partition_fraction
 FROM resolved AS r

@@ -17,7 +17,7 @@
 --     configuration (the claim audit's new sides and same-submitter figures);
 --   best_of_hardware: the best verified row of its (round, hardware, hardware count, benchmark,
 --     scenario, units), whoever submitted it (accelerator_history, hardware_best, claim baselines).
--- usable, procurement_grade, findings: int_result_eligibility's, for the row.
+-- usable, procurement_grade, findings: int_result_eligibility's, for the row; run_path: its run folder.
 -- Cost (bench/views_profile.py's million rows, a shared machine): about 5 CPU seconds, as
 -- int_best_results; the hardware_best pairs it feeds moved out of int_software_gains (4.1 -> 2.3 CPU s)
 -- into int_hardware_gains (1.4): every model together about 19.5 -> 23 CPU s.
@@ -25,7 +25,7 @@ WITH graded AS (
     SELECT
         r.round, r.round_order, r.submitter, r.hardware, r.hardware_kind, r.hardware_count, r.accelerator, r.cpu,
         r.total_accelerators, r.benchmark, r.scenario, r.units, r.higher_is_better, r.value,
-        r.value_per_accelerator, r.result_id, r.entry_id, r.source_id, r.record_no, r.verification, r.software,
+        r.value_per_accelerator, r.result_id, r.entry_id, r.source_id, r.record_no, r.run_path, r.verification, r.software,
         r.stack, r.platform, r.processor, hash(r.notes) AS notes_hash,
         e.usable, e.procurement_grade, e.findings,
         CASE WHEN r.higher_is_better THEN -r.value ELSE r.value END AS rank_value

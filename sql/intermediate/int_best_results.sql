@@ -24,22 +24,25 @@
 -- stack (the serving stack family, stg_results), platform, processor (the host processor as published)
 -- and notes_hash (a hash of the published notes) let a comparison say whether both sides ran the same
 -- stack on the same system and host with the same notes.
+-- run_path: the row's run folder (stg_results), what names a row rebuilt from a tree to a reader.
 -- source_id, record_no: the row's key in stg_results (every row has one; result_id is null for a row
 -- rebuilt from a submission tree): what a pair carries of each side, so int_result_eligibility grades
 -- that side and int_pair_findings blames it. entry_id: the system entry within its source (the final
 -- report's unique id, which result_id numbers; a tree row has it too).
--- has_finding: the row has an anomaly (int_row_findings): it still competes for "best", so a wrong
--- number cannot hide behind a lesser one, and every comparison it takes part in is not procurement
--- grade.
+-- has_finding: the row has an anomaly its own evidence shows (int_row_findings, evidence 'own'): it
+-- still competes for "best", so a wrong number cannot hide behind a lesser one, and every comparison
+-- it takes part in is not procurement grade. A finding that rests on other results (out_of_range) is
+-- not one: it questions the figure, it does not disprove it.
 WITH comparable AS (
     SELECT
         round, round_order, submitter, hardware, hardware_kind, hardware_count, accelerator, cpu,
         total_accelerators, benchmark, scenario, units, higher_is_better, value, value_per_accelerator,
-        result_id, entry_id, source_id, record_no, verification, software, stack, platform, processor,
+        result_id, entry_id, source_id, record_no, run_path, verification, software, stack, platform, processor,
         hash(notes) AS notes_hash, f.source_id IS NOT NULL AS has_finding,
         CASE WHEN higher_is_better THEN -value ELSE value END AS rank_value
     FROM stg_results AS r
-    LEFT JOIN (SELECT DISTINCT source_id, record_no FROM int_row_findings) AS f USING (source_id, record_no)
+    LEFT JOIN (SELECT DISTINCT source_id, record_no FROM int_row_findings WHERE evidence = 'own') AS f
+        USING (source_id, record_no)
     WHERE metric = 'performance' AND verification IN ('verified', 'preview')
       AND hardware IS NOT NULL AND hardware_count IS NOT NULL AND not_comparable_because IS NULL
 ),

@@ -26,6 +26,7 @@
 -- ceiling: the largest speedup believed without corroboration (plausibility_ceilings.csv,
 --   generation_speedup); implausible: above it and not corroborated: a finding of the pair
 --   (`anomalies`, implausible_gain), never procurement grade.
+-- run_path_new, run_path_base: each side's run folder (a row rebuilt from a tree has no result ID).
 -- source_id_new, record_no_new, source_id_base, record_no_base: each side's row key (stg_results), by
 --   which the mart generation_speedups grades it (int_result_eligibility) and int_pair_findings blames
 --   it: a row rebuilt from a submission tree has no result_id. Internal: no mart shows them.
@@ -60,6 +61,7 @@ pairs AS (
         CASE WHEN n.higher_is_better THEN n.value < b.value ELSE n.value > b.value END AS newer_is_slower,
         n.submitter AS submitter_new, b.submitter AS submitter_base,
         n.result_id AS result_id_new, b.result_id AS result_id_base,
+        n.run_path AS run_path_new, b.run_path AS run_path_base,
         n.source_id AS source_id_new, n.record_no AS record_no_new,
         b.source_id AS source_id_base, b.record_no AS record_no_base,
         n.verification AS verification_new, b.verification AS verification_base,

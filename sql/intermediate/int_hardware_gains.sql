@@ -3,19 +3,17 @@
 -- Each side is the best verified row of the hardware at a hardware count in its round by the one
 -- eligibility rule (int_best_eligible best_of_hardware: the row the leaderboard ranks first among
 -- that hardware's rows), so a row a finding keeps out of the leaderboard is never the hardware's best
--- while a procurement-grade row of it exists. RTX PRO 6000 x8 llama2-70b-99 Offline, v6.0: 6.0-0004's
--- 27,812.9 tokens/s, not 6.0-0047's 29,908.4 (a superlinear scaling pair blames it): v5.1 -> v6.0
--- 27,812.9 / 26,205.8 = 1.0613, procurement grade.
+-- while a procurement-grade row of it exists.
 -- The headline gain of a piece of hardware (the run report's); the submitter's own gain (same_scale,
 -- int_software_gains) is the second basis beside it. Google's GB200 x72 DeepSeek-R1 Server gained
 -- 2.48x over its own v6.0 entry, which ran at 47% of NVIDIA's; the hardware gained 1.18x.
 -- Columns as int_software_gains' (int_software_gains_graded unites them); the pair's terms (eras,
 -- rounds_spanned, the ceiling, corroborated, software_alone...) are defined there. has_finding_from,
--- has_finding_to: each side has a finding, its own or a pair's (int_result_eligibility), which happens
--- only when no row of that hardware and size in its round is procurement grade. These pairs raise no
+-- has_finding_to: each side has a finding its own evidence shows (int_result_eligibility: not usable),
+-- which happens only when no row of that hardware and size in its round is procurement grade. These pairs raise no
 -- finding themselves: an implausible one is graded down here (implausible), never blamed on a row.
 WITH sides AS (
-    SELECT *, len(findings) > 0 AS has_finding
+    SELECT *, NOT usable AS has_finding
     FROM int_best_eligible
     WHERE best_of_hardware
 ),

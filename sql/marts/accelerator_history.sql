@@ -6,6 +6,11 @@
 -- only when no row of it is procurement grade, the best of the others, and then not procurement
 -- grade), from a published table or, for a round MLCommons published no table of, rebuilt from the
 -- submission tree (source_kind; run_path and source_id trace the figure to its file).
+-- accelerator: the part as sold (its variant), or the partition of a partitioned device ('A100 SXM
+--   80GB (MIG 1g.10gb)'); accelerator_count: the devices the system counts; partition_instances: for a
+--   partition, the instances the run used (NVIDIA's x8 DGX ran 56 1g.10gb instances, HPE's 8-GPU
+--   Apollo one), null for whole devices. A series is one (accelerator, count, instances): one instance
+--   on an 8-GPU system is never set beside 56 (the 0.019x "gain" of bert-99 Server, v2.0 -> v2.1).
 -- round_previous, result_previous: the previous round where it ran; rounds_skipped: the loaded rounds
 --   between in which it did not run; rounds_not_loaded: the rounds between the warehouse knows of and
 --   has not loaded (it may have run there).
@@ -21,7 +26,7 @@
 --   .procurement_grade, docs/definitions.md section 1c).
 WITH best AS (
     SELECT b.round, b.round_order, b.hardware AS accelerator, b.total_accelerators AS accelerator_count,
-           b.benchmark, b.scenario, b.units, b.higher_is_better, b.value, b.submitter, b.platform, b.software,
+           CASE WHEN b.hardware <> b.accelerator THEN b.hardware_count END AS partition_instances, b.benchmark, b.scenario, b.units, b.higher_is_better, b.value, b.submitter, b.platform, b.software,
            b.stack, b.result_id, len(b.findings) > 0 AS has_finding, b.procurement_grade AS eligible,
            b.source_id AS row_source_id, b.record_no AS row_record_no
     FROM int_best_eligible AS b
@@ -45,7 +50,7 @@ placed AS (
 ),
 firsts AS (
     -- the first round of each era in which the hardware ran, and its figure
-    SELECT accelerator, accelerator_count, benchmark, scenario, units, era,
+    SELECT accelerator, accelerator_count, partition_instances, benchmark, scenario, units, era,
            arg_min(round, round_order) AS round_first, arg_min(value, round_order) AS value_first
     FROM placed
     GROUP BY ALL
@@ -58,9 +63,10 @@ sequenced AS (
            f.round_first, f.value_first
     FROM placed AS p
     JOIN firsts AS f ON f.accelerator = p.accelerator AND f.accelerator_count = p.accelerator_count
-         AND f.benchmark = p.benchmark AND f.scenario = p.scenario AND f.units IS NOT DISTINCT FROM p.units
+         AND f.partition_instances IS NOT DISTINCT FROM p.partition_instances AND f.benchmark = p.benchmark AND f.scenario = p.scenario AND f.units IS NOT DISTINCT FROM p.units
          AND f.era IS NOT DISTINCT FROM p.era
-    WINDOW w AS (PARTITION BY p.accelerator, p.accelerator_count, p.benchmark, p.scenario ORDER BY p.round_order)
+    WINDOW w AS (PARTITION BY p.accelerator, p.accelerator_count, p.partition_instances, p.benchmark, p.scenario
+                 ORDER BY p.round_order)
 ),
 between_rounds AS (
     -- the rounds between two in which the hardware ran, once per pair of rounds (a few dozen pairs)
@@ -78,7 +84,7 @@ judged AS (
     FROM sequenced AS s
 )
 SELECT
-    j.accelerator, j.accelerator_count, j.benchmark, j.scenario, j.units AS result_unit, j.round,
+    j.accelerator, j.accelerator_count, j.partition_instances, j.benchmark, j.scenario, j.units AS result_unit, j.round,
     j.value AS result, j.submitter, j.system, j.platform, j.software, j.stack, j.result_id, j.source_kind,
     j.source_id, j.run_path, j.era, j.measures,
     j.round_previous, j.value_previous AS result_previous,

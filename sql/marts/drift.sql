@@ -2,8 +2,10 @@
 -- One row per (round, source, kind, term). kind: 'column' (a field no format lists, from
 -- sources.unknown_columns), 'unit', 'scenario', 'division', 'availability', 'suite' (a word outside
 -- the schema's vocabulary, ref_vocabulary), 'accelerator' (a published accelerator name that no
--- pattern of warehouse/identity/reference/accelerators.csv matches, as published; a name of several
--- parts says which part matches none: 'A + B (no row matches "B")'), 'processor' (the published
+-- row of warehouse/identity/reference/accelerators.csv matches, as published; a name of several
+-- parts says which part matches none: 'A + B (no row matches "B")'; a variant word no row accepts says
+-- what it reads as: 'QUALCOMM Cloud AI 100 PCIe/HHHL Max (reads as Cloud AI 100 Pro; no row takes
+-- "Max")', variant_markers.csv), 'processor' (the published
 -- processor of a CPU-only system that no pattern of processors.csv matches) or 'benchmark' (a
 -- published model name that no alias of benchmarks.csv matches) or 'power_statement' (a power cap, TGP or
 -- TDP an entry mentions with no figure that could be read: the words around it, stg_results).
@@ -40,7 +42,8 @@ new_words AS (
 ),
 unmatched_accelerators AS (
     SELECT r.round, r.source_id, 'accelerator' AS kind,
-           r.accelerator_raw || coalesce(' (no row matches "' || n.unmatched_part || '")', '') AS term,
+           r.accelerator_raw || coalesce(' (no row matches "' || n.unmatched_part || '")', '')
+               || coalesce(' (' || n.unknown_variant || ')', '') AS term,
            count(*) AS rows
     FROM r LEFT JOIN stg_accelerator_names AS n USING (accelerator_raw)
     WHERE r.accelerator_raw IS NOT NULL AND r.accelerator IS NULL

@@ -8,8 +8,8 @@
 -- like_for_like (both fine); implausible (above plausibility_ceilings.csv, not corroborated) is an
 -- anomaly. procurement_grade: both sides procurement grade by the one eligibility rule
 -- (int_result_eligibility, each side by its row, a row rebuilt from a submission tree as any other:
--- verified, comparable as their hardware, no finding of their own or of a pair that blames them) and
--- the pair not implausible.
+-- verified, comparable as their hardware, no finding their own evidence shows) and the pair not
+-- implausible. run_path_new, run_path_base name each side's run folder (a tree row has no result ID).
 -- The parts: accelerator_new over accelerator_base at accelerator_count, or for a CPU-only pair cpu_new
 -- over cpu_base at cpu_count sockets (hardware_kind says which).
 -- Every definition: the header of sql/intermediate/int_generation_speedups.sql.

@@ -2,7 +2,13 @@
 -- and its unit checked, not trusted.
 -- `results` keeps names and units as published; this model adds identity and the checked unit at view
 -- time, so an edited reference CSV reaches every row without a refetch (`mlperf-wh views refresh`).
--- accelerator: the canonical accelerator of the published name (base_accelerator_names says how).
+-- accelerator: the canonical accelerator of the published name (base_accelerator_names says how): the
+--   part as it was sold, its variant (A100 SXM 80GB, Cloud AI 100 Lite, Mali-G52 MP6), and for a
+--   virtualized part '<part> (virtualized)': a virtualization word in the name ("H100-80C",
+--   "Virtualized NVIDIA H200-SXM-141GB") or in the system's name ("R7525_vA100-PCIE-40GBx3_TRT",
+--   variant_markers.csv). device: the part without the virtualization (its facts: vendor, TDP...);
+--   virtualized: which of the two. product: the product its variants roll up to ('A100'), for a
+--   question about a product in any form; every ranking, pair and gain keys on accelerator.
 -- partition, partitions_per_device, partition_fraction: a partition of the device the entry ran on
 --   (base_accelerator_names: an NVIDIA MIG profile such as '1g.10gb', the instances each device runs,
 --   the profile's share of the device, 1/7 for 1g.10gb of an A100); null for a whole device. The
@@ -105,7 +111,7 @@
 --   null for a suspect row, and otherwise. Tokens are never derived from a number that already counts them.
 -- Names are resolved once per distinct name (sql/base/), then joined to the rows.
 WITH accelerators AS (
-    SELECT DISTINCT accelerator, vendor, family, generation, tdp_watts, segment, form_factor, line
+    SELECT DISTINCT accelerator, product, vendor, family, generation, tdp_watts, segment, form_factor, line
     FROM ref_accelerators
 ),
 processors AS (
@@ -147,13 +153,18 @@ identified AS (
     SELECT
         r.* EXCLUDE (units),
         r.units AS published_units,
-        n.accelerator, p.cpu,
+        -- a system its name marks as virtualized runs a virtualized part (variant_markers.csv)
+        n.device IS NOT NULL AND NOT n.virtualized AND virtualized_system(r.platform) AS virtualized_by_system,
+        n.accelerator || CASE WHEN virtualized_by_system THEN ' (virtualized)' ELSE '' END AS row_accelerator,
+        row_accelerator AS accelerator, n.device, a.product,
+        coalesce(n.virtualized OR virtualized_by_system, false) AS virtualized,
+        p.cpu,
         n.partition, n.partitions_per_device, n.partition_fraction,
         coalesce(CASE WHEN n.partition IS NOT NULL
                       THEN nullif(regexp_extract(r.platform, '(?i)mig[-_ ]?(\d+)\s*x\s*\d+g\.\d+gb', 1), '')::BIGINT END,
                  r.total_accelerators * n.partitions_per_device) AS total_partitions,
         CASE WHEN p.cpu IS NOT NULL THEN r.processors_per_node * coalesce(r.nodes, 1) END AS total_processors,
-        coalesce(n.accelerator || ' (MIG ' || n.partition || ')', n.accelerator, p.cpu) AS hardware,
+        coalesce(row_accelerator || ' (MIG ' || n.partition || ')', row_accelerator, p.cpu) AS hardware,
         CASE WHEN n.accelerator IS NOT NULL THEN 'accelerator' WHEN p.cpu IS NOT NULL THEN 'cpu' END AS hardware_kind,
         CASE WHEN n.accelerator IS NOT NULL THEN coalesce(total_partitions, r.total_accelerators)
              WHEN p.cpu IS NOT NULL THEN total_processors END AS hardware_count,
@@ -183,7 +194,7 @@ identified AS (
         rr.counts AS rule_counts, rr.rule_text, rr.note_as_labelled
     FROM results AS r
     LEFT JOIN base_accelerator_names AS n USING (accelerator_raw)
-    LEFT JOIN accelerators AS a ON a.accelerator = n.accelerator
+    LEFT JOIN accelerators AS a ON a.accelerator = n.device
     LEFT JOIN base_processor_names AS p ON r.accelerator_raw IS NULL AND p.processor = r.processor
     LEFT JOIN processors AS pr ON pr.cpu = p.cpu
     LEFT JOIN base_benchmark_names AS b
@@ -290,7 +301,7 @@ judged AS (
     FROM evidenced
 )
 SELECT
-    * EXCLUDE (label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
+    * EXCLUDE (virtualized_by_system, row_accelerator, label_counts, summary_counts, summary_has_label_figure, summary_same_scenario,
                value_as_summarized, checked_counts, rule_counts, rule_text, note_as_labelled, absence_stated,
                value_per_accelerator, value_per_partition, stack, benchmark_family, accuracy_target, value_at_99,
                inferred_cause, conversion_ceiling),

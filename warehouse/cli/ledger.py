@@ -65,15 +65,17 @@ def claims_audit(fmt: Fmt = Format.table) -> int:
     """Every claim recomputed, with its grade and verdict.
 
     Table: the number claimed, its grade, the most the data supports and the verdict's label, then
-    what each label means, and a line per graded claim with every figure and the result ids behind it
-    (new vs base); csv: every column, the rows as JSON text; json: every column as it is."""
+    what each label means, a line per graded claim with every figure and the result ids behind it
+    (new vs base), and a line per claim whose citation or stated stage the rows contradict; csv: every
+    column, the rows as JSON text; json: every column as it is."""
     from warehouse.ledger import audit
     from warehouse.store import db
     with db.connect(reading_file(), read_only=True) as con:
         frame = audit.audit(con)
     if fmt is Format.table:
         print_rows(audit.for_screen(frame))
-        for line in audit.verdict_legend(frame) + audit.grade_lines(frame) + audit.citation_problems(frame):
+        for line in (audit.verdict_legend(frame) + audit.grade_lines(frame) + audit.citation_problems(frame)
+                     + audit.stage_contradictions(frame)):
             print_wrapped(line)
     elif fmt is Format.csv:
         print_rows(audit.flat(frame), fmt)

@@ -526,12 +526,28 @@ def accelerator_history_frame(con) -> pl.DataFrame:
         GROUP BY ALL""")
 
 
-def history_panels(frame: pl.DataFrame) -> pl.DataFrame:
+# The record line and its label: the datacenter buyer's record (field_records), a segment's own.
+RECORD_SEGMENT = "datacenter"
+
+
+def field_records_frame(con) -> pl.DataFrame:
+    """The field's record per round of each benchmark's Offline history, in RECORD_SEGMENT (field_records:
+    within an era, from the era's first round), with the round's date."""
+    return db.query_frame(con, f"""
+        SELECT benchmark, era, round, round_order(round) AS round_order, published_on, throughput_per_accelerator_record,
+               record_round, record_accelerator, round_best_accelerator, throughput_per_accelerator, label
+        FROM field_records
+        WHERE scenario = '{HISTORY_SCENARIO}' AND segment = '{RECORD_SEGMENT}' AND published_on IS NOT NULL
+        ORDER BY benchmark, round_order""")
+
+
+def history_panels(frame: pl.DataFrame, records: pl.DataFrame | None = None) -> pl.DataFrame:
     """The rows drawn: per family, its benchmark with the most rounds (bert-99 over bert-99.9); the
     families still run in the newest round first, then the longest-lived; each part's points with a
     line id that breaks at an era change and where a round that ran the benchmark did not run the
-    part; the field's record per round (kind 'frontier') and its gain since the era's first round
-    (kind 'label'); the parts drawn: those that set a record, then the longest-lived."""
+    part; the field's record per round (kind 'frontier', field_records) with its label from what to
+    what at the round that set it (kind 'label') and the newest round's best beside it (kind
+    'newest'); the parts drawn: those that set a record, then the longest-lived."""
     if frame.is_empty():
         return frame
     newest = frame["round_order"].max()
@@ -545,17 +561,9 @@ def history_panels(frame: pl.DataFrame) -> pl.DataFrame:
     rows = frame.join(spans.select("benchmark"), on="benchmark").sort("round_order")
     best = (rows.sort(["per_accelerator", "accelerator"], descending=[True, False])
             .unique(["benchmark", "round"], keep="first").sort("round_order"))
-    # the field's record: the best per accelerator any part had reached by each round, within an era
-    record = best.with_columns(pl.col("per_accelerator").cum_max().over("benchmark", "era").alias("record"))
-    holders = record.filter(pl.col("per_accelerator") == pl.col("record")).select("benchmark", "accelerator").unique()
-    frontier = record.with_columns(pl.col("record").alias("per_accelerator"), pl.lit("frontier").alias("kind")).drop("record")
-    start = frontier.group_by("benchmark", "era").agg(pl.col("per_accelerator").first().alias("start"),
-                                                      pl.col("published_on").first().alias("since"))
-    labels = (frontier.group_by("benchmark", maintain_order=True).last().join(start, on=["benchmark", "era"])
-              .with_columns(pl.lit("label").alias("kind"),
-                            pl.format("×{} since {}", (pl.col("per_accelerator") / pl.col("start")).round(1),
-                                      pl.col("since").dt.year()).alias("text"))
-              .select(*frontier.columns, "text"))
+    # the parts that led their round (of any segment): drawn first
+    holders = best.select("benchmark", "accelerator").unique()
+    frontier, labels = _record_rows(records, spans["benchmark"].to_list(), rows)
     lived = rows.group_by("benchmark", "accelerator").agg(pl.col("round").n_unique().alias("rounds"))
     chosen = (lived.join(holders.with_columns(pl.lit(True).alias("led")), on=["benchmark", "accelerator"], how="left")
               .with_columns(pl.col("led").fill_null(False))
@@ -570,6 +578,35 @@ def history_panels(frame: pl.DataFrame) -> pl.DataFrame:
         .map_batches(lambda s: pl.Series(_line_ids(s.to_list(), ran)), return_dtype=pl.String).alias("line"),
         (pl.col("benchmark") + " · " + pl.col("result_unit")).alias("panel"),
         (pl.col("accelerator") + " (" + pl.col("segment") + ")").alias("part"))
+
+
+def _record_rows(records: pl.DataFrame | None, benchmarks: list[str], rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The record line of each drawn benchmark (kind 'frontier'), its label from what to what at the round
+    that set the record (kind 'label'), and the newest round's best where it is not the record (kind
+    'newest'): the columns of the part rows, so one spec holds them all."""
+    empty = rows.clear()
+    if records is None or records.is_empty():
+        return empty, empty
+    shown = records.filter(pl.col("benchmark").is_in(benchmarks)).join(
+        rows.select("benchmark", "family", "result_unit").unique("benchmark"), on="benchmark")
+    frontier = shown.select("family", "benchmark", "result_unit", "era", pl.col("record_accelerator").alias("accelerator"),
+                            pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
+                            pl.col("throughput_per_accelerator_record").alias("per_accelerator"), pl.lit("frontier").alias("kind"))
+    last = shown.group_by("benchmark", maintain_order=True).last()
+    at_record = shown.join(last.select("benchmark", "era", pl.col("record_round").alias("final_record_round")),
+                           on=["benchmark", "era"]).filter(pl.col("round") == pl.col("final_record_round"))
+    labels = at_record.select("family", "benchmark", "result_unit", "era", pl.col("record_accelerator").alias("accelerator"),
+                              pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
+                              pl.col("throughput_per_accelerator_record").alias("per_accelerator"), pl.lit("label").alias("kind"),
+                              pl.col("label").alias("text"))
+    newest = last.filter(pl.col("round") != pl.col("record_round")).select(
+        "family", "benchmark", "result_unit", "era", pl.col("round_best_accelerator").alias("accelerator"),
+        pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
+        pl.col("throughput_per_accelerator").alias("per_accelerator"), pl.lit("newest").alias("kind"),
+        pl.format("{} best: {} {}", "round", "round_best_accelerator",
+                  pl.col("throughput_per_accelerator").round(0).cast(pl.Int64).map_elements(
+                      lambda v: f"{v:,}", return_dtype=pl.String)).alias("text"))
+    return frontier, pl.concat([labels, newest], how="diagonal")
 
 
 def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
@@ -589,12 +626,14 @@ def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
 
 
 def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
-    frame = history_panels(accelerator_history_frame(con))
+    frame = history_panels(accelerator_history_frame(con), field_records_frame(con))
     shows = (f"verified {HISTORY_SCENARIO} results without an anomaly finding, per accelerator (the system's result / its "
              f"accelerators); the {HISTORY_PANELS} benchmark families run in most rounds; per family the parts that "
              f"led the field and the longest-lived (at most {HISTORY_PARTS}), the part's segment in brackets; the "
-             "grey line is the field's best per round; lines break where the benchmark changed (its era) or a round "
-             "did not run the part; rounds with no published table rebuilt from their submission trees")
+             f"grey line is the field's {RECORD_SEGMENT} record per accelerator (field_records), labelled from what to "
+             "what at the round that set it, with the newest round's best beside it; lines break where the benchmark "
+             "changed (its era) or a round did not run the part; rounds with no published table rebuilt from their "
+             "submission trees")
     chart = Chart("accelerator_history", "How much faster did inference get since 2019, and who carried it", shows,
                   _rounds(frame, "round"), None)
     if frame.is_empty():
@@ -609,7 +648,9 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     field = base.transform_filter("datum.kind == 'frontier'").mark_line(
         color="#9e9e9e", strokeWidth=6, opacity=0.4, interpolate="step-after").encode(x=x, y=y, detail="line:N")
     gained = base.transform_filter("datum.kind == 'label'").mark_text(
-        align="right", dx=-4, dy=-9, fontSize=12, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+        align="left", dx=4, dy=-12, fontSize=11, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+    newest = base.transform_filter("datum.kind == 'newest'").mark_text(
+        align="right", dx=-4, dy=12, fontSize=11, color="#616161").encode(x=x, y=y, text="text:N")
     parts = base.transform_filter("datum.kind == 'part'")
     colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
                        legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
@@ -617,7 +658,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
-    chart.chart = alt.layer(field, lines, points, gained).properties(width=300, height=170, data=frame).facet(
+    chart.chart = alt.layer(field, lines, points, gained, newest).properties(width=300, height=170, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")
     return chart

@@ -12,7 +12,7 @@ import polars as pl
 
 from schemas import polars_types
 from schemas.reference import (AcceleratorAlias, BenchmarkAlias, BenchmarkEra, ModelId, PlausibilityCeiling, ProcessorAlias,
-                               RackCapacity, ResultField, ScenarioConstraint, SoftwareStack, SystemPower)
+                               RackCapacity, ResultField, ScenarioConstraint, SoftwareStack, SystemPower, VariantMarker)
 from warehouse.identity.reference_files import REFERENCE_FILES, reference_dir, reference_file
 from warehouse.identity.rounds import REFERENCE_DIR
 from warehouse.resources import checksum, read_record, write_record
@@ -31,6 +31,7 @@ class Reference:
     software_stacks: pl.DataFrame
     plausibility_ceilings: pl.DataFrame
     benchmark_eras: pl.DataFrame
+    variant_markers: pl.DataFrame
 
 
 def load_reference(directory: Path = REFERENCE_DIR) -> Reference:
@@ -113,12 +114,12 @@ MODELS = {"accelerators.csv": AcceleratorAlias, "benchmarks.csv": BenchmarkAlias
           "result_fields.csv": ResultField, "processors.csv": ProcessorAlias, "system_power.csv": SystemPower,
           "model_ids.csv": ModelId, "scenario_constraints.csv": ScenarioConstraint,
           "software_stacks.csv": SoftwareStack, "plausibility_ceilings.csv": PlausibilityCeiling,
-          "benchmark_eras.csv": BenchmarkEra}
+          "benchmark_eras.csv": BenchmarkEra, "variant_markers.csv": VariantMarker}
 FIELDS = {"accelerators.csv": "accelerators", "benchmarks.csv": "benchmarks", "rack_capacity.csv": "racks",
           "result_fields.csv": "result_fields", "processors.csv": "processors", "system_power.csv": "system_power",
           "model_ids.csv": "model_ids", "scenario_constraints.csv": "scenario_constraints",
           "software_stacks.csv": "software_stacks", "plausibility_ceilings.csv": "plausibility_ceilings",
-          "benchmark_eras.csv": "benchmark_eras"}
+          "benchmark_eras.csv": "benchmark_eras", "variant_markers.csv": "variant_markers"}
 
 
 @lru_cache(maxsize=4)

@@ -9,7 +9,7 @@ from warehouse.identity.rounds import REFERENCE_DIR
 
 REFERENCE_FILES = ("accelerators.csv", "benchmarks.csv", "rack_capacity.csv", "result_fields.csv",
                    "processors.csv", "system_power.csv", "model_ids.csv", "scenario_constraints.csv",
-                   "software_stacks.csv", "plausibility_ceilings.csv", "benchmark_eras.csv")
+                   "software_stacks.csv", "plausibility_ceilings.csv", "benchmark_eras.csv", "variant_markers.csv")
 REGISTRY_FILE = "rounds.toml"
 
 

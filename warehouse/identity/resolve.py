@@ -41,7 +41,8 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     con.execute(ROUND_ORDER_MACRO)
     con.execute(PER_COUNT_MACRO)
     con.execute(RATE_KIND_MACRO)
-    con.execute(first_match_macro("accelerator_of", ref.accelerators, "accelerator"))
+    for macro in accelerator_macros(ref.accelerators, ref.variant_markers):
+        con.execute(macro)
     con.execute(first_match_macro("processor_of", ref.processors, "processor"))
     con.execute(first_match_macro("family_of", ref.model_ids, "family", exclude="exclude"))
     # priority: file order; the first pattern that matches a name wins.
@@ -55,6 +56,7 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
                          ("ref_software_stacks", software_stacks),
                          ("ref_plausibility_ceilings", ref.plausibility_ceilings),
                          ("ref_benchmark_eras", ref.benchmark_eras),
+                         ("ref_variant_markers", ref.variant_markers),
                          ("ref_vocabulary", vocabulary_frame())):
         with db.registered(con, _ref=frame):
             con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM _ref")
@@ -79,6 +81,52 @@ def first_match_macro(name: str, table: pl.DataFrame, canonical: str, exclude: s
                 for pattern, value, unless in rows.iter_rows()]
     body = f"CASE {' '.join(branches)} END" if branches else "CAST(NULL AS VARCHAR)"
     return f"CREATE OR REPLACE MACRO {name}(part) AS {body}"
+
+
+def accelerator_macros(accelerators: pl.DataFrame, markers: pl.DataFrame) -> list[str]:
+    """The rule that names the part a published accelerator name is (variant_markers.csv says it):
+    `variant_markers(part)`: the variant words the part of a name carries, each {kind, word, number,
+    form_factor}; `accelerator_of(part, markers)`: the canonical accelerator of the first row of
+    accelerators.csv (file order) whose pattern the part matches and which accepts every marker;
+    `accelerator_like(part)`: the first row whose pattern matches, markers aside, and
+    `unaccepted_markers(part, markers)`: the words that row does not accept (what `drift` names)."""
+    in_names = markers.filter(pl.col("reads") == "accelerator name")
+    found = [f"list_transform(regexp_extract_all(part, {_sql_text(pattern)}), lambda w: {{'kind': {_sql_text(kind)}, "
+             f"'word': w, 'number': TRY_CAST(regexp_extract(w, '\d+') AS DOUBLE), 'form_factor': {_sql_or_null(form)}}})"
+             for kind, pattern, form in in_names.select("kind", "pattern", "form_factor").iter_rows()]
+    in_systems = markers.filter(pl.col("reads") == "system name")["pattern"].to_list()
+    system_rule = " OR ".join(f"regexp_matches(coalesce(system_name, ''), {_sql_text(p)})" for p in in_systems) or "false"
+    rows = accelerators.select("pattern", "accelerator", "memory_gb", "tdp_watts", "form_factor", "accepts").iter_rows()
+    accepted, like, unaccepted = [], [], []
+    for pattern, accelerator, memory, tdp, form, accepts in rows:
+        takes = _accepts_marker(memory, tdp, form, accepts)
+        matches = f"regexp_matches(part, {_sql_text(pattern)})"
+        accepted.append(f"WHEN {matches} AND coalesce(list_bool_and(list_transform(markers, lambda m: {takes})), true) "
+                        f"THEN {_sql_text(accelerator)}")
+        like.append(f"WHEN {matches} THEN {_sql_text(accelerator)}")
+        unaccepted.append(f"WHEN {matches} THEN list_transform(list_filter(markers, lambda m: NOT {takes}), lambda m: m.word)")
+    return [f"CREATE OR REPLACE MACRO variant_markers(part) AS flatten([{', '.join(found)}])",
+            f"CREATE OR REPLACE MACRO virtualized_system(system_name) AS ({system_rule})",
+            f"CREATE OR REPLACE MACRO accelerator_of(part, markers) AS CASE {' '.join(accepted)} END",
+            f"CREATE OR REPLACE MACRO accelerator_like(part) AS CASE {' '.join(like)} END",
+            f"CREATE OR REPLACE MACRO unaccepted_markers(part, markers) AS CASE {' '.join(unaccepted)} END"]
+
+
+def _accepts_marker(memory: float | None, tdp: float | None, form: str, accepts: str | None) -> str:
+    """Whether a row accepts marker m: a virtualization word always (it makes the part virtualized),
+    memory and power by the row's figures, a form word by its form factor, any other by `accepts`."""
+    terms = ["m.kind = 'virtualization'", f"(m.kind = 'form' AND m.form_factor = {_sql_text(form)})"]
+    if memory is not None:
+        terms.append(f"(m.kind = 'memory' AND m.number = {memory})")
+    if tdp is not None:
+        terms.append(f"(m.kind = 'power' AND m.number = {tdp})")
+    if accepts:
+        terms.append(f"(m.kind NOT IN ('memory', 'power', 'form') AND regexp_full_match(m.word, {_sql_text('(?i)(?:' + accepts + ')')}))")
+    return "coalesce(" + " OR ".join(terms) + ", false)"
+
+
+def _sql_or_null(value: str | None) -> str:
+    return "NULL" if value is None else _sql_text(value)
 
 
 def _sql_text(value: str) -> str:

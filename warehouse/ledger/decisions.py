@@ -18,7 +18,7 @@ def decision_record(con, decision_id: str) -> dict | None:
     def expand(ids):
         if not ids:
             return []
-        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, "
+        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, result_claimed, result_unit, recomputed, "
                                      "recomputed_as_cited, recomputed_best, weak_baseline, verdict, "
                                      "procurement_grade FROM claim_audit WHERE list_contains(?, id)", [ids])
         by_id = {c["id"]: c for c in claims.to_dicts()}

@@ -475,6 +475,12 @@ def _summary_text(root: Path, summary: Parsed) -> str | None:
         return None
 
 
+def row_notes(system: dict) -> str | None:
+    """A result row's notes from its parsed system description: hw_notes, then sw_notes (a TGP, a TDP or
+    "CPU only submission" is stated there; base_hardware_statements reads them)."""
+    return ". ".join(n for n in (system["hw_notes"], system["sw_notes"]) if n) or None
+
+
 def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed], rules: Rules
          ) -> tuple[dict | None, list[str]]:
     division, submitter, _results, platform, model, scenario_folder = path.split("/")[:6]
@@ -499,7 +505,7 @@ def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed]
     suite = (s["system_type"] or "").replace(" ", "").lower() or None
     entry = f"{suite or ''}/{division}/{submitter}/{platform}" + (f"/{model}" if division == "open" else "")
     units = UNITS.get(rule.counts) or ("Samples/s" if scenario == "Offline" else "Queries/s")
-    notes = ". ".join(n for n in (s["hw_notes"], s["sw_notes"]) if n) or None
+    notes = row_notes(s)
     return {
         "round": round_name, "division": division.lower(), "availability": availability(s["status"]),
         "suite": suite, "submitter": submitter, "system": s["system_name"], "platform": platform,
