@@ -1,6 +1,7 @@
 """Read the published records themselves, so expected numbers in tests are checked against the files."""
 from __future__ import annotations
 
+import csv
 import json
 from functools import lru_cache
 
@@ -12,6 +13,24 @@ from warehouse.store.db import query_frame
 def records(round_name: str) -> list[dict]:
     path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
     return json.loads(path.read_bytes())
+
+
+@lru_cache(maxsize=None)
+def checker_rows(round_name: str) -> list[dict]:
+    """The rows of a round's checker table (summary.csv) as published, under the checker's column names
+    (Organization, SystemName, MlperfModel, Model, Scenario, Result, Units...): v6.1's only table. It
+    carries no result ID: a row is named by its submitter, system, benchmark and scenario."""
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary.csv"
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        return list(csv.DictReader(f))
+
+
+def checker_row(round_name: str, organization: str, system: str, model: str, scenario: str) -> dict:
+    """The one checker row of this submitter, system (SystemName), benchmark (MlperfModel) and scenario."""
+    found = [r for r in checker_rows(round_name) if (r["Organization"], r["SystemName"], r["MlperfModel"],
+                                                     r["Scenario"]) == (organization, system, model, scenario)]
+    assert len(found) == 1, (round_name, organization, system, model, scenario, len(found))
+    return found[0]
 
 
 def record(round_name: str, result_id: str, model: str, scenario: str) -> dict:
