@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import SHARED
 from tests.readers import connect_file
-from tests.shared_rows import published, rows
+from tests.shared_rows import checker_row, published, rows
 from warehouse.identity.rounds import load_registry
 from warehouse.trees.run import rebuild_rounds
 from warehouse.views import rebuild as rebuild_views
@@ -90,8 +90,14 @@ def test_a_figure_a_pair_finding_blames_gives_way_to_the_best_eligible_row(histo
         found = rows(con, "SELECT * FROM accelerator_history WHERE accelerator = 'RTX PRO 6000 Blackwell' "
                           "AND accelerator_count = 8 AND benchmark = 'llama3.1-8b' AND scenario = 'Offline' "
                           "ORDER BY round_order(round)")
+    # v6.1 (summary.csv): the best of its four RTX PRO 6000 Blackwell Server Edition x8 and x4 llama3.1-8b
+    # Offline rows at 8 is HPE's HPE_PROLIANT_DL380A_RTX_PRO_6000_PCIE_96GBx8, 50965.3 (Cisco's x8: 50453.7),
+    # numbered 6.1-0049: 50965.3 / 49036.1 = 1.03934 over v6.0's best eligible row
+    hpe = checker_row("v6.1", "HPE", "HPE_PROLIANT_DL380A_RTX_PRO_6000_PCIE_96GBx8", "llama3.1-8b", "Offline")
+    assert (hpe["Result"], hpe["total_accelerators"]) == ("50965.3", "8")
     assert [(r["round"], r["result_id"], r["result"]) for r in found] == [
-        ("v5.1", "5.1-0051", before), ("v6.0", "6.0-0023", dell)]
+        ("v5.1", "5.1-0051", before), ("v6.0", "6.0-0023", dell), ("v6.1", "6.1-0049", 50965.3)]
+    assert found[2]["gain_from_previous"] == pytest.approx(50965.3 / dell, rel=1e-12)
     later = found[1]
     assert later["comparable_with_previous"] and later["gain_from_previous"] == pytest.approx(dell / before)
     assert (later["has_finding"], later["procurement_grade"]) == (False, True)
@@ -102,8 +108,14 @@ def test_a_figure_a_pair_finding_blames_gives_way_to_the_best_eligible_row(histo
     # (v0.5 "NVIDIA Xavier" -> v0.7 "NVIDIA AGX Xavier") and Mali-T860's 1 (v0.5 -> v0.7), which had no name
     # to be compared by, and GATEOverflow's 2x RTX 4090 resnet Offline, v5.1 -> v6.0, since its v6.0 figure is
     # above any conversion of its own runs. 12 rested on a blamed figure before the best eligible row replaced
-    # it; 2 still do: no row of that hardware and size in the round is eligible
-    assert counts == [{"comparable": 156, "graded": 154}]
+    # it; 2 still do: no row of that hardware and size in the round is eligible. v6.1 adds 77: its
+    # (accelerator, count, benchmark, scenario) with a closed, available row in v6.0 too, counted from
+    # summary.csv and v6.0's table (GB300 18, RTX PRO 6000 16, B300 14, GB200 10, B200 8, MI355X 5, RTX PRO
+    # 4500 3, MI350X 3), 73 of them procurement grade: not GB300 x4 WAN 2.2 Offline and SingleStream
+    # (Oracle's 6.1-0086, 0.013837 videos/s against NVIDIA's v6.0 x4 6.0-0077, 0.036622: its own row has a
+    # finding), nor RTX PRO 4500 x5 llama3.1-8b Server and RTX PRO 6000 x8 gpt-oss-120b Server (their v6.0
+    # rows, 6.0-0050 and 6.0-0047, have one)
+    assert counts == [{"comparable": 156 + 77, "graded": 154 + 73}]
 
 
 def test_no_gain_across_a_change_of_metric_or_data_set(history_warehouse):

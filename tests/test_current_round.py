@@ -26,7 +26,7 @@ def test_drift_on_the_shared_rounds_names_nothing(shared_con):
 ])
 def test_the_end_to_end_rag_benchmarks_take_the_checkers_workload_names(shared_con, published_as, model,
                                                                         benchmark, units, output_unit):
-    # summary.csv: Intel "1-node-2S-Xeon_6787P" Offline, MlperfModel published_as, Model the checker's
+    # summary.csv: Intel's platform "1-node-2S-Xeon_6787P" Offline, MlperfModel published_as, Model the checker's
     # workload (the LoadGen user.conf section: mlcommons/inference e2e-rag), Result 0.464076 Tasks/s (a
     # task is one of the 824 FRAMES questions answered) and 22.6141 Samples/s (a sample is one page of
     # the 2,515-page corpus embedded into the vector database)
@@ -60,9 +60,9 @@ def test_the_xeon_6_processors_of_v6_1_are_named(shared_con):
                              "AND cpu IN ('Xeon 6788P', 'Xeon 6972P', 'Xeon 6987P-C') GROUP BY ALL ORDER BY cpu")
     assert found == [{"cpu": f"Xeon {name}", "family": "Granite Rapids", "line": "Intel Xeon", "segment": "datacenter",
                       "n": n} for name, n in counted.items()]
-    # Oracle's one socket: BM.Standard4.Ax.120, host_processors_per_node 1
+    # Oracle's one socket: BM.Standard4.Ax.120 (platform 1-node-1S-GNR_120C), host_processors_per_node 1
     assert rows(shared_con, "SELECT DISTINCT hardware_count FROM stg_results WHERE cpu = 'Xeon 6987P-C'") == \
-        [{"hardware_count": int(checker_row("v6.1", "Oracle", "BM.Standard4.Ax.120", "whisper", "Offline")
+        [{"hardware_count": int(checker_row("v6.1", "Oracle", "1-node-1S-GNR_120C", "whisper", "Offline")
                                 ["host_processors_per_node"])}]
 
 
