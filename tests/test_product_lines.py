@@ -158,3 +158,24 @@ def test_the_reference_refuses_a_broken_succession(tmp_path, edit, message):
     table.write_csv(path)
     with pytest.raises(pa_errors.SchemaError, match=message):
         load_reference(tmp_path)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("edit, message", [
+    (("Xeon 6788P", "source", None), "source"),
+    (("Xeon 6788P", "source", "the vendor's site"), "str_startswith"),
+    (("Apple M1 Pro", "family", "M2"), "one canonical processor has conflicting attributes"),
+])
+def test_the_processor_reference_refuses_a_part_without_a_source_or_with_two_identities(tmp_path, edit, message):
+    # every processor states where it is stated (a system description or a page naming it), and its
+    # patterns (Apple M1 Pro has two: "Apple M1 Pro", "MacBookPro18,1") give it one identity
+    import pandera.errors as pa_errors
+    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "processors.csv"
+    table = pl.read_csv(path, infer_schema_length=0)
+    processor, column, value = edit
+    first = (pl.col("processor") == processor) & (pl.int_range(pl.len()) == pl.arg_where(pl.col("processor") == processor).first())
+    table = table.with_columns(pl.when(first).then(pl.lit(value)).otherwise(pl.col(column)).alias(column))
+    table.write_csv(path)
+    with pytest.raises(pa_errors.SchemaError, match=message):
+        load_reference(tmp_path)
