@@ -15,6 +15,25 @@ def records(round_name: str) -> list[dict]:
     return json.loads(path.read_bytes())
 
 
+@lru_cache(maxsize=None)
+def checker_rows(round_name: str) -> list[dict]:
+    """The rows of a round's checker table (summary.csv) as published, under the checker's column names
+    (Organization, Platform, MlperfModel, Model, Scenario, Result, Units...): v6.1's only table. It
+    carries no result ID: a row is named by its submitter, platform (the system's folder: two systems
+    may share a SystemName), benchmark and scenario."""
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary.csv"
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        return list(csv.DictReader(f))
+
+
+def checker_row(round_name: str, organization: str, platform: str, model: str, scenario: str) -> dict:
+    """The one checker row of this submitter, platform, benchmark (MlperfModel) and scenario."""
+    found = [r for r in checker_rows(round_name) if (r["Organization"], r["Platform"], r["MlperfModel"],
+                                                     r["Scenario"]) == (organization, platform, model, scenario)]
+    assert len(found) == 1, (round_name, organization, platform, model, scenario, len(found))
+    return found[0]
+
+
 def record(round_name: str, result_id: str, model: str, scenario: str) -> dict:
     """The one JSON record with this ID, Model and Scenario."""
     found = [r for r in records(round_name)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import SHARED
 from tests.readers import connect_file
-from tests.shared_rows import published, rows
+from tests.shared_rows import checker_row, published, rows
 from warehouse.identity.rounds import load_registry
 from warehouse.trees.run import rebuild_rounds
 from warehouse.views import rebuild as rebuild_views
@@ -97,8 +97,14 @@ def test_a_figure_a_pair_finding_questions_stays_the_best(history_warehouse):
         questioned_because = con.execute("SELECT questioned_because FROM int_result_eligibility "
                                          "WHERE result_id = '6.0-0047' AND benchmark = 'llama3.1-8b' "
                                          "AND scenario = 'Offline'").fetchone()[0]
+    # v6.1 (summary.csv): the best of its RTX PRO 6000 Blackwell Server Edition x8 llama3.1-8b Offline rows
+    # is HPE's HPE_PROLIANT_DL380A_RTX_PRO_6000_PCIE_96GBx8, 50965.3 (Cisco's x8: 50453.7), numbered
+    # 6.1-0049: 50965.3 / 49580.2 = 1.02794 over v6.0's best, 6.0-0047
+    hpe = checker_row("v6.1", "HPE", "HPE_PROLIANT_DL380A_RTX_PRO_6000_PCIE_96GBx8", "llama3.1-8b", "Offline")
+    assert (hpe["Result"], hpe["total_accelerators"]) == ("50965.3", "8")
     assert [(r["round"], r["result_id"], r["result"]) for r in found] == [
-        ("v5.1", "5.1-0051", before), ("v6.0", "6.0-0047", questioned)]
+        ("v5.1", "5.1-0051", before), ("v6.0", "6.0-0047", questioned), ("v6.1", "6.1-0049", 50965.3)]
+    assert found[2]["gain_from_previous"] == pytest.approx(50965.3 / questioned, rel=1e-12)
     later = found[1]
     assert later["comparable_with_previous"] and later["gain_from_previous"] == pytest.approx(questioned / before)
     assert (later["has_finding"], later["procurement_grade"]) == (True, True)
@@ -106,10 +112,15 @@ def test_a_figure_a_pair_finding_questions_stays_the_best(history_warehouse):
     with connect_file(history_warehouse, read_only=True) as con:
         counts = rows(con, "SELECT count(*) FILTER (WHERE comparable_with_previous) AS comparable, "
                            "count(*) FILTER (WHERE procurement_grade) AS graded FROM accelerator_history")
-    # 129 gains compare with their previous round (156 while the variants were one part: a series of the
-    # A100 SXM 40GB, 80GB and 500W is three now, fewer pairs), and every one is procurement grade: a finding
-    # that blamed a figure for another system's result no longer takes a figure out (2 did before)
-    assert counts == [{"comparable": 129, "graded": 129}]
+    # 129 gains of v0.5 to v6.0 compare with their previous round (156 while the variants were one part: a
+    # series of the A100 SXM 40GB, 80GB and 500W is three now, fewer pairs), and every one is procurement
+    # grade: a finding that blamed a figure for another system's result no longer takes a figure out (2 did
+    # before). v6.1 adds 77: its (accelerator, count, benchmark, scenario) with a closed, available row in
+    # v6.0 too, counted from summary.csv and v6.0's table (GB300 18, RTX PRO 6000 16, B300 14, GB200 10,
+    # B200 8, MI355X 5, RTX PRO 4500 3, MI350X 3), 75 of them procurement grade: not GB300 x4 WAN 2.2
+    # Offline and SingleStream (Oracle's 6.1-0086, 0.013837 videos/s against NVIDIA's v6.0 x4 6.0-0077,
+    # 0.036622: its own row has a finding)
+    assert counts == [{"comparable": 129 + 77, "graded": 129 + 75}]
 
 
 def test_no_gain_across_a_change_of_metric_or_data_set(history_warehouse):

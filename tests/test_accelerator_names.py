@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import MIRROR, SHARED
 from tests.readers import connect_file
-from tests.shared_rows import rows
+from tests.shared_rows import checker_rows, rows
 from warehouse.views.identities import canonical_accelerators
 
 # What the loader reads as "no accelerator" (warehouse/ingest/parse.py, trees/rebuilding.py): never a name.
@@ -295,7 +295,7 @@ def test_fewer_than_one_percent_of_verified_rows_lack_their_accelerator_in_every
             FROM stg_results
             WHERE verification = 'verified' AND accelerator_raw IS NOT NULL AND accelerator_absent IS NULL
             GROUP BY round ORDER BY round_order(round)""")
-    assert [r["round"] for r in found] == ["v0.5", "v0.7", "v1.1", "v2.0", "v2.1", "v4.1", "v5.1", "v6.0"]
+    assert [r["round"] for r in found] == ["v0.5", "v0.7", "v1.1", "v2.0", "v2.1", "v4.1", "v5.1", "v6.0", "v6.1"]
     # v0.5 101, v0.7 636, v1.1 1,086 (1,100 once Dell's XE8545 x4 loads: issue 53 item 3), v2.0 1,520, v2.1 953
     assert all(r["named_rows"] >= 100 for r in found), found
     assert [r for r in found if r["unnamed"] >= 0.01 * r["named_rows"]] == []
@@ -329,12 +329,17 @@ def test_drift_names_each_raw_name_no_row_maps_per_round_and_one_line_clears_it(
     drift = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["kind"] == "accelerator"]
     named = {(r["round"], r["term"]): int(r["rows"]) for r in drift}
     assert named == {(round_name, as_drift_term(raw)): n for (round_name, raw), n in loaded.items()}
-    assert {round_name for round_name, _ in named} == {"v5.1", "v6.0"}
+    # v6.1's summary.csv names the RTX PRO 6000 too: "NVIDIA RTX PRO 6000 Blackwell" (2 rows) and "...
+    # Server Edition" (32); it names no MI325X
+    assert {round_name for round_name, _ in named} == {"v5.1", "v6.0", "v6.1"}
     assert named[("v6.0", "NVIDIA RTX PRO 6000 Blackwell Server Edition")] > 0
+    v61 = ("NVIDIA RTX PRO 6000 Blackwell", "NVIDIA RTX PRO 6000 Blackwell Server Edition")
+    assert [sum(r["accelerator_model_name"] == name for r in checker_rows("v6.1")) for name in v61] == [2, 32]
+    assert [named[("v6.1", name)] for name in v61] == [2, 32]
     assert named[("v5.1", "AMD Instinct MI300X 192GB HBM3 (x32), AMD Instinct MI325X 256GB HBM3e (x16) "
                           '(no row matches "AMD Instinct MI325X 256GB HBM3e")')] > 0
 
-    # the shipped reference holds the two lines: nothing is left to name
+    # the shipped reference holds the three lines: nothing is left to name
     monkeypatch.delenv("MLPERF_REFERENCE_DIR")
     assert main(["views", "refresh", "--db", path]) == 0
     with connect_file(path, read_only=True) as con:

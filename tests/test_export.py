@@ -182,7 +182,7 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
     directory = exports["parquet"]
     by_path = {f["path"]: f for f in manifest(directory)["files"]}
     rounds = [r for (r,) in wcon.execute("SELECT DISTINCT round FROM verified_results ORDER BY 1").fetchall()]
-    assert rounds == ["v4.1", "v5.1", "v6.0"]
+    assert rounds == ["v4.1", "v5.1", "v6.0", "v6.1"]
     for round_name in rounds:
         entry = by_path[f"verified_results/round={round_name}/data_0.parquet"]
         rows = wcon.execute("SELECT count(*) FROM verified_results WHERE round = ?", [round_name]).fetchall()[0][0]
@@ -192,8 +192,8 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
             pl.col("round") == round_name).height == rows
     # software_gains has no `round`: it is partitioned by round_to and covers round_from too
     gains = [f for f in by_path.values() if f["view"] == "software_gains"]
-    assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0"}
-    assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0"]
+    assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0", "v6.1"}
+    assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0", "v6.1"]
     # columns carry their type and description; the loads are the warehouse's sources
     columns = {c["name"]: c for c in by_path["verified_results/round=v6.0/data_0.parquet"]["columns"]}
     assert columns["result_per_accelerator"]["type"] == "DOUBLE"

@@ -18,7 +18,7 @@ import pytest
 
 from tests.cli_tables import lines_per_row, table_rows
 from tests.conftest import ROOT
-from tests.shared_rows import first_backfill, load_excerpt, one, published, record, rows
+from tests.shared_rows import checker_row, first_backfill, load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
 from warehouse.export.run_report import GAINS_TITLE
@@ -52,7 +52,11 @@ def test_the_run_reports_first_software_gains(private_con):
     # hardware_best, procurement_grade), largest first:
     #   B200 x8 deepseek-r1 Server: NVIDIA 5.1-0069 18592.2 -> Nebius 6.0-0083 51692.9 = 2.7804
     #   GB300 x72 deepseek-r1 Server: NVIDIA 5.1-0072 209328 -> Nebius 6.0-0081 575580 = 2.7497
-    #   GB200 x72 deepseek-r1 Server: NVIDIA 5.1-0071 167578 -> NVIDIA 6.0-0075 336106 = 2.0057
+    #   B300 x8 qwen3-vl-235b-a22b Server: Nebius 6.0-0084 45.1513 (v6.0's only B300 x8 entry of it) ->
+    #     GigaComputing's G894-ZD3-AAX7 in v6.1 (summary.csv; numbered 6.1-0046) 115.78393993840092 Queries/s,
+    #     the best of v6.1's six (Nebius 112.29, Supermicro 111.77, GigaComputing's G894-AD3-AAX7 111.75,
+    #     QCT 104.81, NVIDIA 104.58) = 2.5644
+    # (GB200 x72 deepseek-r1 Server, NVIDIA 5.1-0071 167578 -> NVIDIA 6.0-0075 336106 = 2.0057, was third.)
     # Dell's own B200 gain, 5.1-0028 13963 -> 6.0-0026 40949.5 = 2.93x, used to lead: its v5.1 baseline
     # was 13963 / 18592.2 = 75% of the hardware's best, and it changed servers (XE9685L -> XE9780).
     cases = [("5.1-0069", "6.0-0083", 18592.2, 51692.9), ("5.1-0072", "6.0-0081", 209328, 575580),
@@ -60,10 +64,16 @@ def test_the_run_reports_first_software_gains(private_con):
     for old, new, before, after in cases:
         assert published("v5.1", old, "deepseek-r1", "Server") == before
         assert published("v6.0", new, "deepseek-r1", "Server") == after
+    assert published("v6.0", "6.0-0084", "qwen3-vl-235b-a22b", "Server") == 45.1513
+    giga = checker_row("v6.1", "GigaComputing", "G894-ZD3-AAX7_B300-SXM-270GBx8_TRT", "VLM", "Server")
+    assert (giga["Result"], giga["total_accelerators"]) == ("115.78393993840092", "8")
+    assert one(private_con, "SELECT DISTINCT submitter, system FROM stg_results WHERE result_id = '6.1-0046'") == \
+        {"submitter": "GigaComputing", "system": "G894-ZD3-AAX7"}
     assert headlines(private_con)[GAINS_TITLE] == [
         f"{51692.9 / 18592.2:.2f}x B200 x8 deepseek-r1 Server: 5.1-0069 (NVIDIA) -> 6.0-0083 (Nebius)",
         f"{575580 / 209328:.2f}x GB300 x72 deepseek-r1 Server: 5.1-0072 (NVIDIA) -> 6.0-0081 (Nebius)",
-        f"{336106 / 167578:.2f}x GB200 x72 deepseek-r1 Server: 5.1-0071 (NVIDIA) -> 6.0-0075 (NVIDIA)",
+        f"{115.78393993840092 / 45.1513:.2f}x B300 x8 qwen3-vl-235b-a22b Server: 6.0-0084 (Nebius) -> "
+        "6.1-0046 (GigaComputing)",
     ]
     dell = one(private_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND result_id_to = '6.0-0026' "
                             "AND benchmark = 'deepseek-r1' AND scenario = 'Server'")
@@ -154,7 +164,7 @@ def test_readme_question_2_and_3_first_rows(shared_con):
     # Question 2, software alone: one submitter's same system, host and size. Google's B200 x8
     # deepseek-r1 Server, 5.1-0047 14630.7 -> 6.0-0040 41027.9 = 2.8042 (Dell's 2.93x changed servers).
     q2 = rows(shared_con, readme_query("SELECT submitter, coalesce(accelerator,"))[0]
-    assert (q2["submitter"], q2["part"], q2["workload"], q2["accelerator_count"]) == (
+    assert (q2["submitter"], q2["part"], q2["workload"], q2["count"]) == (
         "Google", "B200", "deepseek-r1 Server", 8)
     assert q2["gain"] == pytest.approx(41027.9 / 14630.7, rel=1e-12)
     q3 = rows(shared_con, "SELECT round, benchmark, scenario, accelerator_new, accelerator_base, accelerator_count, speedup, "
@@ -409,26 +419,35 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
 
 
 def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
-    # examples/prices.example.csv: B200 $4.00 per accelerator-hour. v6.0 llama3.1-8b Offline: Lambda_SIT's
-    # B200 x8 6.0-0062, 160,403 tokens/s: $4.00 x 8 / (160403 x 3600) x 1e6 = $0.05541 per million tokens,
-    # the cheapest of the round.
+    # examples/prices.example.csv: B200 $4.00 per accelerator-hour. The newest round is v6.1 (summary.csv):
+    # its cheapest priced tokens are CoreWeave's B200 x8 llama2-70b-99.9 Offline, 102,703 tokens/s:
+    # $4.00 x 8 / (102703 x 3600) x 1e6 = $0.08655 per million tokens (next, its Server 102,398:
+    # $0.08681; GB200 at $5.00: RedHat_Supermicro's 4 x GB200 gpt-oss-120b Offline 61,205.6,
+    # 5 x 4 / (61205.6 x 3600) x 1e6 = $0.09077). The warehouse numbers that entry 6.1-0021.
     from warehouse.ledger.prices import load_prices
     load_prices(private_con, ROOT / "examples" / "prices.example.csv")
     materialize(private_con, changed={"prices"})
     first = rows(private_con, readme_query("SELECT benchmark, scenario, accelerator, dollars_per_million_tokens"))[0]
-    assert published("v6.0", "6.0-0062", "llama3.1-8b", "Offline") == 160403.0
+    coreweave = checker_row("v6.1", "CoreWeave", "B200-SXM-180GBx8_TRT", "llama2-70b-99.9", "Offline")
+    assert (coreweave["Result"], coreweave["total_accelerators"], coreweave["Units"]) == ("102703.0", "8", "Tokens/s")
     assert (first["benchmark"], first["scenario"], first["accelerator"], first["result_id"]) == \
-           ("llama3.1-8b", "Offline", "B200", "6.0-0062")
-    assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (160403 * 3600) * 1e6, rel=1e-9)
-    # among priced accelerators only: the leaders per accelerator with no price are named. v6.0
-    # llama2-70b-99 Offline: NVIDIA's GB300 NVL72 6.0-0078, 1,126,850 / 72 = 15,651 tokens/s a GPU, over
-    # Cisco's B300 x8 6.0-0010, 115,731 / 8 = 14,466; neither GB300 nor B300 has an example price.
+           ("llama2-70b-99.9", "Offline", "B200", "6.1-0021")
+    assert one(private_con, "SELECT DISTINCT submitter, system FROM stg_results WHERE result_id = '6.1-0021'") == \
+        {"submitter": "CoreWeave", "system": "CoreWeave B200 SXM (8x B200-SXM-180GB)"}
+    assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (102703 * 3600) * 1e6, rel=1e-9)
+    # among priced accelerators only: the leaders per accelerator with no price are named. In v6.1, the
+    # best result per accelerator of each datacenter workload, counted by hand from summary.csv (closed,
+    # available, one accelerator model): GB300 leads 10 (deepseek-r1 Interactive, Azure 3,612.5 a GPU;
+    # Offline, Oracle 9,629.0; gpt-oss-120b in its three scenarios; llama2-70b-99.9 Offline and Server,
+    # Oracle 16,531.6 and 15,998.0; qwen3-vl in its three), B300 5 (deepseek-r1 Server, GigaComputing
+    # 8,846.5; llama3.1-8b Offline and Server, Cisco 21,389.3 and 21,743.8; wan-2.2 Offline and whisper,
+    # VibeHPC), MI355X 4 (dlrm-v3 Offline and Server, AMD; llama2-70b-99.9 and llama3.1-8b Interactive,
+    # MiTAC); none of them has an example price. (The Arc Pro B70 runs of the RAG benchmarks are not
+    # ranked: Intel's notes say "CPU-only" of its vector-database run, and they describe the entry.)
     unpriced = {r["unpriced_leader"]: r["workloads_led"]
                 for r in rows(private_con, readme_query("SELECT accelerator AS unpriced_leader"))}
-    assert published("v6.0", "6.0-0078", "llama2-70b-99", "Offline") / 72 > \
-        published("v6.0", "6.0-0010", "llama2-70b-99", "Offline") / 8
-    assert set(unpriced) == {"GB300", "B300"}
-    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.0' "
+    assert unpriced == {"GB300": 10, "B300": 5, "MI355X": 4}
+    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.1' "
                             "AND rank_per_accelerator = 1 GROUP BY ALL")
     assert unpriced == {r["accelerator"]: r["n"] for r in led if r["accelerator"] in unpriced}
 
@@ -442,8 +461,20 @@ def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
     #   B300 / B200 llama2-70b-99 Offline x8: 6.0-0010 115730 / 6.0-0048 103954 = 1.1133 -> 1.5 overstated;
     #   B300 / B200 llama3.1-405b Server x8: 6.0-0089 1484.4 / 6.0-0040 983.626 = 1.5091 -> 1.2 understated;
     #   B300 / H100 SXM deepseek-r1 Server: no v6.0 H100 SXM row -> unsupported.
-    # The seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so every claim with
-    # a number is `unsupported`, never `holds`; the two post-deadline claims, with no number, are not graded.
+    # The seeds' v6.1 claims, graded against v6.1's summary.csv (NVIDIA's entries at 72 GPUs: Vera Rubin
+    # 6.1-0106, preview; GB300 6.1-0074; GB300 at 288, 6.1-0073):
+    #   holds (9): Vera Rubin / GB300, deepseek-r1 Offline 1183326.85 / 679740 = 1.7409 (1.7), Server
+    #     1175890.22 / 596944 = 1.9699 (1.9), Interactive 652750.14 / 253506 = 2.5749 (2.5); qwen3-vl Offline
+    #     2392.70 / 1304.99 = 1.8335 (1.8), Server 2323.27 / 1210.49 = 1.9193 (1.9), Interactive
+    #     1306.61 / 349.29 = 3.7407 (3.7); one rack to four, 2705130 / (4 x 679740) = 0.9949 (99%); WAN 2.2
+    #     on GB300 x72, 0.6546 videos/s (0.65) and 5.8077 s a video (5.7);
+    #   overstated (2): GB300 qwen3-vl from software alone, its best a GPU v6.0 -> v6.1, Server (the
+    #     larger): Nebius 6.0-0080 43.1538 / 4 -> NVIDIA 1210.49 / 72, 16.8123 / 10.7885 = 1.5584 (1.6);
+    #     WAN 2.2's latency against a single node (4 GB300): Oracle's 30.6534 s / 5.8077 s = 5.2781 (7.5x);
+    #   understated (1): WAN 2.2's throughput against a single node: 0.6546 / Oracle's 0.013837 = 47.31 (9x;
+    #     NVIDIA's own single node ran no v6.1 WAN);
+    #   unsupported (1): SemiAnalysis AgentX, not an MLPerf benchmark;
+    #   not graded (2): the two post-deadline claims, with no number.
     from warehouse.ledger.claims import load_claims
     from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
     load_claims(private_con, ROOT / "examples" / "claims_v6.0_graded.example.toml")
@@ -462,15 +493,28 @@ def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
     load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
     materialize(private_con, changed={"claims"})
     grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit WHERE round = 'v6.1' GROUP BY ALL ORDER BY ALL")
-    assert grades == [{"grade": "unsupported", "n": 13}, {"grade": None, "n": 2}]
-    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU, set beside
-    # Nebius' B200 deepseek-r1 Server 6.0-0083, 51692.9 / 8 = 6461.6125 per GPU: 650 / 6461.6125 = 0.1006;
-    # its p99 TTFT 1450 ms and TPOT 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    assert (float(checker_row("v6.1", "NVIDIA", "VR-NVL72_VR-288GB_aarch64x72_TRT", "deepseek-r1", "Offline")["Result"]),
+            float(checker_row("v6.1", "NVIDIA", "GB300-NVL72_GB300-288GB_aarch64x72_TRT", "deepseek-r1", "Offline")
+                  ["Result"])) == (1183326.8540322022, 679740)
+    assert grades == [{"grade": "holds", "n": 9}, {"grade": "overstated", "n": 2}, {"grade": "understated", "n": 1},
+                      {"grade": "unsupported", "n": 1}, {"grade": None, "n": 2}]
+    software = one(private_con, "SELECT recomputed, grade FROM claim_audit WHERE id = 'nv-v6.1-gb300-qwen3vl-software'")
+    assert published("v6.0", "6.0-0080", "qwen3-vl-235b-a22b", "Server") == 43.1538
+    assert software == {"recomputed": pytest.approx((1210.48823482974 / 72) / (43.1538 / 4), rel=1e-9),
+                        "grade": "overstated"}
+    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU. Without run
+    # summaries every verified B200 deepseek-r1 Server row is held to the scenario's limits alike, and
+    # the tie goes to the highest throughput per GPU: CoreWeave's v6.1 B200 x8 (summary.csv, numbered
+    # 6.1-0021), 56,121.3 / 8 = 7015.16 per GPU, above Nebius' v6.1 55,869.0 and v6.0 6.0-0083 51,692.9
+    # (ScitiX's v6.1 59,668.3 is open division): 650 / 7015.16 = 0.0927; its p99 TTFT 1450 ms and TPOT
+    # 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    coreweave = checker_row("v6.1", "CoreWeave", "B200-SXM-180GBx8_TRT", "deepseek-r1", "Server")
+    assert (coreweave["Result"], coreweave["total_accelerators"]) == ("56121.3", "8")
     assert published("v6.0", "6.0-0083", "deepseek-r1", "Server") == 51692.9
     first = rows(private_con, readme_query("SELECT label, result_id, scenario, own_over_mlperf"))[0]
     assert (first["label"], first["result_id"], first["scenario"], first["pattern_match"]) == \
-           ("example-b200-c32", "6.0-0083", "Server", True)
-    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (51692.9 / 8), rel=1e-12)
+           ("example-b200-c32", "6.1-0021", "Server", True)
+    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (56121.3 / 8), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------

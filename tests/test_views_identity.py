@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import SHARED_ROUNDS
-from tests.shared_rows import records, rows
+from tests.shared_rows import checker_rows, records, rows
 from warehouse.identity.reference import VALIDATED_FILE, default_reference, load_reference, shipped_checksums
 from warehouse.views.identities import resolve_identities
 from warehouse.identity.rounds import REFERENCE_DIR
@@ -25,9 +25,13 @@ def identities(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con):
-    names = sorted({str(r["Accelerator"]).strip() for name in SHARED_ROUNDS for r in records(name)
-                    if r.get("Accelerator") and str(r["Accelerator"]).strip()})
-    assert len(names) > 40
+    # the final tables' Accelerator, and v6.1's checker table's accelerator_model_name where it counts
+    # accelerators (its 33 CPU-only rows say 'N/A' with 0 per node)
+    names = {str(r["Accelerator"]).strip() for name in SHARED_ROUNDS if name != "v6.1" for r in records(name)
+             if r.get("Accelerator") and str(r["Accelerator"]).strip()}
+    names |= {r["accelerator_model_name"].strip() for r in checker_rows("v6.1") if r["accelerators_per_node"] != "0"}
+    names = sorted(names)
+    assert len(names) > 40 and "NVIDIA Vera Rubin" in names
     frame = pl.DataFrame({"accelerator_raw": names, "model": ["resnet"] * len(names),
                           "used_model": ["resnet"] * len(names)})
     mapped = identities(frame)
@@ -91,7 +95,9 @@ def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_
                       "generation": None, "vendor": None}]
     mixed = {a for (a,) in shared_con.execute(
         "SELECT DISTINCT accelerator FROM int_best_results WHERE best_of_submitter AND accelerator LIKE '%+%'").fetchall()}
-    assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X"}
+    # and v6.1's (summary.csv): Cisco's H200-SXM-141GB + MI350X and Dell_MangoBoost's MI300X and MI355X
+    # (test_mixed_clusters.py names their rows)
+    assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X", "H200 SXM + MI350X", "MI300X + MI355X"}
     assert shared_con.execute("SELECT count(*) FROM generation_speedups WHERE accelerator_new IN "
                               "(SELECT unnest(?)) OR accelerator_base IN (SELECT unnest(?))",
                               [sorted(mixed), sorted(mixed)]).fetchone()[0] == 0
@@ -103,11 +109,13 @@ def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_
 
 def test_llama3_1_8b_used_model_is_the_llama3_1_8b_benchmark(shared_con):
     # v5.1 and v6.0 closed entries publish UsedModel 'llama3_1-8b' (Model 'llama3.1-8b'):
-    # 14 records in v5.1, 20 in v6.0.
+    # 14 records in v5.1, 20 in v6.0; v6.1's checker table, Model 'llama3_1-8b' (MlperfModel
+    # 'llama3.1-8b') in 24 closed rows.
     expected = {name: sum(r["Category"] == "closed" and r.get("UsedModel") == "llama3_1-8b"
                           for r in records(name))
                 for name in ("v5.1", "v6.0")}
-    assert expected == {"v5.1": 14, "v6.0": 20}
+    expected["v6.1"] = sum(r["Division"] == "closed" and r["Model"] == "llama3_1-8b" for r in checker_rows("v6.1"))
+    assert expected == {"v5.1": 14, "v6.0": 20, "v6.1": 24}
     found = dict(shared_con.execute(
         "SELECT round, count(*) FROM stg_results WHERE division = 'closed' AND used_model = 'llama3_1-8b' "
         "AND metric = 'performance' AND benchmark = 'llama3.1-8b' GROUP BY round").fetchall())

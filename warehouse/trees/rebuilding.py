@@ -481,6 +481,16 @@ def row_notes(system: dict) -> str | None:
     return ". ".join(n for n in (system["hw_notes"], system["sw_notes"]) if n) or None
 
 
+def _accelerator_named(system: dict) -> str | None:
+    """The accelerator a system description names, unless it counts none. A count no number reads
+    ('(8,4)': Alibaba's v2.1 network clusters of A100 and A30 nodes) leaves the accelerators named, so
+    the system is not read as CPU-only (its total stays unknown)."""
+    name = system["accelerator_model_name"]
+    if name in (None, "N/A", "-") or system["accelerators_per_node"] == 0:
+        return None
+    return name
+
+
 def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed], rules: Rules
          ) -> tuple[dict | None, list[str]]:
     division, submitter, _results, platform, model, scenario_folder = path.split("/")[:6]
@@ -501,7 +511,7 @@ def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed]
     s = system.record
     per_node = s["accelerators_per_node"] or None
     nodes = s["number_of_nodes"]
-    accelerator = s["accelerator_model_name"] if per_node and s["accelerator_model_name"] not in (None, "N/A", "-") else None
+    accelerator = _accelerator_named(s)
     suite = (s["system_type"] or "").replace(" ", "").lower() or None
     entry = f"{suite or ''}/{division}/{submitter}/{platform}" + (f"/{model}" if division == "open" else "")
     units = UNITS.get(rule.counts) or ("Samples/s" if scenario == "Offline" else "Queries/s")
@@ -514,7 +524,7 @@ def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed]
         "higher_is_better": rule.counts != "latency",
         "accelerator_raw": accelerator, "accelerators_per_node": per_node if accelerator else None,
         "nodes": nodes or None,
-        "total_accelerators": per_node * (nodes or 1) if accelerator else None,
+        "total_accelerators": per_node * (nodes or 1) if accelerator and per_node else None,
         "accelerator_count_disagrees": False,
         "processor": s["host_processor_model_name"], "processors_per_node": s["host_processors_per_node"] or None,
         "software": s["framework"], "weight_data_types": None, "accuracy": None, "tokens_per_sample": None,
