@@ -10,7 +10,7 @@
 
 An expected failure prints one line, `error: ...`, on stderr. Everything else is a bug. Each domain
 error derives from ExpectedFailure (or UsageError) where it is raised (a fetch, a parse, a guard, a
-ledger file, a round name); warehouse.cli.failures turns them into lines and exit codes. This module is
+ledger file, a round name); warehouse.store.failures turns them into lines and exit codes. This module is
 the ground floor: it imports nothing of the package.
 """
 from __future__ import annotations

@@ -91,9 +91,10 @@ def _after_run(con: duckdb.DuckDBPyConnection, report: RunReport, before: answer
     return notified
 
 
-def after_failure(db_file: str, kind: str, line: str) -> Notified:
-    """A run that failed before any round ran (its source missing or unreachable): its error line
-    to every target, recorded in `deliveries` when the warehouse exists. Never raises."""
+def after_failure(db_file: str, kind: str, line: str, record_it: bool = True) -> Notified:
+    """A run that failed as a whole (warehouse.notify.failure: its source missing, the warehouse held,
+    a bug): its error line to every target, recorded in `deliveries` when the warehouse exists and
+    `record_it` (not when the warehouse is what failed). Never raises."""
     try:
         targets = configured_targets()
         if not targets:
@@ -103,7 +104,7 @@ def after_failure(db_file: str, kind: str, line: str) -> Notified:
     except Exception as exc:  # noqa: BLE001 - the run's own failure is what the caller reports
         return Notified(problem=f"{type(exc).__name__}: {exc}")
     try:
-        if Path(db_file).exists():
+        if record_it and Path(db_file).exists():
             with writer(db_file, f"mlperf-wh {kind} (recording its failure's notification)") as held, \
                     db.connect(held.warehouse) as con:
                 record(con, message, notified.deliveries, kind, None)

@@ -54,7 +54,7 @@ def copy_in_storage_version(db_file: str, target: Path, storage: str) -> None:
     Through this process's own database instance of the file (DuckDB attaches a file once per
     process, and a run publishes while its connection is open)."""
     with _this_process_instance(db_file) as con:
-        source = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        source = db.scalar(con, "SELECT current_database()").replace('"', '""')
         con.execute(f"ATTACH ? AS published_copy (STORAGE_VERSION '{storage}')", [str(target)])
         try:
             con.execute(f'COPY FROM DATABASE "{source}" TO published_copy')

@@ -246,8 +246,8 @@ def _unchanged_by_stat(con, round_name: str, root: Path, rules, left_out, last_i
 
 def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
     """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
-    (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
-                       [round_name]).fetchone()
+    n = db.scalar(con, "SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
+                  [round_name])
     return TreeOutcome({"unchanged": n} if n else {}, [], rounds=[round_name])
 
 
@@ -261,5 +261,5 @@ def known_reads(con, round_name: str) -> dict[str, Known]:
 
 def _last_rebuild(con, round_name: str) -> tuple | None:
     """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild."""
-    return con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
-                       [source_id(round_name)]).fetchone()
+    return db.first_row(con, "SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
+                        [source_id(round_name)])

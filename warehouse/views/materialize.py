@@ -345,8 +345,8 @@ def views_behind_data(con: duckdb.DuckDBPyConnection) -> bool:
     if not built:
         return True
     # a tree file's row too: the tree ingest loads no source, and the views read its tables
-    return con.execute("SELECT coalesce(max(loaded_at) > ?, false) FROM (SELECT loaded_at FROM sources "
-                       "UNION ALL SELECT loaded_at FROM tree_files)", [built[0][0]]).fetchone()[0]
+    return db.scalar(con, "SELECT coalesce(max(loaded_at) > ?, false) FROM (SELECT loaded_at FROM sources "
+                          "UNION ALL SELECT loaded_at FROM tree_files)", [built[0][0]])
 
 
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
