@@ -28,8 +28,13 @@ EXIT_INTERRUPTED = 128 + signal.SIGINT
 
 
 class ExpectedFailure(Exception):
-    """A failure the user can act on; printed as one line, never a traceback."""
+    """A failure the user can act on; printed as one line, never a traceback. `details`: a line for
+    each of the several things it names (each unknown name of a file), printed indented below it."""
     exit_code = EXIT_FAILED
+
+    def __init__(self, *args, details: list[str] | tuple[str, ...] = ()):
+        super().__init__(*args)
+        self.details = tuple(details)
 
 
 class UsageError(ExpectedFailure):

@@ -47,6 +47,8 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
             print(f"warning: {line}", file=sys.stderr)
         failure = said(exc, hint="" if debug_requested(verbose) else BUG_HINT)
         print(f"error: {failure.line}", file=sys.stderr)
+        for line in failure.details:
+            print(f"  {line}", file=sys.stderr)
         return failure.exit_code
 
 

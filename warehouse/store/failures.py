@@ -16,6 +16,7 @@ BUG_HINT = " (a bug: run with -v for the traceback)"
 class Said:
     line: str           # without its `error: `
     exit_code: int
+    details: tuple[str, ...] = ()   # one line each, below it (ExpectedFailure.details)
 
     @property
     def bug(self) -> bool:
@@ -41,5 +42,5 @@ def said(exc: BaseException, hint: str = BUG_HINT) -> Said:
     a bug (`hint` after it: how to see its traceback)."""
     failure = expected_failure(exc)
     if failure is not None:
-        return Said(one_line(failure), failure.exit_code)
+        return Said(one_line(failure), failure.exit_code, tuple(one_line(d) for d in getattr(failure, "details", ())))
     return Said(f"unexpected {type(exc).__name__}: {one_line(exc)}{hint}", EXIT_BUG)

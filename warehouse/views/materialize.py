@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 import duckdb
@@ -356,7 +357,10 @@ def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConne
     `changed` when given: see materialize), then the published copy replaced. -> (what `load`
     returned, the views built)."""
     from warehouse.store.publish import writing
+    from warehouse.store.warehouse_file import missing_warehouse
     path = db.db_path(db_file)
+    if not Path(path).exists():  # a ledger load or a refresh reads the warehouse: it never makes one
+        raise missing_warehouse(path)
     with writing(path, what) as warehouse, db.connect(warehouse) as con:
         loaded = load(con) if load is not None else None
         created = materialize(con, changed=changed)
