@@ -192,8 +192,16 @@ def connect(path: str | CheckedWarehouse | None = None, read_only: bool = False,
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
     is_checked = isinstance(path, CheckedWarehouse)
+    if is_checked:
+        path.refuse_a_replaced_file()
     con = open_warehouse(path.path if is_checked else db_path(path), read_only, duckdb_config(config),
                          TABLES + TREE_TABLES + CHANGE_TABLES, checked=is_checked)
+    if is_checked:
+        try:
+            path.refuse_a_replaced_file()  # swapped between the look and DuckDB's open
+        except BaseException:
+            con.close()
+            raise
     if not read_only:
         migrate(con)
     return con
