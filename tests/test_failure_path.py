@@ -142,3 +142,14 @@ def test_a_single_row_read_leaves_no_result_open_for_the_report(shared_warehouse
         [(rows,)] = con.execute("SELECT count(*) FROM results").fetchall()
         assert views_behind_data(con) is False
         assert db.query_frame(con, "SELECT count(*) AS n FROM results")["n"].to_list() == [rows] and rows > 2000
+
+
+@pytest.mark.unit
+def test_no_single_row_read_leaves_a_result_open():
+    """fetchone leaves DuckDB's result unfinished, and the connection's next relational query is
+    refused: the package reads one row with db.first_row or db.scalar."""
+    from tests.conftest import ROOT
+    sources = [path for folder in ("warehouse", "flows") for path in (ROOT / folder).rglob("*.py")]
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sources
+             for number, line in enumerate(path.read_text().splitlines(), 1) if ".fetchone()" in line]
+    assert found == []
