@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
     base = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "MLPERF_PREFECT_TEMPORARY_SERVER")}
     base.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_UI_ENABLED="false")
     scratch = Path(tempfile.mkdtemp(prefix="mlperf-orch-bench-"))
-    print(f"shared rounds v4.1 v5.1 v6.0 from {MIRROR.name}/, whole process, {REPEAT} pairs (A B A B ...), "
+    print(f"shared rounds v4.1 v5.1 v6.0 v6.1 from {MIRROR.name}/, whole process, {REPEAT} pairs (A B A B ...), "
           f"medians; load average {load()}")
     try:
         plain = {**base, "PREFECT_HOME": str(scratch / "plain-home")}

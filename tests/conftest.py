@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = (Path(os.environ.get("MLPERF_SHARED_DIR") or ROOT.parent / "shared") / "mlcommons").resolve()
 MIRROR = SHARED / "mirror"
 UNOFFICIAL = SHARED / "unofficial"
-SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520}
+SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520}  # the session warehouse's rounds
+# every round the mirror holds: v6.1 published only the checker's summary.csv (its third candidate file)
+MIRROR_ROUNDS = {**SHARED_ROUNDS, "v6.1": 492}
 
 # Fast retries and timeouts for fault tests; the production defaults live in FetchSettings.
 os.environ.setdefault("MLPERF_FETCH_BACKOFF", "0.05")
@@ -38,7 +40,7 @@ os.environ.pop("MLPERF_WAREHOUSE_DB", None)
 
 
 # What a unit test may not ask for: the shared data, Prefect, servers, the CLI (which runs flows).
-INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "shared_con",
+INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "mirror_warehouse", "shared_con",
                         "private_con", "trees_warehouse", "old_rounds_warehouse"}
 
 
@@ -229,18 +231,24 @@ def plain_cli(monkeypatch, capsys):
     return run
 
 
+def mirror_location(round_name: str, source: str = str(MIRROR)) -> tuple[str, str]:
+    """(file name, location at `source`) of the round's first candidate file the mirror holds."""
+    from warehouse.identity.rounds import load_registry
+    here = load_registry()[round_name]
+    held = next(f for f, location in here.locations(str(MIRROR)) if Path(location).is_file())
+    return next((f, location) for f, location in here.locations(source) if f == held)
+
+
 def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
     """Build a warehouse from the shared mirror with the plain pipeline functions (no Prefect), each
     load recorded as a run records it (load_events, result_changes)."""
-    from warehouse.identity.rounds import load_registry
     from warehouse.ingest.history import Run, ingest_location_with_history
     from warehouse.store import db
     from warehouse.views import materialize
 
-    registry = load_registry()
     with db.connect(db_path) as con:
         for name in rounds:
-            file_name, location = registry[name].locations(str(MIRROR))[0]
+            file_name, location = mirror_location(name)
             ingest_location_with_history(con, name, "official", file_name, location, Run("backfill"))
         materialize(con)
 
@@ -250,6 +258,17 @@ def shared_warehouse(tmp_path_factory) -> str:
     """A warehouse holding the three shared rounds, built once per session; open it read-only."""
     path = str(tmp_path_factory.mktemp("shared") / "warehouse.duckdb")
     load_shared_rounds(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def mirror_warehouse(shared_warehouse, tmp_path_factory) -> str:
+    """The session warehouse with every other round the mirror holds (v6.1) loaded as a backfill
+    loads it: what a run over the whole mirror finds nothing new in; open it read-only or copy it."""
+    import shutil
+    path = str(tmp_path_factory.mktemp("mirror") / "warehouse.duckdb")
+    shutil.copyfile(shared_warehouse, path)
+    load_shared_rounds(path, tuple(r for r in MIRROR_ROUNDS if r not in SHARED_ROUNDS))
     return path
 
 

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from tests.cli_tables import table_rows
-from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, serve
+from tests.conftest import MIRROR, MIRROR_ROUNDS, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, mirror_location, serve
 from tests.readers import connect_file
 
 TABLES = ("results", "quarantine", "sources")
@@ -78,14 +78,14 @@ def test_backfill_loads_every_published_round_and_reports_the_missing_ones(cli, 
     code, out, err = backfill(cli, mirror_server, db_file)
     assert code == 0, (out, err)
     assert statuses(out) == {"v4.1": "loaded", "v5.0": "not_published", "v5.1": "loaded",
-                             "v6.0": "loaded", "v6.1": "not_published"}
+                             "v6.0": "loaded", "v6.1": "loaded"}
     sources = query(db_file, "SELECT round, rows_read, rows_loaded, rows_quarantined, origin, url "
                              "FROM sources ORDER BY round")
-    assert [(r, read) for r, read, *_ in sources] == list(SHARED_ROUNDS.items())
+    assert [(r, read) for r, read, *_ in sources] == list(MIRROR_ROUNDS.items())
     for name, read, loaded, quarantined, origin, url in sources:
         assert loaded + quarantined == read
         assert origin == "official"
-        assert url == mirror_server.url + path_of(name)
+        assert url == mirror_location(name, mirror_server.url)[1]
     # The flows load exactly what the plain pipeline functions load.
     for name in SHARED_ROUNDS:
         assert results_of(db_file, name) == results_of(shared_warehouse, name)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MIRROR
+from tests.conftest import MIRROR, MIRROR_ROUNDS, mirror_location
 from tests.readers import connect_file
 from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
 from warehouse.ingest.fetch import FetchSettings
@@ -32,9 +32,9 @@ print(json.dumps({"code": code, "imported": heavy}), file=sys.stderr)
 
 
 @pytest.fixture
-def loaded_copy(shared_warehouse, tmp_path) -> str:
+def loaded_copy(mirror_warehouse, tmp_path) -> str:
     path = tmp_path / "w.duckdb"
-    shutil.copyfile(shared_warehouse, path)
+    shutil.copyfile(mirror_warehouse, path)
     return str(path)
 
 
@@ -54,20 +54,20 @@ def unchanged_events(path: str) -> list[tuple]:
 def test_a_backfill_that_finds_nothing_new_starts_no_flow_and_says_so_in_the_history(loaded_copy):
     verdict, out = run_cli("--db", loaded_copy, "backfill", "--source", str(MIRROR))
     assert verdict == {"code": 0, "imported": []}, "no Prefect, no Pandera: looking costs what looking costs"
-    assert out.startswith("backfill: nothing new; the warehouse is unchanged (3 unchanged, 2 not published)")
-    assert unchanged_events(loaded_copy) == [("backfill", r, "unchanged", True, None) for r in ("v4.1", "v5.1", "v6.0")]
+    assert out.startswith("backfill: nothing new; the warehouse is unchanged (4 unchanged, 1 not published)")
+    assert unchanged_events(loaded_copy) == [("backfill", r, "unchanged", True, None) for r in MIRROR_ROUNDS]
     # `history` reads the published copy, refreshed first as the warehouse changed since it was made
     verdict, out = run_cli("--db", loaded_copy, "loads", "--format", "json")
     assert verdict["code"] == 0
-    assert [(e["round"], e["status"]) for e in json.loads(out)] == [  # the shared warehouse's loads, then this run
-        (r, status) for status in ("loaded", "unchanged") for r in ("v4.1", "v5.1", "v6.0")]
+    assert [(e["round"], e["status"]) for e in json.loads(out)] == [  # the mirror warehouse's loads, then this run
+        (r, status) for status in ("loaded", "unchanged") for r in MIRROR_ROUNDS]
 
 
 def test_a_watch_that_finds_nothing_new_starts_no_flow(loaded_copy):
     verdict, out = run_cli("--db", loaded_copy, "watch", "--source", str(MIRROR))
     assert verdict == {"code": 0, "imported": []}
-    assert out.startswith("watch: nothing new; the warehouse is unchanged (3 unchanged")
-    assert [r for _, r, *_ in unchanged_events(loaded_copy)] == ["v4.1", "v5.1", "v6.0"]
+    assert out.startswith("watch: nothing new; the warehouse is unchanged (4 unchanged")
+    assert [r for _, r, *_ in unchanged_events(loaded_copy)] == list(MIRROR_ROUNDS)
 
 
 def test_a_changed_file_needs_the_flow(loaded_copy, tmp_path):
@@ -111,10 +111,9 @@ def _loaded_from(url: str, db_path: Path, rounds=("v6.0",)) -> None:
     """Rounds loaded from `url` with the plain pipeline (what the look compares against: their Last-Modified)."""
     from warehouse.ingest.pipeline import ingest_location
     from warehouse.views import materialize
-    registry = load_registry()
     with db.connect(str(db_path)) as con:
         for name in rounds:
-            file_name, location = registry[name].locations(url)[0]
+            file_name, location = mirror_location(name, url)
             ingest_location(con, name, "official", file_name, location)
         materialize(con)
 
@@ -125,7 +124,7 @@ def test_a_run_that_finds_nothing_new_makes_no_reachability_probe(tmp_path):
     from tests.conftest import serve
     db_path = tmp_path / "w.duckdb"
     with serve(MIRROR) as server:
-        _loaded_from(server.url, db_path, ("v4.1", "v5.1", "v6.0"))  # every round the watcher would find
+        _loaded_from(server.url, db_path, tuple(MIRROR_ROUNDS))  # every round the watcher would find
         connections = []
         handle = server.process_request
         server.process_request = lambda request, address: (connections.append(address), handle(request, address))

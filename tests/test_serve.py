@@ -57,7 +57,7 @@ def test_serve_publishes_both_deployments_and_a_triggered_watch_loads_and_report
 
         with connect_file(str(db), read_only=True) as con:
             assert dict(con.execute("SELECT round, rows_read FROM sources").fetchall()) == {
-                "v4.1": 937, "v5.1": 1448, "v6.0": 520}
+                "v4.1": 937, "v5.1": 1448, "v6.0": 520, "v6.1": 492}
             assert con.execute("SELECT DISTINCT flow_run_id FROM load_events").fetchall() == [(run["id"],)]
         artifacts = api_post(api, "/artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}})
         by_type = {a["type"]: a for a in artifacts}
