@@ -147,6 +147,9 @@ FIELDS: dict[str, Field] = {
         "comma-separated hosts a redirect may lead to, besides the source's own host")),
     "shrink_limit": Field(0.10, number(ge=0, le=1), (
         "the `shrink` guard: the largest share of a source's loaded rows a reload may drop")),
+    "withdrawal_limit": Field(0.02, number(ge=0, le=0.5), (
+        "a whole reload short of its round's recorded records (`short-of-round`) loads as MLCommons "
+        "withdrawing results when it lacks at most this share of them (at least one record)")),
     "writer_wait": Field(60.0, number(ge=0, le=DAY), (
         "seconds a run waits for another run's writer lock on the warehouse before failing")),
     "prefect_temporary_server": Field(False, yes_unless_zero, (

@@ -20,6 +20,7 @@ from warehouse.export.cells import any_needs_care_sql, needs_care_sql, safe_sql,
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, sha256_of, swap_in, warehouse_files, write_listing)
 from warehouse.identity.rounds import round_sort_key
+from warehouse.store import db
 from warehouse.views import LAYERS, definitions
 from warehouse.views.column_docs import relations_documentation
 
@@ -265,7 +266,7 @@ def _text_facts(con, rel: Relation, table: str, loads: Loads, widths: bool = Fal
 def _columns_needing_care(con, rel: Relation, table: str) -> frozenset[str]:
     text = rel.text_columns
     checks = ", ".join(f"coalesce(bool_or({needs_care_sql(_flat_text(rel, name))}), false)" for name in text)
-    flags = con.execute(f"SELECT {checks} FROM {table}").fetchone()
+    flags = db.first_row(con, f"SELECT {checks} FROM {table}")
     return frozenset(name for name, needs in zip(text, flags) if needs)
 
 
@@ -293,7 +294,7 @@ def _two_at_a_time(con, relations: list[Relation], write, tally: Tally) -> list:
     machine has more than one core. The results in the order of `relations`. On any failure or
     interruption of this thread, the queries still running are interrupted before it goes on."""
     from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-    search_path = con.execute("SELECT current_setting('search_path')").fetchone()[0]
+    search_path = db.scalar(con, "SELECT current_setting('search_path')")
     cursors = [con.cursor() for _ in range(2)]
     free = list(cursors)
     lock = threading.Lock()

@@ -9,7 +9,8 @@ answer_changes    one row per answer a run moved: a new best per accelerator or 
                   became of the previous one), a claim whose grade changed, a decision that fell due.
 deliveries        one row per notification attempt to one target (its URL without credentials), with
                   whether it was delivered and why not.
-decision_notices  the decisions whose review has been announced (each once, with why it was due).
+decision_notices  the decisions whose review has been announced (first to any target, with why it was due).
+decision_announcements  the same, per target: each target is told a decision due until it received it.
 """
 from __future__ import annotations
 
@@ -42,5 +43,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE TABLE IF NOT EXISTS decision_notices (
     decision_id VARCHAR PRIMARY KEY, due_because VARCHAR NOT NULL, noticed_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decision_announcements (
+    decision_id VARCHAR NOT NULL, due_because VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,               -- as deliveries names it (no credentials)
+    target_key VARCHAR NOT NULL,           -- which target: a slow digest of its URL (deliver.target_key), or block:NAME
+    announced_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (decision_id, target_key)
 );
 """

@@ -20,7 +20,7 @@ from warehouse.trees.loading import (TreeOutcome, check, frames_together, load, 
                                      power_source_id, source_id, tree_line)
 from warehouse.trees.planning import holds_a_tree, plan, planned, previous_loads, tree_root
 from warehouse.trees.reading import identities_now, settled
-from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest
+from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest, trusted
 
 if TYPE_CHECKING:
     from warehouse.trees.cloning import ClonedTree
@@ -158,7 +158,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
 def read_round(con, round_name: str, root: Path, files_root: str, left_out=(), *, reference=None,
                workers: int = 2, dask_address: str | None = None, force: bool = False) -> RoundRebuilt:
     """One pass over a round's tree: each file listed and, unless the last rebuild read it as it is
-    now (tree_reads: same size, mtime and inode), read and parsed once; its result rows built. When
+    now (tree_reads: same size, mtime, inode and change time), read and parsed once; its result rows built. When
     every file, the rules and the version are as at the last rebuild (sources.tree_identity), the
     round is unchanged and nothing of it will be written. `files_root` names the tree in
     tree_files' URLs (as the source gave it)."""
@@ -257,20 +257,21 @@ def _unchanged_by_stat(con, round_name: str, root: Path, rules, left_out, last_i
 
 def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
     """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
-    (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
-                       [round_name]).fetchone()
+    n = db.scalar(con, "SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
+                  [round_name])
     return TreeOutcome({"unchanged": n} if n else {}, [], rounds=[round_name])
 
 
 def known_reads(con, round_name: str) -> dict[str, Known]:
-    """What the last rebuild of the round read of each file (tree_reads)."""
+    """What the last rebuild of the round read of each file (tree_reads), each row as it was written
+    (rebuilding.trusted: a row edited past its bounds is not used, its file is read again)."""
     rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads "
                        "WHERE round = ? AND kind = 'file'", [round_name]).fetchall()
-    return {path: Known(identity, sha256, fields, reasons or [], text)
-            for path, identity, sha256, fields, reasons, text in rows}
+    known = {path: trusted(*row) for path, *row in rows}
+    return {path: k for path, k in known.items() if k is not None}
 
 
 def _last_rebuild(con, round_name: str) -> tuple | None:
     """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild."""
-    return con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
-                       [source_id(round_name)]).fetchone()
+    return db.first_row(con, "SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
+                        [source_id(round_name)])
