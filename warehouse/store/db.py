@@ -268,15 +268,28 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "the load"):
             if (signum := interrupt.signalled()) is not None:
                 raise Interrupted(signum)
         except BaseException as exc:
-            con.rollback()
             if interrupt.signalled() is not None or isinstance(exc, (Interrupted, KeyboardInterrupt)):
-                lock.WRITES_CUT_SHORT.append(what)
+                lock.WRITES_CUT_SHORT.append(what)  # before the rollback, which the signal may interrupt too
+            _roll_back(con)
             interrupt.raise_if_signalled(exc)
             raise
         con.commit()
     finally:
         lock.IN_FLIGHT.pop(key, None)
         _IN_TRANSACTION.discard(id(con))
+
+
+def _roll_back(con: duckdb.DuckDBPyConnection, attempts: int = 100) -> None:
+    """After a signal the thread holding the writer lock interrupts every open transaction until it
+    ends (lock.stop_writes_in_flight): the rollback itself can be the statement it interrupts, which
+    left the transaction open and the line saying no load was in flight."""
+    for attempt in range(attempts):
+        try:
+            con.rollback()
+            return
+        except duckdb.InterruptException:
+            if attempt == attempts - 1:
+                raise
 
 
 _IN_TRANSACTION: set[int] = set()   # the connections a transaction() block holds open
