@@ -21,6 +21,7 @@ from warehouse.ingest.source_urls import redact
 from warehouse.ledger.claims import due_decision_ids
 from warehouse.notify.answers import take as take_answers
 from warehouse.notify.deliver import warm_up as warm_up_notifications
+from warehouse.notify.failure import failure_notified
 from warehouse.notify.run import after_run
 from warehouse.store import db
 from warehouse.store.checked import CheckedWarehouse, checked
@@ -202,9 +203,11 @@ def _backfill_run_name() -> str:
 @flow(name="backfill", flow_run_name=_backfill_run_name, max_workers=MAX_WORKERS)
 def backfill(rounds: list[Round], source: str, db_file: str | CheckedWarehouse, force: bool = False,
              allow: list[str] | None = None) -> RunReport:
-    """Every round at once (flows/run_rounds.py): one task per round, then the views."""
-    return run_rounds(these_rounds(rounds), source, db_file, "backfill", force=force,
-                      allow=frozenset(allow or ()))
+    """Every round at once (flows/run_rounds.py): one task per round, then the views. However it
+    fails, its targets are told (warehouse.notify.failure)."""
+    with failure_notified(db.db_path(db_file), "backfill", run_logger().warning):
+        return run_rounds(these_rounds(rounds), source, db_file, "backfill", force=force,
+                          allow=frozenset(allow or ()))
 
 
 def _scheduled_run_name() -> str:
@@ -217,22 +220,26 @@ def scheduled_backfill(source: str | None = None, db_file: str | None = None, ro
                        trees: bool = True) -> list[dict]:
     """The deployable entry point: plain parameters, registry and defaults resolved at run time.
     With `trees`, every round that (re)loaded gets its submission-tree ingest (flows/trees.py).
-    Fails (after every round has run) when a round failed."""
-    named = parse_round_list(rounds)
-    chosen = with_tables(resolve_rounds(named, load_registry()), bool(named))
-    warehouse = checked(db.db_path(db_file))  # once, for the rounds' run and the trees' after it
-    report = run_rounds(these_rounds(chosen), resolve_source(source), warehouse, "backfill")
-    loaded = [r for r, o in zip(chosen, report.outcomes) if o.status == "loaded"]
-    if trees and loaded:
-        from flows.trees import TreeRun, dask_address, run_trees
-        run_trees(loaded, resolve_source(source), warehouse, TreeRun(dask_address=dask_address()))
-    if report.failed:
-        raise RoundsFailed(report)
-    return [o.__dict__ for o in report.outcomes]
+    Fails (after every round has run) when a round failed; however it fails, its targets are told
+    (warehouse.notify.failure)."""
+    with failure_notified(db.db_path(db_file), "backfill", run_logger().warning):
+        named = parse_round_list(rounds)
+        chosen = with_tables(resolve_rounds(named, load_registry()), bool(named))
+        warehouse = checked(db.db_path(db_file))  # once, for the rounds' run and the trees' after it
+        report = run_rounds(these_rounds(chosen), resolve_source(source), warehouse, "backfill")
+        loaded = [r for r, o in zip(chosen, report.outcomes) if o.status == "loaded"]
+        if trees and loaded:
+            from flows.trees import TreeRun, dask_address, run_trees
+            run_trees(loaded, resolve_source(source), warehouse, TreeRun(dask_address=dask_address()))
+        if report.failed:
+            raise RoundsFailed(report)
+        return [o.__dict__ for o in report.outcomes]
 
 
 class RoundsFailed(RuntimeError):
-    """Some rounds failed; the others were loaded. Carries the run report."""
+    """Some rounds failed; the others were loaded. Carries the run report, whose notification told
+    the failed rounds already (warehouse.notify.run.after_run)."""
+    notified = True
 
     def __init__(self, report: RunReport):
         super().__init__(f"rounds failed: {', '.join(report.failed)}")

@@ -8,6 +8,7 @@ only schedules the work.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from flows.steps import as_completed, call, flow, run_logger, submit, task
@@ -89,15 +90,18 @@ def bounded(submit, items, limit: int):
 
 @flow(name="ingest-trees")
 def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehouse, run: TreeRun) -> TreeOutcome:
-    """Under the writer lock, as every run that writes: another writer waits, and a signal says
-    truly what it left (the rounds rebuilt before it are kept; a load in flight rolls back)."""
+    """The clones (`run.git`) first, over the network, with no lock on the warehouse: a backfill
+    beside a slow server runs meanwhile. Then, under the writer lock, as every run that writes:
+    another writer waits, and a signal says truly what it left (the rounds rebuilt before it are
+    kept; a load in flight rolls back)."""
     started = time.perf_counter()
     logger = run_logger()
     settings = FetchSettings.from_env()
-    with lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning) as held:
+    with cloned(run.git, rounds, db_file) as clones, \
+            lock.writer(db_file, "mlperf-wh trees", on_wait=logger.warning) as held:
         db_file = held.warehouse  # checked once (warehouse.store.checked): the steps below open it as it is
         result = read_trees(rounds, source, db_file, workers=run.concurrency, dask_address=run.dask_address,
-                            git=run.git, force=run.force, fetch=lambda files: fetch_all(files, settings, run))
+                            clones=clones, force=run.force, fetch=lambda files: fetch_all(files, settings, run))
         if result.unnamed:
             logger.warning("%s result rows name no run folder (no Location): reload their round with "
                            "`mlperf-wh backfill --force --rounds ...`", result.unnamed)
@@ -113,6 +117,19 @@ def ingest_trees(rounds: list[Round], source: str, db_file: str | CheckedWarehou
         logger.warning(problem)
     logger.info("tree files: %s in %.1f s", result.counts, result.seconds)
     return result
+
+
+@contextmanager
+def cloned(git: str | None, rounds: list[Round], db_file: str):
+    """The clones of the rounds with no table, from `git`, in the warehouse's trees/ folder; each
+    round's clone lock held for the block (trees/cloning.py). Nothing without `git`."""
+    if not git:
+        yield {}
+        return
+    from warehouse.trees.clone_folders import clones_folder
+    from warehouse.trees.cloning import held_clones
+    with held_clones(git, [r for r in rounds if not r.has_table], clones_folder(db_file)) as clones:
+        yield clones
 
 
 def wrote_anything(result: TreeOutcome) -> bool:

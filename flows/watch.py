@@ -21,10 +21,11 @@ from flows.local_runs import run_here
 from flows.parameters import deployable_source
 from flows.run_names import name_scheduled_runs, name_this_deployments_runs
 from flows.run_rounds import MAX_WORKERS, run_rounds
-from flows.steps import flow
+from flows.steps import flow, run_logger
 from warehouse.export.run_report import RunReport
 from warehouse.identity.round_table import rounds_to_watch
 from warehouse.identity.rounds import resolve_source
+from warehouse.notify.failure import failure_notified
 from warehouse.store import db
 
 
@@ -40,13 +41,15 @@ def _watch_run_name() -> str:
 
 @flow(name="watch-rounds", flow_run_name=_watch_run_name, max_workers=MAX_WORKERS)
 def watch_rounds(source: str | None = None, db_file: str | None = None) -> RunReport:
-    """Find and load new or changed rounds; fails (after every round has run) when a round failed."""
-    report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch", refresh_always=False,
-                        trees=True)
-    name_this_deployments_runs(watch_run_name)
-    if report.failed:
-        raise RoundsFailed(report)
-    return report
+    """Find and load new or changed rounds; fails (after every round has run) when a round failed.
+    However it fails, its targets are told (warehouse.notify.failure)."""
+    with failure_notified(db.db_path(db_file), "watch", run_logger().warning):
+        report = run_rounds(rounds_to_watch, resolve_source(source), db.db_path(db_file), "watch",
+                            refresh_always=False, trees=True)
+        name_this_deployments_runs(watch_run_name)
+        if report.failed:
+            raise RoundsFailed(report)
+        return report
 
 
 def watch_once(source: str, db_file: str) -> RunReport:

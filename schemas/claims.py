@@ -34,7 +34,8 @@ class Claim(pa.DataFrameModel):
     submitter: str = pa.Field(description="the submitter whose results the claim rests on; absent: any", nullable=True)
     basis: str = pa.Field(nullable=True, isin=BASES, description="absent: the largest available")
     multiplier: float = pa.Field(nullable=True, gt=0,
-                                 description="the claimed number; absent only when the vendor gave none")
+                                 description="the claimed number: a multiplier, or an absolute claim's result "
+                                             "(claim_audit.result_claimed); absent only when the vendor gave none")
     direction: str = pa.Field(isin=DIRECTIONS, description="throughput (higher wins: new over base) or "
                               "latency (lower wins: base over new); absent in the file: throughput")
     stage: str = pa.Field(description="the evidence's stage: mlcommons_verified, preview, post_submission_unverified or vendor_self_test", isin=STAGES)

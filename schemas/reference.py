@@ -123,10 +123,18 @@ class ProcessorAlias(pa.DataFrameModel):
     line: str = pa.Field(str_length={"min_value": 1}, description="product line, e.g. Intel Xeon")
     segment: str = pa.Field(description="who it is sold to", isin=SEGMENTS)
     predecessor: str = pa.Field(nullable=True, description="the part of the same line it succeeds")
+    source: str = pa.Field(str_startswith="https://", description=(
+        "where the part is stated as it ran: the system description of a round that names it (the raw "
+        "file of the round repository), or a page that names the part and its family"))
 
     @pa.check("pattern", error="pattern is not a valid RE2 regular expression")
     def compiles(cls, series) -> pl.LazyFrame:
         return patterns_compile(series)
+
+    @pa.dataframe_check(error="one canonical processor has conflicting attributes (vendor, family, line, source...)")
+    def consistent_attributes(cls, data) -> pl.LazyFrame:
+        distinct = pl.struct(["vendor", "family", "line", "segment", "predecessor", "source"]).n_unique().over("processor")
+        return data.lazyframe.select(distinct == 1)
 
     @pa.dataframe_check(error="predecessor is not a processor of the same line (or the line runs in a cycle)")
     def predecessor_in_line(cls, data) -> pl.LazyFrame:

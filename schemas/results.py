@@ -17,7 +17,12 @@ from schemas import ROUND
 SCENARIOS = ["Offline", "Server", "Interactive", "SingleStream", "MultiStream"]
 THROUGHPUT_SCENARIOS = ["Offline", "Server", "Interactive"]
 LATENCY_SCENARIOS = ["SingleStream", "MultiStream"]
-THROUGHPUT_UNITS = ["Samples/s", "Queries/s", "Tokens/s"]
+# What a throughput unit counts: tokens, or LoadGen samples (a Server query is one sample; a task of
+# the end-to-end RAG benchmark, one question answered, is one sample: the checker reads LoadGen's
+# samples per second and labels it Tasks/s).
+TOKEN_UNITS = ["Tokens/s"]
+SAMPLE_UNITS = ["Samples/s", "Queries/s", "Tasks/s"]
+THROUGHPUT_UNITS = SAMPLE_UNITS + TOKEN_UNITS
 LATENCY_UNITS = ["Latency (ms)", "Latency (s)"]
 POWER_UNITS = ["Watts", "millijoules", "millijoules/Stream"]
 # MultiStream's result before v2.0, in rows rebuilt from a submission tree (higher is better).
@@ -34,7 +39,7 @@ DUPLICATE_KEY = ["round", "source_id", "entry_id", "model", "used_model", "scena
 # A result within its source (round and source aside): what a load compares, keeps stale and counts.
 ROW_KEY = [c for c in DUPLICATE_KEY if c not in ("round", "source_id")]
 
-# The form of a unit says which way is better; the words inside it may be new ("Tasks/s").
+# The form of a unit says which way is better; the words inside it may be new ("Frames/s").
 RATE_UNIT = r"(?i)(^.+/\s*s(ec(ond)?)?$|\bper\s+second\b)"
 LATENCY_UNIT = r"(?i)^latency\b"
 

@@ -66,3 +66,22 @@ def _expanded(body: list[str]) -> list[dict[str, str]]:
             record[last] = _join(record[last], value, last_raw)
         last_raw = value
     return [*records, record]
+
+
+def lines_per_row(out: str) -> list[int]:
+    """How many lines the header and then each row of the first table printed take (a wrapped cell goes
+    on with the first cell blank); refused when the table is printed as blocks of `column | value` lines."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
+    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
+    rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
+    assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
+    counts, first_cell_before = [rule - start - 1], ""
+    for line in lines[rule + 1:end]:
+        first_cell = line.strip()[1:].split("┆")[0]
+        if len(counts) > 1 and continues(first_cell_before, first_cell):
+            counts[-1] += 1
+        else:
+            counts.append(1)
+        first_cell_before = first_cell
+    return counts

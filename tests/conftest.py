@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = (Path(os.environ.get("MLPERF_SHARED_DIR") or ROOT.parent / "shared") / "mlcommons").resolve()
 MIRROR = SHARED / "mirror"
 UNOFFICIAL = SHARED / "unofficial"
-SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520}  # the session warehouse's rounds
-# every round the mirror holds: v6.1 published only the checker's summary.csv (its third candidate file)
-MIRROR_ROUNDS = {**SHARED_ROUNDS, "v6.1": 492}
+# every round the mirror holds, with its records: the session warehouse's rounds (v6.1 published only
+# the checker's summary.csv, its third candidate file)
+SHARED_ROUNDS = {"v4.1": 937, "v5.1": 1448, "v6.0": 520, "v6.1": 492}
 
 # Fast retries and timeouts for fault tests; the production defaults live in FetchSettings.
 os.environ.setdefault("MLPERF_FETCH_BACKOFF", "0.05")
@@ -40,7 +40,7 @@ os.environ.pop("MLPERF_WAREHOUSE_DB", None)
 
 
 # What a unit test may not ask for: the shared data, Prefect, servers, the CLI (which runs flows).
-INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "mirror_warehouse", "shared_con",
+INTEGRATION_FIXTURES = {"prefect_harness", "cli", "plain_cli", "mirror_server", "shared_warehouse", "shared_con",
                         "private_con", "trees_warehouse", "old_rounds_warehouse"}
 
 
@@ -255,20 +255,10 @@ def load_shared_rounds(db_path: str, rounds=tuple(SHARED_ROUNDS)) -> None:
 
 @pytest.fixture(scope="session")
 def shared_warehouse(tmp_path_factory) -> str:
-    """A warehouse holding the three shared rounds, built once per session; open it read-only."""
+    """A warehouse holding every round the mirror holds, loaded as a backfill loads them (what a run
+    over the whole mirror finds nothing new in), built once per session; open it read-only or copy it."""
     path = str(tmp_path_factory.mktemp("shared") / "warehouse.duckdb")
     load_shared_rounds(path)
-    return path
-
-
-@pytest.fixture(scope="session")
-def mirror_warehouse(shared_warehouse, tmp_path_factory) -> str:
-    """The session warehouse with every other round the mirror holds (v6.1) loaded as a backfill
-    loads it: what a run over the whole mirror finds nothing new in; open it read-only or copy it."""
-    import shutil
-    path = str(tmp_path_factory.mktemp("mirror") / "warehouse.duckdb")
-    shutil.copyfile(shared_warehouse, path)
-    load_shared_rounds(path, tuple(r for r in MIRROR_ROUNDS if r not in SHARED_ROUNDS))
     return path
 
 
@@ -295,13 +285,14 @@ def private_con(shared_warehouse, tmp_path):
 
 @pytest.fixture(scope="session")
 def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
-    """The shared warehouse plus the tree ingest over every shared tree, read from ../shared/mlcommons/trees
-    as it is laid out (the trees alone, no round repository around them), with the plain functions
-    `mlperf-wh trees` runs (no Prefect; the flow and the HTTP fetch are tested on their own in
-    test_trees_ingest.py); built once per session, open it read-only."""
+    """The shared warehouse plus the tree ingest over the shared tree of each of its rounds (v6.1 has
+    none: its table alone is shared), read from ../shared/mlcommons/trees as it is laid out (the trees
+    alone, no round repository around them), with the plain functions `mlperf-wh trees` runs (no
+    Prefect; the flow and the HTTP fetch are tested on their own in test_trees_ingest.py); built once
+    per session, open it read-only."""
     import shutil
 
-    from tests.trees_layout import TREES
+    from tests.trees_layout import TREE_ROUNDS, TREES
     from warehouse.identity.rounds import load_registry
     from warehouse.store import db
     from warehouse.trees.run import read_trees
@@ -309,7 +300,7 @@ def trees_warehouse(shared_warehouse, tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("trees") / "warehouse.duckdb"
     shutil.copyfile(shared_warehouse, path)
     registry = load_registry()
-    result = read_trees([registry[name] for name in SHARED_ROUNDS], str(TREES), str(path), workers=4)
+    result = read_trees([registry[name] for name in TREE_ROUNDS], str(TREES), str(path), workers=4)
     assert not result.failed, result.problems
     with db.connect(str(path)) as con:
         materialize(con)

@@ -53,6 +53,15 @@ def copy_of(known_good: str, tmp_path: Path, name: str = "warehouse.duckdb") -> 
     return str(target)
 
 
+def point_sources_at(path: str, old: str, source: str) -> None:
+    """The warehouse remembers `source` where its rounds' URLs say `old` (sources.url); published."""
+    from warehouse.store.publish import publish
+    with connect_file(path) as con:
+        con.execute("UPDATE sources SET url = replace(url, ?, ?)", [old, source])
+        assert con.execute("SELECT count(*) FROM sources WHERE starts_with(url, ?)", [source]).fetchall()[0][0] > 0
+    publish(path)
+
+
 def one_error_line(err: str) -> str:
     """stderr holds exactly one `error: ...` line and no traceback; returns it."""
     assert "Traceback" not in err, err

@@ -1,10 +1,11 @@
 """Read the published records themselves, so expected numbers in tests are checked against the files."""
 from __future__ import annotations
 
+import csv
 import json
 from functools import lru_cache
 
-from tests.conftest import MIRROR
+from tests.conftest import MIRROR, SHARED_ROUNDS
 from warehouse.store.db import query_frame
 
 
@@ -12,6 +13,25 @@ from warehouse.store.db import query_frame
 def records(round_name: str) -> list[dict]:
     path = MIRROR / f"inference_results_{round_name}" / "main" / "summary_results.json"
     return json.loads(path.read_bytes())
+
+
+@lru_cache(maxsize=None)
+def checker_rows(round_name: str) -> list[dict]:
+    """The rows of a round's checker table (summary.csv) as published, under the checker's column names
+    (Organization, Platform, MlperfModel, Model, Scenario, Result, Units...): v6.1's only table. It
+    carries no result ID: a row is named by its submitter, platform (the system's folder: two systems
+    may share a SystemName), benchmark and scenario."""
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary.csv"
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        return list(csv.DictReader(f))
+
+
+def checker_row(round_name: str, organization: str, platform: str, model: str, scenario: str) -> dict:
+    """The one checker row of this submitter, platform, benchmark (MlperfModel) and scenario."""
+    found = [r for r in checker_rows(round_name) if (r["Organization"], r["Platform"], r["MlperfModel"],
+                                                     r["Scenario"]) == (organization, platform, model, scenario)]
+    assert len(found) == 1, (round_name, organization, platform, model, scenario, len(found))
+    return found[0]
 
 
 def record(round_name: str, result_id: str, model: str, scenario: str) -> dict:
@@ -25,6 +45,25 @@ def record(round_name: str, result_id: str, model: str, scenario: str) -> dict:
 def published(round_name: str, result_id: str, model: str, scenario: str) -> float:
     """Performance_Result of the one JSON record with this ID, Model and Scenario."""
     return float(record(round_name, result_id, model, scenario)["Performance_Result"])
+
+
+@lru_cache(maxsize=None)
+def checker_rows(round_name: str) -> list[dict]:
+    """A round the mirror holds as the checker's summary.csv (v6.1: its repository publishes no JSON table)."""
+    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def published_in_summary(round_name: str, organization: str, accelerator_model_name: str, accelerators: int,
+                         model: str, scenario: str) -> float:
+    """Result of the one summary.csv row of this submitter, accelerator name, count, model and scenario
+    (the checker's table gives no result ID: the loader numbers its entries)."""
+    found = [r for r in checker_rows(round_name)
+             if (r["Organization"], r["accelerator_model_name"], r["total_accelerators"], r["Model"], r["Scenario"])
+             == (organization, accelerator_model_name, str(accelerators), model, scenario)]
+    assert len(found) == 1, (round_name, organization, accelerator_model_name, accelerators, model, scenario, len(found))
+    return float(found[0]["Result"])
 
 
 def rows(con, sql: str, params=None) -> list[dict]:
@@ -60,3 +99,14 @@ def load_excerpt(con, round_name: str, records: list[dict], directory) -> None:
     fetched = fetch(str(path), "summary_results.json", FetchSettings())
     load(con, fetched, prepare(fetched.content, "summary_results.json", round_name, "official", str(path)),
          round_name, "official", allow=frozenset({"short-of-round"}))
+
+
+def first_backfill(con):
+    """The run report of the first backfill of the shared rounds (nothing before it; every row added
+    by its loads, as conftest.load_shared_rounds recorded them)."""
+    import polars as pl
+
+    from warehouse.export.run_report import Snapshot, build
+    from warehouse.ingest.outcome import RoundOutcome
+    loaded = [RoundOutcome(name, "loaded", source_id=f"official/{name}") for name in SHARED_ROUNDS]
+    return build(con, "backfill", None, loaded, Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from tests.cli_tables import table_rows
-from tests.conftest import MIRROR, MIRROR_ROUNDS, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, mirror_location, serve
+from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL, load_shared_rounds, mirror_location, serve
 from tests.readers import connect_file
 
 TABLES = ("results", "quarantine", "sources")
@@ -81,7 +81,7 @@ def test_backfill_loads_every_published_round_and_reports_the_missing_ones(cli, 
                              "v6.0": "loaded", "v6.1": "loaded"}
     sources = query(db_file, "SELECT round, rows_read, rows_loaded, rows_quarantined, origin, url "
                              "FROM sources ORDER BY round")
-    assert [(r, read) for r, read, *_ in sources] == list(MIRROR_ROUNDS.items())
+    assert [(r, read) for r, read, *_ in sources] == list(SHARED_ROUNDS.items())
     for name, read, loaded, quarantined, origin, url in sources:
         assert loaded + quarantined == read
         assert origin == "official"

@@ -56,35 +56,36 @@ def test_the_best_of_answers_state_the_figure_the_leaderboard_ranks_first(shared
     assert disagreements(shared_con, BEST_OF_FIGURES) == []
 
 
-def test_a_row_the_leaderboard_does_not_rank_is_never_the_hardwares_best_while_one_is_ranked(shared_con):
-    # the case that broke the old rule, and that the check above sees it: RTX PRO 6000 x8 llama2-70b-99
-    # Offline v6.0, HPE's 6.0-0047 (29908.4, blamed by a superlinear scaling pair) above ASUSTeK's ranked
-    # 6.0-0004 (27812.9)
-    blamed = published("v6.0", "6.0-0047", "llama2-70b-99", "Offline")
+def test_a_figure_other_than_the_ranked_leader_is_a_disagreement(shared_con):
+    # the check above sees a figure that is not the ranked leader: RTX PRO 6000 Blackwell Server Edition x8
+    # llama2-70b-99 Offline v6.0, ASUSTeK's 6.0-0004 (27812.9) below HPE's 6.0-0047 (29908.4), which the
+    # leaderboard ranks (a superlinear scaling pair questions it; while the pair blamed it, 6.0-0004 led)
+    asus = published("v6.0", "6.0-0004", "llama2-70b-99", "Offline")
     stale = f"""
-        SELECT 'stale' AS answer, 'v6.0' AS round, 'RTX PRO 6000 Blackwell' AS accelerator, 8::BIGINT AS accelerator_count,
+        SELECT 'stale' AS answer, 'v6.0' AS round, 'RTX PRO 6000 Blackwell Server Edition' AS accelerator, 8::BIGINT AS accelerator_count,
                'llama2-70b-99' AS benchmark, 'Offline' AS scenario, 'Tokens/s' AS result_unit,
-               '6.0-0047' AS result_id, {blamed}::DOUBLE AS result, false AS procurement_grade"""
+               '6.0-0004' AS result_id, {asus}::DOUBLE AS result, true AS procurement_grade"""
     assert [(d["result_id"], d["result"], d["leader"]) for d in disagreements(shared_con, stale)] == [
-        ("6.0-0047", 29908.4, published("v6.0", "6.0-0004", "llama2-70b-99", "Offline"))]
+        ("6.0-0004", 27812.9, published("v6.0", "6.0-0047", "llama2-70b-99", "Offline"))]
 
 
 def test_the_claim_audit_takes_the_same_best_rows(private_con, tmp_path):
     # A generation claim whose baseline is the RTX PRO 6000 x8 on llama2-70b-99 Offline in v6.0 (B200 x8 over
-    # it): the baseline is ASUSTeK's 6.0-0004, the row the leaderboard ranks, not HPE's blamed 6.0-0047.
+    # it): the baseline is HPE's 6.0-0047, the row the leaderboard ranks (a pair questions it; nothing of
+    # its own contradicts it).
     load_claims_text(private_con, tmp_path, claim(
         "b200-over-rtx-pro", model="llama2-70b-99", scenario="Offline", accelerator="B200",
-        baseline_accelerator="RTX PRO 6000 Blackwell", total_accelerators=8, multiplier=3.0))
+        baseline_accelerator="RTX PRO 6000 Blackwell Server Edition", total_accelerators=8, multiplier=3.0))
     row = audit(private_con, "b200-over-rtx-pro")
     base = [r for r in row["rows_used"] if r["role"] == "base"]
-    assert [(r["result_id"], r["value"]) for r in base] == [("6.0-0004", 27812.9)]
+    assert [(r["result_id"], r["result"]) for r in base] == [("6.0-0047", 29908.4)]
     assert row["findings_used"] == []
     figures = f"""
-        SELECT 'claim_audit' AS answer, u.round, u.accelerator, u.total_accelerators AS accelerator_count,
-               c.benchmark, u.scenario, u.units AS result_unit, u.result_id, u.value AS result,
+        SELECT 'claim_audit' AS answer, u.round, u.accelerator, u.accelerator_count,
+               c.benchmark, u.scenario, u.result_unit, u.result_id, u.result,
                len(c.findings_used) = 0 AS procurement_grade
         FROM claim_audit AS c, unnest(c.rows_used) AS t(u)
         WHERE c.id = 'b200-over-rtx-pro'"""
     assert disagreements(private_con, figures) == []
     new = [r for r in row["rows_used"] if r["role"] == "new"][0]
-    assert row["recomputed"] == pytest.approx(new["value"] / 27812.9, rel=1e-12)
+    assert row["recomputed"] == pytest.approx(new["result"] / 29908.4, rel=1e-12)

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from tests.conftest import ROOT, load_shared_rounds
+from tests.shared_rows import checker_row
 from warehouse.ledger.claims import LedgerError, load_claims, load_decisions
 from warehouse.store import db
 from warehouse.views import materialize
@@ -230,9 +231,11 @@ def test_decision_using_a_post_submission_claim_is_flagged(warehouse, tmp_path):
     assert rows["d-flagged"]["flagged"] is True
     assert rows["d-flagged"]["non_procurement_grade_claims"] == ["post"]
     assert rows["d-clean"]["flagged"] is False
-    # 'next' is the first round published after decided_on (2026-05-01), whatever its name: none
-    # of the loaded rounds (v6.0 was published 2026-04-01), so no review round yet.
+    # the record keeps 'next' as written (no review round); decisions_due resolves it to the first loaded
+    # round published after decided_on (2026-05-01): v6.1, published 2026-09-16 (v6.0: 2026-04-01)
     assert rows["d-clean"]["review_round"] is None
+    due = dict(warehouse.execute("SELECT id, review_round FROM decisions_due").fetchall())
+    assert due == {"d-flagged": "v6.1", "d-clean": "v6.1"}
 
 
 def test_unknown_claim_id_in_a_decision_is_an_error_and_loads_nothing(warehouse, tmp_path):
@@ -272,17 +275,33 @@ def test_example_ledger_and_decision_load_and_audit(warehouse):
     assert load_claims(warehouse, ROOT / "examples" / "claims_v6.1_nvidia.example.toml") == 15
     assert load_decisions(warehouse, ROOT / "examples" / "decisions.example.toml") == 1
     materialize(warehouse, changed={"claims", "decisions"})
-    verdicts = dict(warehouse.execute("SELECT id, verdict FROM claim_audit").fetchall())
-    # v6.1 is not in the shared data: claims citing v6.1 entries cannot be audited as cited
-    # (unclassified, with the reason); uncited ones are not reproduced by any row.
-    assert verdicts["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"] == UNCLASSIFIED
-    [(reason,)] = warehouse.execute("SELECT citation_problem FROM claim_audit WHERE id = ?",
-                                    ["nv-v6.1-gb300-dsr1-scaling-72-288"]).fetchall()
-    assert reason == "round v6.1 is not loaded (cited: 6.1-0073, 6.1-0074)"  # once, not once an entry
-    for wan in ("nv-v6.1-gb300-wan22-videos-per-second", "nv-v6.1-gb300-wan22-seconds-per-video",
-                "nv-v6.1-gb300-wan22-throughput-vs-single-node",
-                "nv-v6.1-gb300-wan22-latency-vs-single-node"):
-        assert verdicts[wan] == DIRECTIONAL
+    audit = {r["id"]: r for r in db.query_frame(warehouse, "SELECT * FROM claim_audit").to_dicts()}
+    verdicts = {i: r["verdict"] for i, r in audit.items()}
+    # v6.1 is loaded (its summary.csv): every claim citing its entries is audited as cited, none with a
+    # citation problem. The warehouse numbers v6.1's entries as the final-report tool does; NVIDIA's
+    # cited IDs are its "VR-NVL72_VR-288GB_aarch64x72_TRT" (6.1-0106, preview) and the GB300 NVL72 at 72
+    # (6.1-0074) and 288 (6.1-0073) GPUs.
+    assert [i for i, r in audit.items() if r["citation_problem"] is not None] == []
+    # Vera Rubin over GB300 on Qwen3-VL Interactive, both at 72: 1306.6078446834506 / 349.2921988473666
+    # Queries/s = 3.74073, the claimed 3.7 within 1.1%: it holds, and Rubin is a preview submission
+    rubin = checker_row("v6.1", "NVIDIA", "VR-NVL72_VR-288GB_aarch64x72_TRT", "VLM", "Interactive")
+    gb300 = checker_row("v6.1", "NVIDIA", "GB300-NVL72_GB300-288GB_aarch64x72_TRT", "VLM", "Interactive")
+    assert (rubin["Availability"], rubin["Result"], gb300["Result"]) == ("preview", "1306.6078446834506",
+                                                                          "349.2921988473666")
+    qwen = audit["nv-v6.1-rubin-vs-gb300-qwen3vl-interactive"]
+    assert qwen["recomputed_as_cited"] == pytest.approx(1306.6078446834506 / 349.2921988473666, rel=1e-12)
+    assert (qwen["verdict"], qwen["grade"]) == (PROMISING, "holds")
+    # one rack to four, DeepSeek-R1 Offline: 2705130 Tokens/s at 288 / (4 x 679740 at 72) = 0.99491, the
+    # claimed 99% efficiency; both verified
+    scaling = audit["nv-v6.1-gb300-dsr1-scaling-72-288"]
+    assert scaling["recomputed_as_cited"] == pytest.approx(2705130 / (4 * 679740), rel=1e-12)
+    assert (scaling["verdict"], scaling["grade"]) == (COMPARABLE, "holds")
+    # WAN 2.2 on GB300 at 72 (uncited, NVIDIA's entry): 0.6546111599325777 videos/s and 5.807651162902777 s
+    # a video, the claimed 0.65 and 5.7
+    assert audit["nv-v6.1-gb300-wan22-videos-per-second"]["recomputed"] == 0.6546111599325777
+    assert audit["nv-v6.1-gb300-wan22-seconds-per-video"]["recomputed"] == 5.807651162902777
+    assert {verdicts["nv-v6.1-gb300-wan22-videos-per-second"], verdicts["nv-v6.1-gb300-wan22-seconds-per-video"]} == \
+        {COMPARABLE}
     assert verdicts["nv-v6.1-post-submission-gpt-oss-120b"] == DIRECTIONAL
     assert verdicts["nv-v6.1-rubin-agentx-30x"] == DIRECTIONAL
     record = db.query_frame(warehouse, "SELECT * FROM decision_records").row(0, named=True)
@@ -305,7 +324,10 @@ def test_cli_audit_json_and_decision_show(cli, tmp_path, shared_warehouse):
     record = json.loads(out)["capacity_decision_record"]
     assert record["vendor_claims_used"][0]["statement"] == "statement of gen-1.7"
     assert record["vendor_claims_used"][0]["verdict"] == COMPARABLE
-    assert record["review_due"] == "next" and record["review_round"] is None and not record["is_due"]
+    # 'next': the first round published after decided_on (2026-05-01) that is loaded, v6.1 (published
+    # 2026-09-16, rounds.toml; v6.0 was published 2026-04-01): the decision is due
+    assert (record["review_due"], record["review_round"], record["is_due"]) == ("next", "v6.1", True)
+    assert record["due_because"] == "round v6.1 (published 2026-09-16) is the first published after the decision"
     assert record["weak_baseline_claims"] == []  # gen-1.7 cites nothing: no cited baseline to judge
     code, _, err = cli("claims", "load", tmp_path / "missing.toml", "--db", path)
     assert code != 0 and "no such file" in err

@@ -257,6 +257,19 @@ def test_tables_fit_the_terminal(run, ledger_warehouse, monkeypatch, columns):
     assert out.splitlines()[1].split("┆")[0].strip("│ ") == "view"
 
 
+def test_wide_prints_every_cell_whole_at_any_row_count(run, shared_warehouse, monkeypatch):
+    # Issue 63: more than 200 rows printed 113 columns wide whatever the terminal; --wide is the one way
+    # to the whole cells, a table as wide as they make it (for `less -S`).
+    monkeypatch.setenv("COLUMNS", "80")
+    text = "extrapolated from 8 accelerators of one server " * 3
+    for rows in (3, 250):
+        query = f"SELECT range AS n, 'v6.0-' || range AS result_id, '{text}' AS note FROM range({rows})"
+        sized = run("sql", query, "--limit", "0", "--db", shared_warehouse)[1].splitlines()
+        assert max(map(len, sized)) <= 80 and text.strip() not in "".join(sized), rows
+        wide = run("--wide", "sql", query, "--limit", "0", "--db", shared_warehouse)[1].splitlines()
+        assert sum(text.strip() in line for line in wide) == rows and max(map(len, wide)) > 80, rows
+
+
 def test_a_wide_terminal_gets_one_line_per_row(run, shared_warehouse, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, _ = run("sql", "SELECT round, count(*) AS n FROM results GROUP BY ALL ORDER BY ALL",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_tables import table_rows
 from tests.module_probe import packages_a_command_imports
 
 COMMAND = Path(sys.executable).parent / "mlperf-wh"
@@ -43,7 +44,7 @@ def test_a_long_table_is_a_row_per_line_with_cut_cells_and_right_aligned_numbers
 
     from warehouse.cli.console import long_table
     frame = pl.DataFrame({"name": ["a", "b" * 80, "c\nd"], "value": [1.5, 22.25, None], "n": [1, 2, 3]})
-    assert long_table(frame, widest=12).splitlines() == [
+    assert long_table(frame, 28).splitlines() == [
         "┌──────────────┬───────┬───┐",
         "│ name         ┆ value ┆ n │",
         "╞══════════════╪═══════╪═══╡",
@@ -51,6 +52,8 @@ def test_a_long_table_is_a_row_per_line_with_cut_cells_and_right_aligned_numbers
         "│ bbbbbbbbbbb… ┆  22.2 ┆ 2 │",
         "│ c d          ┆       ┆ 3 │",
         "└──────────────┴───────┴───┘"]
+    # --wide: every cell whole, however wide
+    assert "│ " + "b" * 80 + " ┆  22.2 ┆ 2 │" in long_table(frame, None).splitlines()
 
 
 # The kinds of column a table is drawn from without polars (`mlperf-wh sql`: warehouse/store/rows.py),
@@ -121,7 +124,9 @@ def test_a_query_printed_as_a_table_loads_no_polars_typer_or_pydantic(shared_war
         {"polars", "pydantic", "pydantic_settings", "typer", "prefect", "pandera"})
     assert done.returncode == 0, done.stderr
     assert imported == []
-    assert "│ 2,960 │" in done.stdout  # the table itself, a number for people
+    # the table itself, a number for people: 937 + 1448 + 520 + 492 records, one performance row each, and
+    # the power rows of v4.1 (31) and v5.1 (24): 3397 + 55 = 3452
+    assert "│ 3,452 │" in done.stdout
 
 
 def test_no_third_party_notice_or_telemetry_from_a_command():
@@ -214,3 +219,73 @@ def test_the_layout_of_200_rows_of_long_text_takes_a_fraction_of_a_second():
     columns = _layout(frame.columns, *_columns(frame, False), 80)
     assert time.process_time() - started < 1.0
     assert [c.kind for c in columns] == ["word", "fixed", "prose", "prose"]
+
+
+# The seven columns an analyst reads every day, as verified_results holds them for v6.0
+# llama2-70b-99 (issue 63: at 80 columns they were one block per row, 20 rows in about 160 lines, and
+# one mixed-cluster accelerator sent the whole table into blocks).
+EVERYDAY = [
+    ("v6.0", "6.0-0078", "NVIDIA", "GB300", "llama2-70b-99", "Offline", 1126850.0),
+    ("v6.0", "6.0-0001", "AMD", "MI355X", "llama2-70b-99", "Server", 1016380.0),
+    ("v6.0", "6.0-0078", "NVIDIA", "GB300", "llama2-70b-99.9", "Interactive", 814128.0),
+    ("v6.0", "6.0-0011", "Cisco", "MI350X", "llama2-70b-99", "Offline", 159932.0),
+    ("v6.0", "6.0-0039", "GigaComputing", "B300", "llama2-70b-99", "Server", 104623.0),
+] * 4 + [("v6.0", "6.0-0031", "Dell_MangoBoost", "MI300X + MI325X + MI355X", "llama2-70b-99", "Offline", 151843.0)] * 4
+EVERYDAY_COLUMNS = ["round", "result_id", "submitter", "accelerator", "benchmark", "scenario", "result"]
+
+
+@pytest.mark.unit
+def test_the_seven_everyday_columns_are_a_table_within_80_columns():
+    import polars as pl
+    frame = pl.DataFrame(EVERYDAY, schema=EVERYDAY_COLUMNS, orient="row")
+    for rows in (20, 24):  # without the mixed cluster, and with it
+        lines = drawn_at(frame.head(rows), 80)
+        assert max(map(len, lines)) <= 80
+        drawn = table_rows("\n".join(lines))
+        assert [row["result_id"] for row in drawn] == frame.head(rows)["result_id"].to_list()  # an id is never cut
+        assert {row["result"] for row in drawn} >= {"1,126,850", "104,623"}  # nor a number
+        assert len(lines) <= 2 * rows + 6, "\n".join(lines)  # a row on one or two lines, not a block per row
+
+
+@pytest.mark.unit
+def test_text_is_cut_with_an_ellipsis_free_text_first_never_a_number_or_an_id():
+    import polars as pl
+    note = "published as 124504.0 Tokens/s; the run summary prints 114503.71 tokens/s, so the unit is suspect"
+    frame = pl.DataFrame({"result_id": [f"6.0-00{n:02}" for n in range(12)],
+                          "system": ["ThinkSystem SR780a V3 (8x B300)"] * 12,
+                          "tokens_per_second": [114503.71 + n for n in range(12)], "detail": [note] * 12})
+    lines = drawn_at(frame, 48)  # too narrow for the note wrapped 12 wide beside the rest
+    assert max(map(len, lines)) <= 48
+    drawn = table_rows("\n".join(lines))  # a table, not blocks
+    assert [row["result_id"] for row in drawn] == frame["result_id"].to_list()
+    assert [row["tokens_per_second"] for row in drawn] == [f"{114503.71 + n:,.0f}" for n in range(12)]
+    assert {row["system"] for row in drawn} == {frame["system"][0]}  # the name wraps whole
+    assert all(row["detail"].endswith("…") and note.startswith(row["detail"][:-1]) for row in drawn)
+
+
+@pytest.mark.unit
+def test_a_long_table_fits_the_terminal_and_wide_keeps_every_cell():
+    import polars as pl
+
+    from warehouse.cli.console import long_table
+    terms = [f"mobilenet-v1-0.{n}-224-quantized-edge-tflite-{n}" for n in range(250)]
+    frame = pl.DataFrame({"round": ["v0.5"] * 250, "source_id": ["rebuilt/v0.5"] * 250, "kind": ["benchmark"] * 250,
+                          "term": terms, "rows": list(range(250))})
+    lines = long_table(frame, 80).splitlines()
+    assert max(map(len, lines)) <= 80 and len(lines) == 250 + 4
+    assert all("rebuilt/v0.5" in line for line in lines[3:-1])  # an id whole
+    assert lines[-2].rstrip(" │").endswith("249") and "…" in lines[-2]
+    wide = long_table(frame, None).splitlines()
+    assert all(term in line for term, line in zip(terms, wide[3:-1]))
+
+
+@pytest.mark.unit
+def test_no_rows_names_the_columns_within_the_terminal(capsys, monkeypatch):
+    import polars as pl
+
+    from warehouse.cli.console import print_table
+    monkeypatch.setenv("COLUMNS", "80")
+    names = ["loaded_at", "round", "result_id", "change", "published_before", "published_after", "reason"]
+    print_table(pl.DataFrame(schema=names))
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) <= 80 and " ".join(out.split()) == f"(no rows; columns: {', '.join(names)})"

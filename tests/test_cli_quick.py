@@ -16,6 +16,7 @@ QUESTION = "SELECT round, count(*) AS n FROM results GROUP BY round ORDER BY rou
      PlainSql("SELECT 1", "csv", 5, "w.duckdb", quiet=True)),
     (["sql", "--writer-file", "SELECT 1", "--db", "w.duckdb"], PlainSql("SELECT 1", db="w.duckdb", writer_file=True)),
     (["sql", "SELECT 1", "--raw", "--format", "markdown"], PlainSql("SELECT 1", "markdown", raw=True)),
+    (["--wide", "sql", "SELECT 1"], PlainSql("SELECT 1", wide=True)),
 ])
 def test_the_plainest_forms_are_taken(words, taken):
     assert plain_sql(words) == taken
@@ -28,6 +29,7 @@ def test_the_plainest_forms_are_taken(words, taken):
     ["sql", "SELECT 1", "--limit", "x"], ["--format", "csv", "sql", "SELECT 1"], ["--db", "a", "--db", "b", "sql", "SELECT 1"],
     ["sql", "SELECT 1", "SELECT 2"], ["status"], ["sql", "SELECT 1", "--db"], ["sql", "SELECT 1", "--", "x"],
     ["views"], ["claims", "sql", "x"], ["--raw", "sql", "SELECT 1"], ["sql", "SELECT 1", "--raw", "--raw"],
+    ["--wide", "sql", "SELECT 1", "--wide"],
 ])
 def test_every_other_form_is_typers(words):
     assert plain_sql(words) is None
@@ -47,6 +49,7 @@ def test_every_other_form_is_typers(words):
     ["sql", "SELECT nope FROM results"],  # one line, exit 1
     ["sql", "COPY results TO 'x.csv'"],  # refused by the sandbox
     ["--writer-file", "sql", "SELECT count(*) FROM results"],
+    ["--wide", "sql", "SELECT * FROM results ORDER BY result_id", "--limit", "3"],  # every cell whole
 ])
 def test_each_form_prints_what_typer_prints(words, shared_warehouse, capsys):
     from warehouse.cli import app, main

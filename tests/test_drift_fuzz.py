@@ -115,7 +115,7 @@ def _new_term(d: Drifted, data, kind: str, term: str, concepts: tuple[str, ...],
 
 def new_rate_unit(d: Drifted, data) -> None:
     units = FIELDS[d.fmt]["units"]
-    _new_term(d, data, "unit", "Tasks/s", ("units",),
+    _new_term(d, data, "unit", "Frobs/s", ("units",),
               lambda r: r[units] in ("Samples/s", "Tokens/s", "Queries/s"))
 
 

@@ -21,7 +21,7 @@ from warehouse.store import db
 from warehouse.views import materialize
 from tests.readers import connect_file
 
-NEW_BENCHMARK, NEW_SCENARIO, NEW_UNIT = "frobnet-99", "Burst", "Tasks/s"
+NEW_BENCHMARK, NEW_SCENARIO, NEW_UNIT = "frobnet-99", "Burst", "Frobs/s"
 MARTS = ["verified_results", "leaderboard", "software_gains", "software_gain_summary",
          "generation_speedups", "scaling_efficiency", "token_economics"]
 

@@ -47,7 +47,8 @@ def test_the_price_and_claims_loaders_name_the_nearest_known_accelerator(cli, sh
     prices = tmp_path / "prices.csv"
     prices.write_text("accelerator,dollars_per_accelerator_hour\nB2OO,4\n")
     code, _, err = cli("prices", "load", prices, "--db", warehouse)
-    assert code == 0 and "'B2OO': its price matches no result; nearest: 'B200'" in err
+    assert code == 1 and "'B2OO' is no accelerator of warehouse/identity/reference/accelerators.csv: its price " \
+                         "would match no result; nearest: 'B200'" in err
     claims = tmp_path / "claims.toml"
     claims.write_text('[[claim]]\nid = "x"\nvendor = "V"\nsource = "https://example.com"\npublished_on = 2026-01-01\n'
                       'statement = "s"\nround = "v6.0"\nmodel = "deepseek-r1"\nkind = "generation_speedup"\n'

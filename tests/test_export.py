@@ -18,6 +18,7 @@ import pytest
 
 from tests.bi_warehouse import claims_warehouse  # noqa: F401 - a fixture
 from tests.conftest import ROOT
+from tests.faults import one_error_line
 from tests.module_probe import packages_a_command_imports
 from warehouse.export.bi_files import ExportError, default_views, export_views, sha256_of
 from warehouse.export.output_dirs import MARKER, OutputDirRefused
@@ -181,7 +182,7 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
     directory = exports["parquet"]
     by_path = {f["path"]: f for f in manifest(directory)["files"]}
     rounds = [r for (r,) in wcon.execute("SELECT DISTINCT round FROM verified_results ORDER BY 1").fetchall()]
-    assert rounds == ["v4.1", "v5.1", "v6.0"]
+    assert rounds == ["v4.1", "v5.1", "v6.0", "v6.1"]
     for round_name in rounds:
         entry = by_path[f"verified_results/round={round_name}/data_0.parquet"]
         rows = wcon.execute("SELECT count(*) FROM verified_results WHERE round = ?", [round_name]).fetchall()[0][0]
@@ -191,8 +192,8 @@ def test_parquet_is_partitioned_by_round_and_the_manifest_says_what_each_file_ho
             pl.col("round") == round_name).height == rows
     # software_gains has no `round`: it is partitioned by round_to and covers round_from too
     gains = [f for f in by_path.values() if f["view"] == "software_gains"]
-    assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0"}
-    assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0"]
+    assert {f["partition"]["round_to"] for f in gains} == {"v5.1", "v6.0", "v6.1"}
+    assert manifest(directory)["views"]["software_gains"]["rounds"] == ["v4.1", "v5.1", "v6.0", "v6.1"]
     # columns carry their type and description; the loads are the warehouse's sources
     columns = {c["name"]: c for c in by_path["verified_results/round=v6.0/data_0.parquet"]["columns"]}
     assert columns["result_per_accelerator"]["type"] == "DOUBLE"
@@ -347,7 +348,11 @@ def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     assert code == 1 and "holds no export written by mlperf-wh" in err and "Traceback" not in err
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
     code, _, err = cli("export", tmp_path / "bi", "--views", "nope", "--db", claims_warehouse)
-    assert code == 1 and "unknown view(s) nope" in err
+    assert code == 1 and "unknown view 'nope'; the marts: accelerator_comparison, " in err
+    # a misspelt mart: the one it is near, not the 80-odd internal models (issue 63)
+    code, _, err = cli("export", tmp_path / "bi", "--views", "leaderbord", "--db", claims_warehouse)
+    assert code == 1 and one_error_line(err) == (f"error: unknown view 'leaderbord' (did you mean 'leaderboard'?); "
+                                                 f"nothing was written, {tmp_path / 'bi'} is as it was")
     code, out, _ = cli("docs", "--out", tmp_path / "docs")
     assert code == 0
     for name in ("views.md", "reference.md"):

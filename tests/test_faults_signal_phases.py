@@ -68,6 +68,17 @@ def signal_on_call(monkeypatch, module: str, name: str, nth: int = 1, then=None)
     monkeypatch.setattr(target, name, wrapped)
 
 
+def until_the_main_thread_is_stopped(timeout: float = 60) -> None:
+    """In a task thread, after the signal: wait until the main thread has taken it (our handler, or
+    Prefect's TerminationSignal noted as the writer lock unwinds). A fixed sleep lost that race on a
+    loaded machine: the handler ran after the load had committed."""
+    from warehouse import interrupt
+    give_up = time.monotonic() + timeout
+    while interrupt.signalled() is None:
+        assert time.monotonic() < give_up, "the main thread never took the signal"
+        time.sleep(0.01)
+
+
 def task_threads_ended(flow: str, timeout: float = 60) -> None:
     """Wait for the flow's task threads (a plain run's pool, named after the flow) to end: an
     interrupted command does not wait for them, a process that exits does not either."""
@@ -107,7 +118,7 @@ def test_a_signal_during_a_rounds_load_in_its_task_thread_rolls_it_back(run, war
 
         def signalled_write(con):
             os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.3)  # the main thread is stopped meanwhile; this transaction is still open
+            until_the_main_thread_is_stopped()  # this transaction is still open meanwhile
             return write(con)
         return signalled_write
     with monkeypatch.context() as m:
@@ -128,7 +139,7 @@ def test_a_signal_while_a_round_is_parsed_loads_nothing_after_the_line(run, ware
     the line (the load committed in this process, or not, as the exit raced it)."""
     before = digest(warehouse, times=False, tables=("results", "sources", "load_events"))
     with monkeypatch.context() as m:
-        signal_on_call(m, "flows.run_rounds", "prepare", then=lambda *_: time.sleep(0.3))
+        signal_on_call(m, "flows.run_rounds", "prepare", then=lambda *_: until_the_main_thread_is_stopped())
         code, _, err = plain_run(run, m, "backfill", "--source", republished, "--db", warehouse)
     assert (code, one_error_line(err)) == (128 + signal.SIGTERM, KEPT)
     task_threads_ended("backfill")  # the task thread has parsed and tried to load by now
@@ -145,7 +156,7 @@ def test_a_load_and_its_load_event_are_kept_together_or_not_at_all(run, warehous
     def record(con, event):
         if event["status"] in ("loaded", "reloaded"):  # not an unchanged round's event
             os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.3)
+            until_the_main_thread_is_stopped()
         return original(con, event)
     with monkeypatch.context() as m:
         m.setattr(history, "record", record)

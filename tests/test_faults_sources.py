@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MIRROR, serve
-from tests.faults import DIGEST_TABLES, copy_of, digest, files_in, one_error_line, run  # noqa: F401 - run: a fixture
-from tests.readers import connect_file
-from warehouse.store.publish import publish
+from tests.faults import (DIGEST_TABLES, copy_of, digest, files_in, one_error_line, point_sources_at,
+                          run)  # noqa: F401 - run: a fixture
 
 
 @pytest.fixture
@@ -31,13 +30,6 @@ def remembering(shared_warehouse, tmp_path, monkeypatch):
     path = copy_of(shared_warehouse, tmp_path / "w")
     point_sources_at(path, str(MIRROR.resolve()), str(mirror))
     return path, mirror
-
-
-def point_sources_at(path: str, old: str, source: str) -> None:
-    with connect_file(path) as con:
-        con.execute("UPDATE sources SET url = replace(url, ?, ?)", [old, source])
-        assert con.execute("SELECT count(*) FROM sources WHERE starts_with(url, ?)", [source]).fetchall()[0][0] > 0
-    publish(path)
 
 
 def state(db: str) -> tuple:

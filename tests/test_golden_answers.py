@@ -16,12 +16,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.cli_tables import continues, table_rows
+from tests.cli_tables import lines_per_row, table_rows
 from tests.conftest import ROOT
-from tests.shared_rows import load_excerpt, one, published, record, rows
+from tests.shared_rows import checker_row, first_backfill, load_excerpt, one, published, record, rows
 from tests.test_claims import audit, claim
 from tests.test_claims import load as load_claims_text
-from warehouse.export.run_report import GAINS_TITLE, Snapshot, build
+from warehouse.export.run_report import GAINS_TITLE
 from warehouse.store import db
 from warehouse.views import materialize
 
@@ -43,8 +43,7 @@ def readme_query(starts: str) -> str:
 
 
 def headlines(con) -> dict[str, list[str]]:
-    report = build(con, "backfill", None, [], Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))
-    return dict(report.sections())
+    return dict(first_backfill(con).sections())
 
 
 def test_the_run_reports_first_software_gains(private_con):
@@ -53,7 +52,11 @@ def test_the_run_reports_first_software_gains(private_con):
     # hardware_best, procurement_grade), largest first:
     #   B200 x8 deepseek-r1 Server: NVIDIA 5.1-0069 18592.2 -> Nebius 6.0-0083 51692.9 = 2.7804
     #   GB300 x72 deepseek-r1 Server: NVIDIA 5.1-0072 209328 -> Nebius 6.0-0081 575580 = 2.7497
-    #   GB200 x72 deepseek-r1 Server: NVIDIA 5.1-0071 167578 -> NVIDIA 6.0-0075 336106 = 2.0057
+    #   B300 x8 qwen3-vl-235b-a22b Server: Nebius 6.0-0084 45.1513 (v6.0's only B300 x8 entry of it) ->
+    #     GigaComputing's G894-ZD3-AAX7 in v6.1 (summary.csv; numbered 6.1-0046) 115.78393993840092 Queries/s,
+    #     the best of v6.1's six (Nebius 112.29, Supermicro 111.77, GigaComputing's G894-AD3-AAX7 111.75,
+    #     QCT 104.81, NVIDIA 104.58) = 2.5644
+    # (GB200 x72 deepseek-r1 Server, NVIDIA 5.1-0071 167578 -> NVIDIA 6.0-0075 336106 = 2.0057, was third.)
     # Dell's own B200 gain, 5.1-0028 13963 -> 6.0-0026 40949.5 = 2.93x, used to lead: its v5.1 baseline
     # was 13963 / 18592.2 = 75% of the hardware's best, and it changed servers (XE9685L -> XE9780).
     cases = [("5.1-0069", "6.0-0083", 18592.2, 51692.9), ("5.1-0072", "6.0-0081", 209328, 575580),
@@ -61,10 +64,16 @@ def test_the_run_reports_first_software_gains(private_con):
     for old, new, before, after in cases:
         assert published("v5.1", old, "deepseek-r1", "Server") == before
         assert published("v6.0", new, "deepseek-r1", "Server") == after
+    assert published("v6.0", "6.0-0084", "qwen3-vl-235b-a22b", "Server") == 45.1513
+    giga = checker_row("v6.1", "GigaComputing", "G894-ZD3-AAX7_B300-SXM-270GBx8_TRT", "VLM", "Server")
+    assert (giga["Result"], giga["total_accelerators"]) == ("115.78393993840092", "8")
+    assert one(private_con, "SELECT DISTINCT submitter, system FROM stg_results WHERE result_id = '6.1-0046'") == \
+        {"submitter": "GigaComputing", "system": "G894-ZD3-AAX7"}
     assert headlines(private_con)[GAINS_TITLE] == [
         f"{51692.9 / 18592.2:.2f}x B200 x8 deepseek-r1 Server: 5.1-0069 (NVIDIA) -> 6.0-0083 (Nebius)",
         f"{575580 / 209328:.2f}x GB300 x72 deepseek-r1 Server: 5.1-0072 (NVIDIA) -> 6.0-0081 (Nebius)",
-        f"{336106 / 167578:.2f}x GB200 x72 deepseek-r1 Server: 5.1-0071 (NVIDIA) -> 6.0-0075 (NVIDIA)",
+        f"{115.78393993840092 / 45.1513:.2f}x B300 x8 qwen3-vl-235b-a22b Server: 6.0-0084 (Nebius) -> "
+        "6.1-0046 (GigaComputing)",
     ]
     dell = one(private_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND result_id_to = '6.0-0026' "
                             "AND benchmark = 'deepseek-r1' AND scenario = 'Server'")
@@ -121,16 +130,16 @@ def test_readme_question_1_ranks_measured_racks_apart_and_never_a_single_gpu(sha
     found = rows(shared_con, RACKS_BY_SCENARIO)
     first = found[0]
     # v4.1 Offline: the only measured rack is JuniperNetworks' 32 H100 SXM, v4.1-0036 82749.6 Tokens/s
-    # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 v4.1-0045 (4487.88 x 32 = 143612.16) is an
-    # estimate from less than one server (8): never ranked; the 8-GPU H200 v4.1-0046 ranks first among
-    # the estimates: 34864.2 / 8 x 32 = 139456.8.
+    # (32 a rack: 82749.6 / 32 x 32). NVIDIA's one-GPU H200 CTS (1000 W) v4.1-0045 (4487.88 x 32 =
+    # 143612.16) is an estimate from less than one server (8): never ranked; the 8-GPU H200 CTS v4.1-0046
+    # ranks first among the estimates: 34864.2 / 8 x 32 = 139456.8.
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Offline") == 82749.6
     assert (first["round"], first["scenario"], first["accelerator"], first["measured_rack"], first["rank_per_rack"],
             first["rack_basis"]) == ("v4.1", "Offline", "H100 SXM", True, 1, "measured on 32 accelerators")
     assert first["tokens_per_second_per_rack"] == pytest.approx(82749.6, rel=1e-12)
     second = found[1]
     assert (second["accelerator"], second["measured_rack"], second["rank_per_rack"], second["result_id"]) == \
-           ("H200 SXM", False, 1, "v4.1-0046")
+           ("H200 SXM CTS", False, 1, "v4.1-0046")
     assert second["tokens_per_second_per_rack"] == pytest.approx(
         published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") / 8 * 32, rel=1e-12)
     assert not [r for r in found if r["result_id"] == "v4.1-0045"]
@@ -155,7 +164,7 @@ def test_readme_question_2_and_3_first_rows(shared_con):
     # Question 2, software alone: one submitter's same system, host and size. Google's B200 x8
     # deepseek-r1 Server, 5.1-0047 14630.7 -> 6.0-0040 41027.9 = 2.8042 (Dell's 2.93x changed servers).
     q2 = rows(shared_con, readme_query("SELECT submitter, coalesce(accelerator,"))[0]
-    assert (q2["submitter"], q2["part"], q2["workload"], q2["accelerator_count"]) == (
+    assert (q2["submitter"], q2["part"], q2["workload"], q2["count"]) == (
         "Google", "B200", "deepseek-r1 Server", 8)
     assert q2["gain"] == pytest.approx(41027.9 / 14630.7, rel=1e-12)
     q3 = rows(shared_con, "SELECT round, benchmark, scenario, accelerator_new, accelerator_base, accelerator_count, speedup, "
@@ -181,27 +190,28 @@ def test_every_corroborated_pair_is_below_its_ceiling(shared_con):
 
 
 def test_the_hardwares_best_is_the_row_the_leaderboard_ranks(shared_con):
-    # RTX PRO 6000 x8 llama2-70b-99 Offline, v6.0: HPE's 6.0-0047 ran 29908.4 tokens/s, but its own 2- and
-    # 4-GPU entries scale superlinearly to it ((29908.4 / 6901.9) / (8 / 2) = 1.0833 from 6.0-0052): the
-    # leaderboard does not rank it and ranks ASUSTeK's 6.0-0004, 27812.9. The hardware's best is that row in
-    # every answer: v5.1 HPE 5.1-0051 26205.8 -> v6.0 27812.9, 27812.9 / 26205.8 = 1.0613, procurement grade
-    # (before, 29908.4 / 26205.8 = 1.1413 on a blamed row, not procurement grade).
-    blamed, asus = (published("v6.0", i, "llama2-70b-99", "Offline") for i in ("6.0-0047", "6.0-0004"))
+    # RTX PRO 6000 Blackwell Server Edition x8 llama2-70b-99 Offline, v6.0: HPE's 6.0-0047 ran 29908.4
+    # tokens/s; its own 2-GPU entry scales superlinearly to it ((29908.4 / 6901.9) / (8 / 2) = 1.0833 from
+    # 6.0-0052), a question the pair raises, not evidence against the figure: the leaderboard ranks it first
+    # and it is the hardware's best in every answer: v5.1 HPE 5.1-0051 26205.8 -> v6.0 29908.4,
+    # 29908.4 / 26205.8 = 1.1413, procurement grade (before, the pair blamed it, and the leaderboard and
+    # history took ASUSTeK's 6.0-0004, 27812.9: 1.0613).
+    questioned, asus = (published("v6.0", i, "llama2-70b-99", "Offline") for i in ("6.0-0047", "6.0-0004"))
     small, before = published("v6.0", "6.0-0052", "llama2-70b-99", "Offline"), published("v5.1", "5.1-0051", "llama2-70b-99", "Offline")
-    assert (blamed, asus, small, before) == (29908.4, 27812.9, 6901.9, 26205.8)
-    assert (blamed / small) / (8 / 2) == pytest.approx(1.0833, abs=5e-5)
-    where = ("accelerator = 'RTX PRO 6000 Blackwell' AND accelerator_count = 8 AND benchmark = 'llama2-70b-99' "
+    assert (questioned, asus, small, before) == (29908.4, 27812.9, 6901.9, 26205.8)
+    assert (questioned / small) / (8 / 2) == pytest.approx(1.0833, abs=5e-5)
+    where = ("accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND accelerator_count = 8 AND benchmark = 'llama2-70b-99' "
              "AND scenario = 'Offline'")
     ranked = one(shared_con, f"SELECT result_id, result FROM leaderboard WHERE round = 'v6.0' AND {where} "
                              "AND rank_system IS NOT NULL ORDER BY rank_system LIMIT 1")
-    assert ranked == {"result_id": "6.0-0004", "result": asus}
+    assert ranked == {"result_id": "6.0-0047", "result": questioned}
     history = one(shared_con, f"SELECT * FROM accelerator_history WHERE round = 'v6.0' AND {where}")
-    assert (history["result_id"], history["result"], history["has_finding"]) == ("6.0-0004", asus, False)
-    assert history["gain_from_previous"] == pytest.approx(27812.9 / 26205.8, rel=1e-12)
-    assert round(history["gain_from_previous"], 4) == 1.0613 and history["procurement_grade"] is True
+    assert (history["result_id"], history["result"], history["has_finding"]) == ("6.0-0047", questioned, True)
+    assert history["gain_from_previous"] == pytest.approx(29908.4 / 26205.8, rel=1e-12)
+    assert round(history["gain_from_previous"], 4) == 1.1413 and history["procurement_grade"] is True
     gain = one(shared_con, f"SELECT * FROM software_gains WHERE basis = 'hardware_best' AND round_to = 'v6.0' AND {where}")
-    assert (gain["result_id_from"], gain["result_id_to"], gain["procurement_grade"]) == ("5.1-0051", "6.0-0004", True)
-    assert gain["gain"] == pytest.approx(27812.9 / 26205.8, rel=1e-12)
+    assert (gain["result_id_from"], gain["result_id_to"], gain["procurement_grade"]) == ("5.1-0051", "6.0-0047", True)
+    assert gain["gain"] == pytest.approx(29908.4 / 26205.8, rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,21 +274,21 @@ def test_a_46x_gain_nothing_corroborates_is_an_anomaly_not_a_headline(tmp_path):
         assert gain["gain"] == pytest.approx(46.5, rel=1e-12)
         assert (gain["corroborated"], gain["implausible"], gain["procurement_grade"]) == (False, True, False)
         # found once, on the submitter's own pair; the hardware's-best pair (one GB10 entry a round) is paired
-        # after the anomaly rules, from the rows they clear: no eligible GB10 row is left in v6.1, so its
-        # best is 6.1-0039 with its finding, implausible and not procurement grade, and it blames nothing again
+        # after the anomaly rules: its best is 6.1-0039, implausible and not procurement grade, and it names
+        # nothing again
         findings = rows(con, "SELECT * FROM anomalies WHERE rule = 'implausible_gain' ORDER BY detail")
         assert [(f["result_id"], f["related_result_id"], f["scope"]) for f in findings] == \
             [("6.1-0039", "6.0-0028", "pair")]
         assert findings[0]["detail"][:58] == "software gain 46.5x (same_scale) from v6.0 to v6.1 is abov"
         best = one(con, "SELECT * FROM software_gains WHERE basis = 'hardware_best'")
         assert (best["result_id_to"], best["has_finding_to"], best["implausible"], best["procurement_grade"]) == (
-            "6.1-0039", True, True, False)
+            "6.1-0039", False, True, False)
         assert headlines(con).get(GAINS_TITLE) is None
-        # the finding follows the row it blames: 6.1-0039 is out of every procurement-grade answer
-        assert one(con, "SELECT procurement_grade, excluded_because FROM result_eligibility "
+        # the pair is graded down; the row, which no evidence of its own contradicts, is questioned, not removed
+        assert one(con, "SELECT procurement_grade, excluded_because, questioned_because FROM result_eligibility "
                         "WHERE result_id = '6.1-0039'") == {
-            "procurement_grade": False,
-            "excluded_because": "anomaly finding: implausible_gain (with 6.0-0028)"}
+            "procurement_grade": True, "excluded_because": None,
+            "questioned_because": "questioned by other results: implausible_gain (with 6.0-0028)"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +296,7 @@ def test_a_46x_gain_nothing_corroborates_is_an_anomaly_not_a_headline(tmp_path):
 
 
 HPE_OFFLINE = dict(vendor="HPE", kind="software_gain", round_from="v5.1", submitter="HPE",
-                   accelerator="RTX PRO 6000 Blackwell", model="llama3.1-8b", scenario="Offline",
+                   accelerator="RTX PRO 6000 Blackwell Server Edition", model="llama3.1-8b", scenario="Offline",
                    cited_result_ids=["5.1-0051", "6.0-0052"])
 
 
@@ -294,13 +304,14 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     # HPE RTX PRO 6000 llama3.1-8b Offline, the claim citing 5.1-0051 (8 GPUs, 46841.8) and 6.0-0052
     # (2 GPUs, 12495.2). The grade reads the data alone, cited or not, at equal size (8 and 8):
     #   HPE's rows against the best baseline: 6.0-0047 49580.2 / 5.1-0051 46841.8 = 1.05846 (the most)
-    #   best against best: the best eligible v6.0 row, Dell's 6.0-0023 49036.1 / 46841.8 = 1.04685 (the least)
+    #   best against best: the best eligible v6.0 row is HPE's 6.0-0047 too (a scaling pair with its own
+    #   4-GPU 6.0-0054 questions it, no evidence of its own contradicts it), 1.05846 (the least as well;
+    #   Dell's 6.0-0023, 49036.1, was the best while the pair blamed 6.0-0047)
     #   as cited, across sizes (shown, not graded): (12495.2 / 2) / (46841.8 / 8) = 1.06701
     # A 1.47x claim is 1.47 / 1.05846 - 1 = 38.9% above the most the data supports: overstated.
-    # A 1.067x claim holds (0.8% above). 0.9x is 1 - 0.9 / 1.04685 = 14.0% below the least: understated.
+    # A 1.067x claim holds (0.8% above). 0.9x is 1 - 0.9 / 1.05846 = 15.0% below the least: understated.
     assert published("v6.0", "6.0-0047", "llama3.1-8b", "Offline") == 49580.2
-    assert published("v6.0", "6.0-0023", "llama3.1-8b", "Offline") == 49036.1
-    as_cited, most, equal = (12495.2 / 2) / (46841.8 / 8), 49580.2 / 46841.8, 49036.1 / 46841.8
+    as_cited, most, equal = (12495.2 / 2) / (46841.8 / 8), 49580.2 / 46841.8, 49580.2 / 46841.8
     uncited = {k: v for k, v in HPE_OFFLINE.items() if k != "cited_result_ids"}
     load_claims_text(private_con, tmp_path, claim("hpe-high", **HPE_OFFLINE, multiplier=1.47)
                      + claim("hpe-honest", **HPE_OFFLINE, multiplier=1.067)
@@ -311,7 +322,7 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     for row in (high, honest, low):
         assert row["recomputed_equal_scale"] == pytest.approx(equal, rel=1e-12)
         assert row["figure_supported"] == pytest.approx(most, rel=1e-12)
-        assert "best against best at equal size (8 accelerators, Offline: 6.0-0023 over 5.1-0051) 1.0468" in \
+        assert "best against best at equal size (8 accelerators, Offline: 6.0-0047 over 5.1-0051) 1.0585" in \
             row["grade_reason"]
         assert row["recomputed_as_cited"] == pytest.approx(as_cited, rel=1e-12)
         assert "as cited 1.067 (the citation is checked apart: verdict)" in row["grade_reason"]
@@ -320,7 +331,7 @@ def test_claims_are_graded_against_every_supported_figure(private_con, tmp_path)
     assert high["grade_reason"].startswith("1.47 is 38.9% above the most the data supports, 1.0585")
     assert honest["overstated_by"] is None and honest["grade_reason"].startswith("1.067 is within 5%")
     assert low["grade_reason"].startswith(f"0.9 is {round(100 * (1 - 0.9 / equal), 1)}% below the least the data "
-                                          "supports, 1.0468; graded on the equal-size figure, best against best, 1.0468")
+                                          "supports, 1.0585; graded on the equal-size figure, best against best, 1.0585")
     # the same claims without cited ids get the same grade and figure
     for cited, bare in ((high, audit(private_con, "hpe-high-uncited")), (honest, audit(private_con, "hpe-honest-uncited"))):
         assert (bare["grade"], bare["figure_supported"], bare["overstated_by"]) == \
@@ -352,7 +363,7 @@ def test_rounds_that_failed_the_same_way_share_one_line():
 def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehouse):
     # As a new user reads it at 80 columns: a table (headers wrapped after an underscore), not a
     # record per block. v4.1 Server: JuniperNetworks' 32 H100 SXM (v4.1-0036, 82273.2 tokens/s) is
-    # the only measured rack; NVIDIA's 8-GPU H200 (v4.1-0046) leads the estimates.
+    # the only measured rack; NVIDIA's 8-GPU H200 CTS (v4.1-0046, 1000 W parts) leads the estimates.
     query = readme_query("SELECT round, accelerator, measured_rack")
     shown = subprocess.run([str(Path(sys.executable).parent / "mlperf-wh"), "--db", shared_warehouse, "--writer-file",
                             "sql", query], capture_output=True, text=True, timeout=120,
@@ -364,26 +375,7 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert published("v4.1", "v4.1-0036", "llama2-70b-99", "Server") == 82273.2
     assert first == {"round": "v4.1", "accelerator": "H100 SXM", "measured_rack": "true", "rank": "1",
                      "tokens_per_s": "82,273", "rack_basis": "measured on 32 accelerators"}
-    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM", "false", "1")
-
-
-def lines_per_row(out: str) -> list[int]:
-    """How many lines the header and then each row of the first table printed take (a wrapped cell goes
-    on with the first cell blank); refused when the table is printed as blocks of `column | value` lines."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("┌"))
-    end = next(i for i, line in enumerate(lines) if i > start and line.startswith("└"))
-    rule = next((i for i in range(start, end) if lines[i].startswith("╞")), None)
-    assert rule is not None, f"not a table but blocks of column | value lines:\n{out}"
-    counts, first_cell_before = [rule - start - 1], ""
-    for line in lines[rule + 1:end]:
-        first_cell = line.strip()[1:].split("┆")[0]
-        if len(counts) > 1 and continues(first_cell_before, first_cell):
-            counts[-1] += 1
-        else:
-            counts.append(1)
-        first_cell_before = first_cell
-    return counts
+    assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM CTS", "false", "1")
 
 
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,
@@ -405,14 +397,17 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
                               timeout=120, env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout
-    for ledger, example in (("claims", "claims_v6.0_graded.example.toml"),
-                            ("measurements", "own_measurements.example.csv"), ("prices", "prices.example.csv")):
-        code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
-        assert code == 0, err
-    answers = {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
-    answers["claims audit"] = run("claims", "audit")
-    assert len(answers) == 9  # questions 1 to 6 (6: the cheapest, the unpriced leaders), which rounds ran a
-    #                           benchmark, a figure's history
+    def load(*ledgers: tuple[str, str]) -> None:
+        for ledger, example in ledgers:
+            code, _, err = plain_cli("--db", path, ledger, "load", ROOT / "examples" / example)
+            assert code == 0, err
+    load(("claims", "claims_v6.0_graded.example.toml"), ("measurements", "own_measurements.example.csv"),
+         ("prices", "prices.example.csv"))
+    answers = {"claims audit": run("claims", "audit")}  # the v6.0 claims, as the README audits them
+    load(("claims", "claims_v6.1_nvidia.example.toml"), ("decisions", "decisions.example.toml"))
+    answers |= {query[:40]: run("sql", query) for query in re.findall(r'mlperf-wh sql "([^"]*)"', README)}
+    assert len(answers) == 10  # questions 1 to 7 (6: the cheapest, the unpriced leaders), which rounds ran a
+    #                            benchmark, a figure's history
     for question, out in answers.items():
         assert max(map(len, out.splitlines())) <= 80, question
         header_and_rows = lines_per_row(out)
@@ -424,26 +419,35 @@ def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns
 
 
 def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
-    # examples/prices.example.csv: B200 $4.00 per accelerator-hour. v6.0 llama3.1-8b Offline: Lambda_SIT's
-    # B200 x8 6.0-0062, 160,403 tokens/s: $4.00 x 8 / (160403 x 3600) x 1e6 = $0.05541 per million tokens,
-    # the cheapest of the round.
+    # examples/prices.example.csv: B200 $4.00 per accelerator-hour. The newest round is v6.1 (summary.csv):
+    # its cheapest priced tokens are CoreWeave's B200 x8 llama2-70b-99.9 Offline, 102,703 tokens/s:
+    # $4.00 x 8 / (102703 x 3600) x 1e6 = $0.08655 per million tokens (next, its Server 102,398:
+    # $0.08681; GB200 at $5.00: RedHat_Supermicro's 4 x GB200 gpt-oss-120b Offline 61,205.6,
+    # 5 x 4 / (61205.6 x 3600) x 1e6 = $0.09077). The warehouse numbers that entry 6.1-0021.
     from warehouse.ledger.prices import load_prices
     load_prices(private_con, ROOT / "examples" / "prices.example.csv")
     materialize(private_con, changed={"prices"})
     first = rows(private_con, readme_query("SELECT benchmark, scenario, accelerator, dollars_per_million_tokens"))[0]
-    assert published("v6.0", "6.0-0062", "llama3.1-8b", "Offline") == 160403.0
+    coreweave = checker_row("v6.1", "CoreWeave", "B200-SXM-180GBx8_TRT", "llama2-70b-99.9", "Offline")
+    assert (coreweave["Result"], coreweave["total_accelerators"], coreweave["Units"]) == ("102703.0", "8", "Tokens/s")
     assert (first["benchmark"], first["scenario"], first["accelerator"], first["result_id"]) == \
-           ("llama3.1-8b", "Offline", "B200", "6.0-0062")
-    assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (160403 * 3600) * 1e6, rel=1e-9)
-    # among priced accelerators only: the leaders per accelerator with no price are named. v6.0
-    # llama2-70b-99 Offline: NVIDIA's GB300 NVL72 6.0-0078, 1,126,850 / 72 = 15,651 tokens/s a GPU, over
-    # Cisco's B300 x8 6.0-0010, 115,731 / 8 = 14,466; neither GB300 nor B300 has an example price.
+           ("llama2-70b-99.9", "Offline", "B200", "6.1-0021")
+    assert one(private_con, "SELECT DISTINCT submitter, system FROM stg_results WHERE result_id = '6.1-0021'") == \
+        {"submitter": "CoreWeave", "system": "CoreWeave B200 SXM (8x B200-SXM-180GB)"}
+    assert first["usd_per_mtok"] == pytest.approx(4.00 * 8 / (102703 * 3600) * 1e6, rel=1e-9)
+    # among priced accelerators only: the leaders per accelerator with no price are named. In v6.1, the
+    # best result per accelerator of each datacenter workload, counted by hand from summary.csv (closed,
+    # available, one accelerator model): GB300 leads 10 (deepseek-r1 Interactive, Azure 3,612.5 a GPU;
+    # Offline, Oracle 9,629.0; gpt-oss-120b in its three scenarios; llama2-70b-99.9 Offline and Server,
+    # Oracle 16,531.6 and 15,998.0; qwen3-vl in its three), B300 5 (deepseek-r1 Server, GigaComputing
+    # 8,846.5; llama3.1-8b Offline and Server, Cisco 21,389.3 and 21,743.8; wan-2.2 Offline and whisper,
+    # VibeHPC), MI355X 4 (dlrm-v3 Offline and Server, AMD; llama2-70b-99.9 and llama3.1-8b Interactive,
+    # MiTAC); none of them has an example price. (The Arc Pro B70 runs of the RAG benchmarks are not
+    # ranked: Intel's notes say "CPU-only" of its vector-database run, and they describe the entry.)
     unpriced = {r["unpriced_leader"]: r["workloads_led"]
                 for r in rows(private_con, readme_query("SELECT accelerator AS unpriced_leader"))}
-    assert published("v6.0", "6.0-0078", "llama2-70b-99", "Offline") / 72 > \
-        published("v6.0", "6.0-0010", "llama2-70b-99", "Offline") / 8
-    assert set(unpriced) == {"GB300", "B300"}
-    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.0' "
+    assert unpriced == {"GB300": 10, "B300": 5, "MI355X": 4}
+    led = rows(private_con, "SELECT accelerator, count(*) AS n FROM accelerator_comparison WHERE round = 'v6.1' "
                             "AND rank_per_accelerator = 1 GROUP BY ALL")
     assert unpriced == {r["accelerator"]: r["n"] for r in led if r["accelerator"] in unpriced}
 
@@ -457,8 +461,20 @@ def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
     #   B300 / B200 llama2-70b-99 Offline x8: 6.0-0010 115730 / 6.0-0048 103954 = 1.1133 -> 1.5 overstated;
     #   B300 / B200 llama3.1-405b Server x8: 6.0-0089 1484.4 / 6.0-0040 983.626 = 1.5091 -> 1.2 understated;
     #   B300 / H100 SXM deepseek-r1 Server: no v6.0 H100 SXM row -> unsupported.
-    # The seeds' v6.1 claims, before v6.1 is loaded: no figure the data supports, so every claim with
-    # a number is `unsupported`, never `holds`; the two post-deadline claims, with no number, are not graded.
+    # The seeds' v6.1 claims, graded against v6.1's summary.csv (NVIDIA's entries at 72 GPUs: Vera Rubin
+    # 6.1-0106, preview; GB300 6.1-0074; GB300 at 288, 6.1-0073):
+    #   holds (9): Vera Rubin / GB300, deepseek-r1 Offline 1183326.85 / 679740 = 1.7409 (1.7), Server
+    #     1175890.22 / 596944 = 1.9699 (1.9), Interactive 652750.14 / 253506 = 2.5749 (2.5); qwen3-vl Offline
+    #     2392.70 / 1304.99 = 1.8335 (1.8), Server 2323.27 / 1210.49 = 1.9193 (1.9), Interactive
+    #     1306.61 / 349.29 = 3.7407 (3.7); one rack to four, 2705130 / (4 x 679740) = 0.9949 (99%); WAN 2.2
+    #     on GB300 x72, 0.6546 videos/s (0.65) and 5.8077 s a video (5.7);
+    #   overstated (2): GB300 qwen3-vl from software alone, its best a GPU v6.0 -> v6.1, Server (the
+    #     larger): Nebius 6.0-0080 43.1538 / 4 -> NVIDIA 1210.49 / 72, 16.8123 / 10.7885 = 1.5584 (1.6);
+    #     WAN 2.2's latency against a single node (4 GB300): Oracle's 30.6534 s / 5.8077 s = 5.2781 (7.5x);
+    #   understated (1): WAN 2.2's throughput against a single node: 0.6546 / Oracle's 0.013837 = 47.31 (9x;
+    #     NVIDIA's own single node ran no v6.1 WAN);
+    #   unsupported (1): SemiAnalysis AgentX, not an MLPerf benchmark;
+    #   not graded (2): the two post-deadline claims, with no number.
     from warehouse.ledger.claims import load_claims
     from warehouse.ledger.measurements import MEASUREMENT_TABLES, RunOptions, load_measurements
     load_claims(private_con, ROOT / "examples" / "claims_v6.0_graded.example.toml")
@@ -477,15 +493,28 @@ def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
     load_claims(private_con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
     materialize(private_con, changed={"claims"})
     grades = rows(private_con, "SELECT grade, count(*) AS n FROM claim_audit WHERE round = 'v6.1' GROUP BY ALL ORDER BY ALL")
-    assert grades == [{"grade": "unsupported", "n": 13}, {"grade": None, "n": 2}]
-    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU, set beside
-    # Nebius' B200 deepseek-r1 Server 6.0-0083, 51692.9 / 8 = 6461.6125 per GPU: 650 / 6461.6125 = 0.1006;
-    # its p99 TTFT 1450 ms and TPOT 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    assert (float(checker_row("v6.1", "NVIDIA", "VR-NVL72_VR-288GB_aarch64x72_TRT", "deepseek-r1", "Offline")["Result"]),
+            float(checker_row("v6.1", "NVIDIA", "GB300-NVL72_GB300-288GB_aarch64x72_TRT", "deepseek-r1", "Offline")
+                  ["Result"])) == (1183326.8540322022, 679740)
+    assert grades == [{"grade": "holds", "n": 9}, {"grade": "overstated", "n": 2}, {"grade": "understated", "n": 1},
+                      {"grade": "unsupported", "n": 1}, {"grade": None, "n": 2}]
+    software = one(private_con, "SELECT recomputed, grade FROM claim_audit WHERE id = 'nv-v6.1-gb300-qwen3vl-software'")
+    assert published("v6.0", "6.0-0080", "qwen3-vl-235b-a22b", "Server") == 43.1538
+    assert software == {"recomputed": pytest.approx((1210.48823482974 / 72) / (43.1538 / 4), rel=1e-9),
+                        "grade": "overstated"}
+    # Question 5, row 1 (by label): example-b200-c32, 5200 tokens/s on 8 B200 = 650 per GPU. Without run
+    # summaries every verified B200 deepseek-r1 Server row is held to the scenario's limits alike, and
+    # the tie goes to the highest throughput per GPU: CoreWeave's v6.1 B200 x8 (summary.csv, numbered
+    # 6.1-0021), 56,121.3 / 8 = 7015.16 per GPU, above Nebius' v6.1 55,869.0 and v6.0 6.0-0083 51,692.9
+    # (ScitiX's v6.1 59,668.3 is open division): 650 / 7015.16 = 0.0927; its p99 TTFT 1450 ms and TPOT
+    # 62 ms keep the scenario's limits (2000 ms, 80 ms).
+    coreweave = checker_row("v6.1", "CoreWeave", "B200-SXM-180GBx8_TRT", "deepseek-r1", "Server")
+    assert (coreweave["Result"], coreweave["total_accelerators"]) == ("56121.3", "8")
     assert published("v6.0", "6.0-0083", "deepseek-r1", "Server") == 51692.9
     first = rows(private_con, readme_query("SELECT label, result_id, scenario, own_over_mlperf"))[0]
     assert (first["label"], first["result_id"], first["scenario"], first["pattern_match"]) == \
-           ("example-b200-c32", "6.0-0083", "Server", True)
-    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (51692.9 / 8), rel=1e-12)
+           ("example-b200-c32", "6.1-0021", "Server", True)
+    assert first["own_over_mlperf"] == pytest.approx((5200 / 8) / (56121.3 / 8), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,9 @@ def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():
 
 
 def test_the_console_script_validates_without_importing_hypothesis(tmp_path):
+    from warehouse.store import db
     claims = Path(__file__).resolve().parents[1] / "examples" / "claims_v6.1_nvidia.example.toml"
+    db.connect(str(tmp_path / "w.duckdb")).close()  # a ledger load reads a warehouse: it makes none
     probe = ("import atexit, sys; atexit.register(lambda: print('hypothesis', sys.modules.get('hypothesis'))); "
              f"sys.argv = ['mlperf-wh', 'claims', 'load', {str(claims)!r}, '--db', {str(tmp_path / 'w.duckdb')!r}]; "
              "from warehouse.startup import entry; entry()")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MIRROR, MIRROR_ROUNDS, mirror_location
+from tests.conftest import MIRROR, SHARED_ROUNDS, mirror_location
 from tests.readers import connect_file
 from warehouse.identity.rounds import load_registry, parse_round_list, resolve_rounds
 from warehouse.ingest.fetch import FetchSettings
@@ -32,9 +32,9 @@ print(json.dumps({"code": code, "imported": heavy}), file=sys.stderr)
 
 
 @pytest.fixture
-def loaded_copy(mirror_warehouse, tmp_path) -> str:
+def loaded_copy(shared_warehouse, tmp_path) -> str:
     path = tmp_path / "w.duckdb"
-    shutil.copyfile(mirror_warehouse, path)
+    shutil.copyfile(shared_warehouse, path)
     return str(path)
 
 
@@ -55,19 +55,19 @@ def test_a_backfill_that_finds_nothing_new_starts_no_flow_and_says_so_in_the_his
     verdict, out = run_cli("--db", loaded_copy, "backfill", "--source", str(MIRROR))
     assert verdict == {"code": 0, "imported": []}, "no Prefect, no Pandera: looking costs what looking costs"
     assert out.startswith("backfill: nothing new; the warehouse is unchanged (4 unchanged, 1 not published)")
-    assert unchanged_events(loaded_copy) == [("backfill", r, "unchanged", True, None) for r in MIRROR_ROUNDS]
+    assert unchanged_events(loaded_copy) == [("backfill", r, "unchanged", True, None) for r in SHARED_ROUNDS]
     # `history` reads the published copy, refreshed first as the warehouse changed since it was made
     verdict, out = run_cli("--db", loaded_copy, "loads", "--format", "json")
     assert verdict["code"] == 0
-    assert [(e["round"], e["status"]) for e in json.loads(out)] == [  # the mirror warehouse's loads, then this run
-        (r, status) for status in ("loaded", "unchanged") for r in MIRROR_ROUNDS]
+    assert [(e["round"], e["status"]) for e in json.loads(out)] == [  # the session warehouse's loads, then this run
+        (r, status) for status in ("loaded", "unchanged") for r in SHARED_ROUNDS]
 
 
 def test_a_watch_that_finds_nothing_new_starts_no_flow(loaded_copy):
     verdict, out = run_cli("--db", loaded_copy, "watch", "--source", str(MIRROR))
     assert verdict == {"code": 0, "imported": []}
     assert out.startswith("watch: nothing new; the warehouse is unchanged (4 unchanged")
-    assert [r for _, r, *_ in unchanged_events(loaded_copy)] == list(MIRROR_ROUNDS)
+    assert [r for _, r, *_ in unchanged_events(loaded_copy)] == list(SHARED_ROUNDS)
 
 
 def test_a_changed_file_needs_the_flow(loaded_copy, tmp_path):
@@ -124,7 +124,7 @@ def test_a_run_that_finds_nothing_new_makes_no_reachability_probe(tmp_path):
     from tests.conftest import serve
     db_path = tmp_path / "w.duckdb"
     with serve(MIRROR) as server:
-        _loaded_from(server.url, db_path, tuple(MIRROR_ROUNDS))  # every round the watcher would find
+        _loaded_from(server.url, db_path, tuple(SHARED_ROUNDS))  # every round the watcher would find
         connections = []
         handle = server.process_request
         server.process_request = lambda request, address: (connections.append(address), handle(request, address))

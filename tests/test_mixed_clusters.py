@@ -2,7 +2,7 @@
 accelerator as if it were one model."""
 from __future__ import annotations
 
-from tests.shared_rows import published, record, rows
+from tests.shared_rows import checker_rows, published, record, rows
 
 MIXED = "mixed_cluster"
 
@@ -26,8 +26,16 @@ def test_a_mixed_cluster_is_labelled_and_never_ranked_per_accelerator(shared_con
             other["result_per_accelerator"] > ranked["result_per_accelerator"] for other in group)
     assert rows(shared_con, f"SELECT * FROM leaderboard WHERE {MIXED} AND rank_per_accelerator IS NOT NULL") == []
     assert rows(shared_con, f"SELECT * FROM accelerator_comparison WHERE {MIXED} AND rank_per_accelerator IS NOT NULL") == []
+    # the mixed systems of the shared tables: v5.1 MangoBoost's MI300X + MI325X, v6.0's 6.0-0031 above,
+    # and v6.1's two (summary.csv): Cisco's "UCS H200 x8 + MI350X x8 G200 2x2 TOR" (accelerator_model_name
+    # "NVIDIA H200-SXM-141GB + AMD Instinct MI350X 288GB HBM3e", 8 rows) and Dell_MangoBoost's
+    # "Heterogeneous Four-Cluster (2x8x MI300X + 2x8x MI355X, LLMBoost)" (2 rows)
+    assert {r["accelerator_model_name"] for r in checker_rows("v6.1") if r["Organization"] in ("Cisco", "Dell_MangoBoost")
+            and "+" in r["SystemName"]} == {"NVIDIA H200-SXM-141GB + AMD Instinct MI350X 288GB HBM3e",
+                                            "AMD Instinct MI300X 192GB HBM3 (x2x8) and AMD Instinct MI355X 288GB HBM3e (x2x8)"}
     labelled = rows(shared_con, f"SELECT DISTINCT accelerator FROM token_economics WHERE {MIXED} ORDER BY 1")
-    assert [r["accelerator"] for r in labelled] == ["MI300X + MI325X", "MI300X + MI325X + MI355X"]
+    assert [r["accelerator"] for r in labelled] == ["H200 SXM + MI350X", "MI300X + MI325X", "MI300X + MI325X + MI355X",
+                                                    "MI300X + MI355X"]
     assert rows(shared_con, f"SELECT * FROM token_economics WHERE accelerator LIKE '%+%' AND NOT {MIXED}") == []
 
 

@@ -36,6 +36,25 @@ def test_every_mart_names_each_concept_one_way(shared_con):
     assert refusals(columns) == []
 
 
+def nested_fields(con) -> list[tuple[str, str]]:
+    """(mart, column.field) for every field of a mart column of structs (claim_audit.rows_used: the
+    result rows a claim's figure rests on), read from its DuckDB type."""
+    found = []
+    for r in rows(con, "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE schema_name = 'marts' "
+                       "AND data_type LIKE 'STRUCT(%' ORDER BY table_name, column_index"):
+        fields = re.findall(r'[(,]\s*"?([A-Za-z_][A-Za-z0-9_]*)"?\s+[A-Z]', r["data_type"])
+        found += [(r["table_name"], f"{r['column_name']}.{field}") for field in fields]
+    return found
+
+
+def test_nested_rows_name_each_concept_as_the_marts_do(shared_con):
+    # Issue 63: the claim audit's nested result rows kept value, units and total_accelerators while
+    # every mart column said result, result_unit and accelerator_count.
+    fields = nested_fields(shared_con)
+    assert ("claim_audit", "rows_used.result") in fields and ("claim_audit", "rows_used.accelerator_count") in fields
+    assert refusals([(mart, field.split(".", 1)[1]) for mart, field in fields]) == []
+
+
 # output_unit: what a benchmark produces (tokens, samples); published_unit: the unit `result` was printed in.
 UNITS_OF_A_KIND = {"output_unit", "published_unit"}
 

@@ -314,7 +314,7 @@ def test_targets_are_warmed_up_only_when_there_are_some(monkeypatch, targets_mad
     assert configured_targets() == first and len(targets_made) == 2  # made once per process
 
 
-def test_a_watch_that_loads_nothing_announces_a_decision_due_once(mirror_warehouse, fast_retries, monkeypatch,
+def test_a_watch_that_loads_nothing_announces_a_decision_due_once(shared_warehouse, fast_retries, monkeypatch,
                                                                    tmp_path, capsys):
     """`mlperf-wh watch` on a tick with nothing new (no flow runs: flows/look_first.py) still tells
     of a decision whose review date (2026-06-01) has passed, and only on its first tick."""
@@ -323,7 +323,7 @@ def test_a_watch_that_loads_nothing_announces_a_decision_due_once(mirror_warehou
     from warehouse.store import db
     from warehouse.views import materialize
     copy = tmp_path / "w.duckdb"
-    shutil.copyfile(mirror_warehouse, copy)
+    shutil.copyfile(shared_warehouse, copy)
     with db.connect(str(copy)) as con:
         load_claims(con, ROOT / "tests" / "fixtures" / "catalog" / "claims.toml")
         load_decisions(con, ROOT / "tests" / "fixtures" / "catalog" / "decisions.toml")

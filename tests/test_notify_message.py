@@ -13,7 +13,7 @@ pytestmark = pytest.mark.unit
 
 def leader(result_id: str, round_name: str, figure: float) -> dict:
     return {"result_id": result_id, "round": round_name, "accelerator": "GB300", "submitter": "Nebius",
-            "figure": figure, "per": "per accelerator"}
+            "figure": figure, "per": "per accelerator", "benchmark": "deepseek-r1", "scenario": "Server"}
 
 
 SUBJECT = "deepseek-r1 Server Tokens/s"
@@ -29,13 +29,15 @@ def test_a_new_best_is_a_move_with_its_gap_and_an_unchanged_one_is_not():
     assert [(m.subject, m.result_id) for m in moves] == [(SUBJECT, "6.0-0082"), ("whisper Offline Samples/s", "6.0-0001")]
     assert moves[0].gap == pytest.approx(8063.8 / 2907.3)  # 2.774x
     assert moves[1].gap is None and moves[1].before is None  # the first leader of its subject
+    # the leader whose place was taken, for what became of it (notify/fates.py); none for a first leader
+    assert (moves[0].previous, moves[1].previous) == (("5.1-0072", "deepseek-r1", "Server"), None)
 
 
 def test_a_corrected_figure_of_the_same_leader_is_a_move():
     before = Answers({"leader_per_accelerator": {SUBJECT: leader("6.0-0082", "v6.0", 8063.8)}})
     after = Answers({"leader_per_accelerator": {SUBJECT: leader("6.0-0082", "v6.0", 8100.0)}})
     [move] = leader_moves(before, after)
-    assert move.gap == pytest.approx(8100.0 / 8063.8)
+    assert move.gap == pytest.approx(8100.0 / 8063.8) and move.previous is None
 
 
 def test_grade_moves_name_new_and_changed_claims():
@@ -59,6 +61,16 @@ def test_answers_come_first_then_claims_decisions_rows_and_the_report():
     order = [body.index(s) for s in ("New leaders", "Claims whose grade changed", "Decisions due for review",
                                      "Rows v6.0: 520 added, 0 changed, 0 withdrawn result rows (first load)", "Report: ")]
     assert order == sorted(order)
+
+
+def test_a_leader_that_lost_its_place_for_a_reason_says_it():
+    because = "withdrawn from the re-published table"
+    move = Move("leader_per_accelerator", SUBJECT, "6.0-0024 (v6.0, B300, Dell): 13,549 per accelerator",
+                "6.0-0010 (v6.0, B300, Cisco): 14,313 per accelerator", "6.0-0024", "v6.0", 13549 / 14313,
+                ("6.0-0010", "deepseek-r1", "Server"), because)
+    body = compose("backfill", [], [], [move], [], [RoundRows("v6.0", False, 0, 0, 1, [])], None).body
+    assert ("- per accelerator, deepseek-r1 Server Tokens/s: 6.0-0024 (v6.0, B300, Dell): 13,549 per accelerator, "
+            f"0.95x the previous leader 6.0-0010 (v6.0, B300, Cisco): 14,313 per accelerator ({because})") in body
 
 
 def test_a_failed_run_says_its_error_line_first():

@@ -165,7 +165,9 @@ def without_optional_installs(tmp_path, *args: str) -> subprocess.CompletedProce
 
 @pytest.mark.slow
 def test_the_core_runs_without_optional_installs_and_each_feature_names_its_install(tmp_path):
+    from warehouse.store import db as store
     db = str(tmp_path / "w.duckdb")
+    store.connect(db).close()  # a ledger load reads a warehouse: it makes none
     claims = ROOT / "examples" / "claims_v6.1_nvidia.example.toml"
     loaded = without_optional_installs(tmp_path, "claims", "load", str(claims), "--db", db)
     assert loaded.returncode == 0, loaded.stderr

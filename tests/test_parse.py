@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import copy
+import csv
+import io
 import json
 import math
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,17 +14,20 @@ import polars as pl
 import pytest
 
 from schemas.raw import CHECKER_TO_FINAL
-from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL
+from tests.conftest import SHARED_ROUNDS, UNOFFICIAL, mirror_location
 from warehouse.identity.rounds import InvalidRoundName, validate_round_name
 from warehouse.ingest.parse import RECORD_NO, parse, read_raw, to_final_layout
 from warehouse.ingest.pipeline import prepare
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FINAL = "summary_results.json"
+CHECKER_CSV = "summary.csv"
+# the rounds whose mirror holds MLCommons' final table (v6.1 published only the checker's summary.csv)
+FINAL_ROUNDS = [r for r in SHARED_ROUNDS if mirror_location(r)[0] == FINAL]
 
 
 def mirror_file(round_name: str) -> Path:
-    return MIRROR / f"inference_results_{round_name}" / "main" / FINAL
+    return Path(mirror_location(round_name)[1])
 
 
 @lru_cache(maxsize=None)
@@ -35,7 +41,8 @@ def mirror_records(round_name: str) -> list[dict]:
 
 @lru_cache(maxsize=None)
 def prepared_round(round_name: str):
-    return prepare(mirror_bytes(round_name), FINAL, round_name, "official", str(mirror_file(round_name)))
+    return prepare(mirror_bytes(round_name), mirror_file(round_name).name, round_name, "official",
+                   str(mirror_file(round_name)))
 
 
 def canonical_of(records: list[dict], round_name: str = "v6.0", origin: str = "official") -> pl.DataFrame:
@@ -50,7 +57,7 @@ def canonical_of(records: list[dict], round_name: str = "v6.0", origin: str = "o
 def test_each_shared_round_parses_with_nothing_quarantined(round_name):
     prepared = prepared_round(round_name)
     v = prepared.validated
-    assert prepared.format == "final"
+    assert prepared.format == {FINAL: "final", CHECKER_CSV: "checker_csv"}[mirror_file(round_name).name]
     assert v.rows_read == SHARED_ROUNDS[round_name]
     assert v.rows_loaded == SHARED_ROUNDS[round_name]
     assert v.rows_quarantined == 0
@@ -59,7 +66,7 @@ def test_each_shared_round_parses_with_nothing_quarantined(round_name):
     assert v.good.filter(pl.col("metric") == "performance").height == SHARED_ROUNDS[round_name]
 
 
-@pytest.mark.parametrize("round_name", list(SHARED_ROUNDS))
+@pytest.mark.parametrize("round_name", FINAL_ROUNDS)
 def test_power_result_gives_one_extra_power_row_per_record(round_name):
     records = mirror_records(round_name)
     with_power = [r for r in records if r.get("Power_Result") not in (None, "")]
@@ -76,6 +83,18 @@ def test_power_rows_exist_in_the_rounds_that_measured_power():
     # Guards the test above against passing vacuously: v4.1 and v5.1 published power results.
     assert prepared_round("v4.1").validated.good.filter(pl.col("metric") == "power").height == 31
     assert prepared_round("v5.1").validated.good.filter(pl.col("metric") == "power").height == 24
+
+
+def test_the_v6_1_checker_table_holds_no_power_result():
+    # v6.1's summary.csv, counted by hand from the file: 492 rows, has_power "False" in every one, and
+    # no power unit among them (Tokens/s 354, Samples/s 74, Queries/s 31, Latency (ms) 17,
+    # Latency (s) 15, Tasks/s 1): one performance row per record and no power row.
+    rows = list(csv.DictReader(io.StringIO(mirror_bytes("v6.1").decode())))
+    assert len(rows) == 492 and {r["has_power"] for r in rows} == {"False"}
+    assert Counter(r["Units"] for r in rows) == {"Tokens/s": 354, "Samples/s": 74, "Queries/s": 31,
+                                                 "Latency (ms)": 17, "Latency (s)": 15, "Tasks/s": 1}
+    good = prepared_round("v6.1").validated.good
+    assert good.height == 492 and good.filter(pl.col("metric") == "power").height == 0
 
 
 def _expected_per_node(raw) -> int | None:
@@ -246,7 +265,7 @@ def assigned_and_published_ids(round_name: str) -> pl.DataFrame:
 # ("v4.1-0001"); v5.1 and v6.0 were run with "5.1"/"6.0" ("5.1-0001"). The warehouse assigns the
 # un-prefixed form, so IDs are compared after stripping a leading "v"; the exception is asserted to
 # be exactly that and nothing else.
-@pytest.mark.parametrize("round_name", list(SHARED_ROUNDS))
+@pytest.mark.parametrize("round_name", FINAL_ROUNDS)
 @pytest.mark.parametrize("division", ["closed", "open"])
 def test_assigned_result_ids_equal_the_published_ids_row_by_row(round_name, division):
     ids = assigned_and_published_ids(round_name).filter(pl.col("division") == division)

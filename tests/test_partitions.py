@@ -61,8 +61,8 @@ def test_the_partition_is_read_from_the_name_and_its_share_from_the_profile():
                      (None, None, None, None)]
     assert [got[i]["hardware_count"] for i in (0, 1, 5)] == [1, 56, 8]
     # the device is matched without the annotation; the hardware a comparison keys on is the partition
-    assert [r["accelerator"] for r in got[:2]] == ["A100 SXM", "A100 SXM"]
-    assert [r["hardware"] for r in (got[0], got[5])] == ["A100 SXM (MIG 1g.10gb)", "A100 SXM"]
+    assert [r["accelerator"] for r in got[:2]] == ["A100 SXM 80GB", "A100 SXM 80GB"]
+    assert [r["hardware"] for r in (got[0], got[5])] == ["A100 SXM 80GB (MIG 1g.10gb)", "A100 SXM 80GB"]
     # per device only where every device is filled: 56 instances x 1/7 = 8 GPUs; 278,648 / 8 = 34,831,
     # per instance 278,648 / 56 = 4,975.857; one instance of one A100 has no per-device figure
     assert got[1]["value_per_accelerator"] == 34831.0
@@ -78,7 +78,7 @@ def test_a_slice_counts_its_instances_and_its_chassis_still_counts_its_gpus(v21)
              "WHERE benchmark = 'resnet' AND scenario = 'Offline' AND platform IN (?, ?)", [SLICE, HPE_SLICE])}
     nvidia, hpe = found[SLICE], found[HPE_SLICE]
     assert (nvidia["accelerator"], nvidia["hardware"], nvidia["partition"]) == \
-        ("A100 SXM", "A100 SXM (MIG 1g.10gb)", "1g.10gb")
+        ("A100 SXM 80GB", "A100 SXM 80GB (MIG 1g.10gb)", "1g.10gb")
     assert nvidia["partition_fraction"] == pytest.approx(1 / 7)
     assert (nvidia["total_accelerators"], nvidia["total_partitions"], nvidia["value_per_accelerator"],
             nvidia["value_per_partition"]) == (1, 1, None, 5589.01)
@@ -93,7 +93,7 @@ def test_no_scaling_pair_sets_a_slice_beside_whole_gpus(v21):
                         "AND scenario = 'Server' AND accelerator LIKE 'A100 SXM%'")
     # Before: the slice (3,526.96 qps) was "A100 SXM x1" against DGX A100 x8's 300,063.99:
     # (300,063.99 / 3,526.96) / 8 = 10.635, superlinear, and the x8 result excluded
-    assert not any(p["accelerator_count_small"] == 1 and p["accelerator"] == "A100 SXM" for p in pairs), pairs
+    assert not any(p["accelerator_count_small"] == 1 and p["accelerator"] == "A100 SXM 80GB" for p in pairs), pairs
     blamed = _query(v21, "SELECT f.rule, f.related FROM int_pair_findings AS f JOIN stg_results AS r "
                          "USING (source_id, record_no) WHERE r.platform = ?", [WHOLE_X8])
     assert blamed == []
@@ -128,7 +128,7 @@ def test_per_accelerator_answers_give_a_slice_no_per_gpu_figure(v21):
                         "FROM token_economics WHERE benchmark = 'resnet' AND scenario = 'Offline' AND system IN "
                         "('NVIDIA DGX A100 (1x A100-SXM-80GB-MIG-1x1g.10gb, TensorRT)', "
                         "'NVIDIA DGX A100 (8x A100-SXM-80GB, TensorRT)') ORDER BY accelerator_count")
-    assert found == [{"accelerator": "A100 SXM", "partition": "1g.10gb", "accelerator_count": 1,
+    assert found == [{"accelerator": "A100 SXM 80GB", "partition": "1g.10gb", "accelerator_count": 1,
                       "throughput_per_accelerator": None},
-                     {"accelerator": "A100 SXM", "partition": None, "accelerator_count": 8,
+                     {"accelerator": "A100 SXM 80GB", "partition": None, "accelerator_count": 8,
                       "throughput_per_accelerator": 41893.0}]

@@ -22,6 +22,7 @@ NOTES = {
     "6.0-0906": ("GPU TGP 2.3 kW", 2300.0, "TGP"),
     "6.0-0907": ("TDP: configurable per rack", None, None),                      # mentioned, no figure
     "6.0-0908": ("liquid cooled", None, None),                                   # no statement at all
+    "6.0-0909": ("With 75W Accelerator TDP constraints", 75.0, "TGP"),           # Qualcomm's, v1.1-v3.1
 }
 
 
@@ -45,6 +46,7 @@ def test_power_is_read_in_any_order_and_unit(stated):
         assert (row["published_accelerator_watts"], row["accelerator_power_stated_as"]) == (watts, stated_as), notes
     assert found["6.0-0901"]["accelerator_power_statement"] == "1400W TGP"
     assert found["6.0-0905"]["accelerator_power_statement"] == "1400W/1200W TGP"
+    assert found["6.0-0909"]["accelerator_power_statement"] == "75W Accelerator TDP"
     economics = {r["result_id"]: r for r in rows(stated, "SELECT * FROM token_economics")}
     # 72 GPUs x the stated 2300 W: the accelerators-only basis says TGP, not the (absent) TDP
     assert economics["6.0-0902"]["accelerators_only_watts"] == 72 * 2300

@@ -12,8 +12,7 @@ import shutil
 import polars as pl
 import pytest
 
-from tests.shared_rows import one, published, record, rows
-from warehouse.export.run_report import Snapshot, build
+from tests.shared_rows import checker_row, first_backfill, one, published, record, rows
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
 
 SPEEDUP = ("SELECT * FROM generation_speedups WHERE round = ? AND benchmark = ? AND scenario = ? "
@@ -41,12 +40,17 @@ def test_no_pair_crosses_a_segment_or_a_form_factor(shared_con):
 
 def test_h200_over_h100_in_v41(shared_con):
     # H100 SXM and H200 SXM share a generation number (Hopper, 4), so they were never compared. The
-    # predecessor chain pairs them. v4.1 llama2-70b-99 Offline at 8 GPUs: best H200 SXM v4.1-0046
-    # NVIDIA 34864.2 Tokens/s; best H100 SXM v4.1-0031 HPE 24528.3. 34864.2 / 24528.3 = 1.42139.
+    # predecessor chain pairs them. v4.1 llama2-70b-99 Offline at 8 GPUs: best H200 SXM v4.1-0021 32124.3
+    # Tokens/s; best H100 SXM v4.1-0031 HPE 24528.3: 32124.3 / 24528.3 = 1.30968. NVIDIA's v4.1-0046
+    # (34864.2) ran H200 CTS parts at 1000 W ("H200-SXM-141GB-CTS", "H200 TGP 1000W"): its own part, paired
+    # apart, 34864.2 / 24528.3 = 1.42139 (before the variants, that was "the H200 over the H100").
+    assert published("v4.1", "v4.1-0021", "llama2-70b-99", "Offline") == 32124.3
     assert published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") == 34864.2
     assert published("v4.1", "v4.1-0031", "llama2-70b-99", "Offline") == 24528.3
     row = one(shared_con, SPEEDUP, ["v4.1", "llama2-70b-99", "Offline", 8, "H200 SXM", "H100 SXM"])
-    assert row["speedup"] == pytest.approx(34864.2 / 24528.3, rel=1e-12)
+    assert row["speedup"] == pytest.approx(32124.3 / 24528.3, rel=1e-12)
+    cts = one(shared_con, SPEEDUP, ["v4.1", "llama2-70b-99", "Offline", 8, "H200 SXM CTS", "H100 SXM"])
+    assert cts["speedup"] == pytest.approx(34864.2 / 24528.3, rel=1e-12)
     assert (row["line"], row["segment"], row["form_factor"]) == ("NVIDIA HGX", "datacenter", "8-GPU baseboard")
     assert (row["generations_apart"], row["procurement_grade"], row["newer_is_slower"]) == (1, True, False)
     h100_pairs = rows(shared_con, "SELECT DISTINCT benchmark FROM generation_speedups WHERE round = 'v4.1' "
@@ -97,24 +101,39 @@ def test_cpu_software_gains_at_the_same_socket_count(shared_con):
     # 6.0-0096 497.339. gain = 497.339 / 450.869 = 1.10307, same scale, procurement grade.
     assert published("v5.1", "5.1-0084", "llama3.1-8b", "Server") == 450.869
     assert published("v6.0", "6.0-0096", "llama3.1-8b", "Server") == 497.339
-    row = one(shared_con, "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'Supermicro' "
-                          "AND cpu = 'Xeon 6980P' AND benchmark = 'llama3.1-8b' AND scenario = 'Server'")
+    gains = "SELECT * FROM software_gains WHERE basis = 'same_scale' AND submitter = 'Supermicro' " \
+            "AND cpu = 'Xeon 6980P' AND benchmark = 'llama3.1-8b' AND scenario = 'Server' AND round_to = ?"
+    row = one(shared_con, gains, ["v6.0"])
     assert row["gain"] == pytest.approx(497.339 / 450.869, rel=1e-12)
     assert (row["scale_from"], row["scale_to"], row["scale_changed"], row["procurement_grade"]) == (2, 2, False, True)
     assert (row["result_id_from"], row["result_id_to"]) == ("5.1-0084", "6.0-0096")
+    # ...and on to v6.1 (summary.csv: Supermicro 1-node-2S-GNR_128C, "Intel(R) Xeon(R) 6980P" x2,
+    # llama3.1-8b Server 1101.19 Tokens/s): 1101.19 / 497.339 = 2.21416, the same system, software alone
+    v61 = checker_row("v6.1", "Supermicro", "1-node-2S-GNR_128C", "llama3.1-8b", "Server")
+    assert (v61["Result"], v61["host_processor_model_name"], v61["host_processors_per_node"]) == \
+        ("1101.19", "Intel(R) Xeon(R) 6980P", "2")
+    row = one(shared_con, gains, ["v6.1"])
+    assert row["gain"] == pytest.approx(1101.19 / 497.339, rel=1e-12)
+    assert (row["result_id_from"], row["scale_to"], row["software_alone"]) == ("6.0-0096", 2, True)
     cpu_rows = rows(shared_con, "SELECT basis, count(*) AS n FROM software_gains WHERE hardware_kind = 'cpu' "
                                 "GROUP BY basis ORDER BY basis")
     # a CPU-only system has no per-accelerator figure: its gains are the submitter's own (same_scale) and
     # the processor's best against its best (hardware_best)
     assert {r["basis"] for r in cpu_rows} == {"hardware_best", "same_scale"}
-    assert next(r["n"] for r in cpu_rows if r["basis"] == "same_scale") == 18
+    # 18 from v5.1 to v6.0; 11 from v6.0 to v6.1, the CPU-only systems of summary.csv that ran in v6.0
+    # with the same platform, processor and sockets: Dell 1-node-2S-GNR_86C (Xeon 6787P x2; llama3.1-8b
+    # Offline and Server, rgat, whisper: 4), Intel 1-node-2S-GNR_128C (Xeon 6980P x2; the same 4) and
+    # Supermicro 1-node-2S-GNR_128C (Xeon 6980P x2; llama3.1-8b Offline and Server, whisper: 3)
+    assert next(r["n"] for r in cpu_rows if r["basis"] == "same_scale") == 18 + 11
+    assert rows(shared_con, "SELECT submitter, count(*) AS n FROM software_gains WHERE hardware_kind = 'cpu' "
+                            "AND basis = 'same_scale' AND round_to = 'v6.1' GROUP BY ALL ORDER BY ALL") == [
+        {"submitter": "Dell", "n": 4}, {"submitter": "Intel", "n": 4}, {"submitter": "Supermicro", "n": 3}]
 
 
 def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
     # What a new user reads first after `make run`: the three largest new generation speedups. Taken
     # as the report takes them (before: nothing), every one is a pair of one line and segment.
-    before = Snapshot({}, set(), pl.DataFrame(), pl.DataFrame())
-    report = build(private_con, "backfill", None, [], before)
+    report = first_backfill(private_con)
     assert len(report.new_speedups) == 3
     for speedup in report.new_speedups:
         assert speedup["segment"] == "datacenter" and speedup["line"]
@@ -139,6 +158,27 @@ def test_the_reference_refuses_a_broken_succession(tmp_path, edit, message):
     accelerator, column, value = edit
     table = table.with_columns(pl.when(pl.col("accelerator") == accelerator).then(pl.lit(value))
                                .otherwise(pl.col(column)).alias(column))
+    table.write_csv(path)
+    with pytest.raises(pa_errors.SchemaError, match=message):
+        load_reference(tmp_path)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("edit, message", [
+    (("Xeon 6788P", "source", None), "source"),
+    (("Xeon 6788P", "source", "the vendor's site"), "str_startswith"),
+    (("Apple M1 Pro", "family", "M2"), "one canonical processor has conflicting attributes"),
+])
+def test_the_processor_reference_refuses_a_part_without_a_source_or_with_two_identities(tmp_path, edit, message):
+    # every processor states where it is stated (a system description or a page naming it), and its
+    # patterns (Apple M1 Pro has two: "Apple M1 Pro", "MacBookPro18,1") give it one identity
+    import pandera.errors as pa_errors
+    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "processors.csv"
+    table = pl.read_csv(path, infer_schema_length=0)
+    processor, column, value = edit
+    first = (pl.col("processor") == processor) & (pl.int_range(pl.len()) == pl.arg_where(pl.col("processor") == processor).first())
+    table = table.with_columns(pl.when(first).then(pl.lit(value)).otherwise(pl.col(column)).alias(column))
     table.write_csv(path)
     with pytest.raises(pa_errors.SchemaError, match=message):
         load_reference(tmp_path)

@@ -419,6 +419,14 @@ def test_claims_are_a_table_graded_by_colour(browser, report, claims_warehouse):
     assert 'id="spec-claim_audit"' not in report.read_text(encoding="utf-8")  # a table, not a stacked bar
 
 
+def test_the_decisions_table_writes_a_yes_or_no_as_every_output_does(report):
+    # Issue 63: its `flagged` column said "False" where the terminal, the exports and the decision
+    # records say false.
+    table = report.read_text(encoding="utf-8").split('id="table-decisions_due"', 1)[1].split("</table>", 1)[0]
+    said = re.findall(r"<td>(true|false|True|False)</td>", table)
+    assert said and set(said) <= {"true", "false"}
+
+
 def test_charts_are_written_as_png_and_svg_with_their_titles(report):
     charts = report.parent / "charts"
     for name in CHARTS:

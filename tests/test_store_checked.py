@@ -130,3 +130,64 @@ def test_a_run_that_waited_for_another_writer_checks_again(tmp_path, monkeypatch
         Path(f"{handle}.wal").symlink_to(tmp_path / "elsewhere")
     second.join(10)
     assert refused and "w.duckdb.wal is not a write-ahead log DuckDB wrote" in refused[0]
+
+
+# --- issue 61 item 6: the handle keeps the file it checked ------------------------------------------
+
+def swapped_for_a_link(handle: CheckedWarehouse, other: Path) -> None:
+    """The warehouse file moved away and a link to another warehouse put at its path, after the check."""
+    Path(handle.path).rename(f"{handle.path}.moved")
+    Path(handle.path).symlink_to(other)
+
+
+def a_warehouse(path: Path) -> Path:
+    with db.connect(str(path)) as con:
+        con.execute("CREATE TABLE mark AS SELECT 'other' AS whose")
+    return path
+
+
+@pytest.mark.unit
+def test_a_warehouse_file_swapped_for_a_link_after_the_check_is_neither_opened_nor_published(tmp_path):
+    other = a_warehouse(tmp_path / "other.duckdb")
+    handle = checked(a_warehouse(tmp_path / "w.duckdb"))
+    before = other.read_bytes()
+    swapped_for_a_link(handle, other)
+    with pytest.raises(WarehouseUnavailable, match="the warehouse file was replaced while the run used it"):
+        db.connect(handle)
+    with pytest.raises(WarehouseUnavailable, match="the warehouse file was replaced while the run used it"):
+        publish(handle)
+    assert other.read_bytes() == before
+    assert not paths.published_path(str(handle)).exists() and not paths.published_path(str(other)).exists()
+
+
+def test_a_backfill_whose_warehouse_is_swapped_after_its_check_writes_neither(tmp_path, shared_warehouse):
+    """The backfill flow as the CLI starts it, with the warehouse the command checked: the file was
+    swapped for a link to another warehouse between the check and the load (1.5 s into a backfill)."""
+    import shutil
+
+    from flows.ingest import backfill
+    from flows.local_runs import run_here
+    from tests.faults import digest
+    from warehouse.identity.rounds import load_registry
+    other = tmp_path / "other.duckdb"
+    shutil.copyfile(shared_warehouse, other)
+    before = digest(other)
+    handle = checked(a_warehouse(tmp_path / "w.duckdb"))
+    swapped_for_a_link(handle, other)
+    with pytest.raises(WarehouseUnavailable, match="replaced while the run used it"):
+        run_here(backfill, [load_registry()["v6.0"]], str(MIRROR), handle, force=True)
+    assert digest(other) == before
+    assert not paths.published_path(str(other)).exists()
+
+
+@pytest.mark.unit
+def test_a_new_warehouse_is_the_file_from_its_first_connect_on(tmp_path):
+    handle = checked(tmp_path / "w.duckdb")  # nothing there yet: the run makes it
+    with db.connect(handle):
+        pass
+    with db.connect(handle):  # the file it made
+        pass
+    Path(handle.path).rename(tmp_path / "moved.duckdb")
+    a_warehouse(tmp_path / "w.duckdb")
+    with pytest.raises(WarehouseUnavailable, match="replaced while the run used it"):
+        db.connect(handle)

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import SHARED
 from tests.readers import connect_file
 from warehouse.identity.rounds import load_registry
+from warehouse.trees.clone_folders import MARKER
 from warehouse.trees.cloning import CloneFailed, clone_round
 from warehouse.trees.rebuilding import rebuild_tree
 
@@ -86,7 +87,7 @@ def served_repository(tmp_path) -> Path:
 def test_a_sparse_partial_clone_holds_only_the_files_the_rebuild_reads(served_repository, tmp_path):
     base = f"file://{served_repository.parent}"
     tree = clone_round(base, load_registry()["v0.5"], tmp_path / "cache").root
-    assert checked_out(tree) == KEPT
+    assert checked_out(tree) == KEPT | {MARKER}  # and the warehouse's marker: the folder is its own
     assert never_fetched(tree, served_repository, LEFT_OUT)
     rows = rebuild_tree("v0.5", tree).rows
     assert [(r["location"], r["value"]) for r in rows] == [(f"{SERVER}/performance/run_1", 41546.64)]
@@ -130,7 +131,7 @@ def test_a_clone_holds_the_power_files_of_power_runs_only(tmp_path):
     bare = served(tmp_path, V11, POWER_KEPT, left_out)
     base = f"file://{bare.parent}"
     tree = clone_round(base, load_registry()["v1.1"], tmp_path / "cache").root
-    assert checked_out(tree) == POWER_KEPT
+    assert checked_out(tree) == POWER_KEPT | {MARKER}
     assert never_fetched(tree, bare, left_out)
     rebuilt = rebuild_tree("v1.1", tree)
     assert [(r["run_path"], r["unit"]) for r in rebuilt.power_rows] == [(POWERED, "Watts")]
@@ -146,6 +147,6 @@ def test_a_tree_git_refuses_a_path_of_still_gives_its_power_files(tmp_path):
     left_out = {f"{UNPOWERED}/mlperf_log_detail.txt"}
     bare = served(tmp_path, V11, POWER_KEPT, left_out, refused="closed")
     cloned = clone_round(f"file://{bare.parent}", load_registry()["v1.1"], tmp_path / "cache")
-    assert checked_out(cloned.root) == POWER_KEPT and never_fetched(cloned.root, bare, left_out)
+    assert checked_out(cloned.root) == POWER_KEPT | {MARKER} and never_fetched(cloned.root, bare, left_out)
     assert [path for path, _ in cloned.left_out] == ["closed/.git/systems/x.json"]
     assert [r["run_path"] for r in rebuild_tree("v1.1", cloned.root).power_rows] == [POWERED]

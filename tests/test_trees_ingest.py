@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from tests.cli_tables import table_rows
-from tests.conftest import SHARED_ROUNDS, serve
+from tests.conftest import serve
 from tests.shared_rows import rows
 from warehouse import counts as progress_counts
-from tests.trees_layout import TREES, published_records, replace_file, round_repositories, run_folder_of, without
+from tests.trees_layout import TREE_ROUNDS, TREES, published_records, replace_file, round_repositories, run_folder_of, without
 from tests.readers import connect_file
 
 STATUS_TITLE = "## result rows with a run summary (mlperf-wh trees)"
@@ -31,7 +31,7 @@ def expected_files(round_name: str) -> tuple[set[str], set[str]]:
 
 def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli):
     con = connect_file(trees_warehouse, read_only=True)
-    for round_name in SHARED_ROUNDS:
+    for round_name in TREE_ROUNDS:
         folders, systems = expected_files(round_name)
         # Every file the table names is in the tree excerpt...
         assert all((TREES / f"inference_results_{round_name}" / f / "mlperf_log_summary.txt").is_file()
@@ -47,7 +47,8 @@ def test_every_summary_and_system_of_the_shared_trees_loads(trees_warehouse, cli
         assert files == [{"kind": "summary", "status": "loaded", "n": len(folders), "hashed": len(folders)},
                          {"kind": "system", "status": "loaded", "n": len(systems), "hashed": len(systems)}]
     # v4.1 937 records, v5.1 1448, v6.0 520: each its own run folder.
-    assert [len(expected_files(r)[0]) for r in SHARED_ROUNDS] == [937, 1448, 520]
+    assert TREE_ROUNDS == ("v4.1", "v5.1", "v6.0")
+    assert [len(expected_files(r)[0]) for r in TREE_ROUNDS] == [937, 1448, 520]
     con.close()
     code, out, _ = cli("status", "--section", "run-summaries", "--format", "json", "--db", trees_warehouse)
     assert code == 0

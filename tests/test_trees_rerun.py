@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults import digest, query
-from tests.trees_layout import TREES, _link_or_copy
+from tests.trees_layout import TREES
 
 ROUND = "v0.5"
 T4_SERVER = "closed/NVIDIA/results/T4x8/resnet/Server/performance/run_1"
@@ -51,10 +51,12 @@ def _forget(opened: dict[str, list[str]]) -> None:
 
 @pytest.fixture
 def source(tmp_path) -> Path:
-    """v0.5's shared tree laid out as ../shared/mlcommons/trees is, in files of its own (hard links),
-    its folders made a while ago (as a tree cloned before the run: settled, reading.settled)."""
+    """v0.5's shared tree laid out as ../shared/mlcommons/trees is, in files of its own (copies, their
+    mtimes kept: a hard link shares its inode's change time with every other link, which any test
+    linking the shared files changes), its folders made a while ago (as a tree cloned before the
+    run: settled, reading.settled)."""
     shutil.copytree(TREES / f"inference_results_{ROUND}", tmp_path / "trees" / f"inference_results_{ROUND}",
-                    copy_function=_link_or_copy)
+                    copy_function=shutil.copy2)
     _settle_folders(tmp_path / "trees")
     return tmp_path / "trees"
 
@@ -135,7 +137,7 @@ def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_fi
     summary = source / f"inference_results_{ROUND}" / T4_SERVER / "mlperf_log_summary.txt"
     text = summary.read_text()
     assert "Scheduled samples per second : 41546.64" in text
-    summary.unlink()   # a hard link into ../shared: written anew, never through the link
+    summary.unlink()   # written anew: a new inode
     summary.write_text(text.replace("Scheduled samples per second : 41546.64", "Scheduled samples per second : 41000.5"))
     _changed_a_while_ago(summary)
     _forget(opened)

@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from tests.shared_rows import one, record, rows
+from tests.shared_rows import checker_rows, one, record, rows
 from tests.trees_layout import TREES
 from warehouse.identity.reference import REFERENCE_DIR, load_reference
 from warehouse.views.identities import resolve_identities
@@ -89,12 +89,16 @@ def test_whisper_offline_is_tokens_per_second(shared_con, trees_con):
     summarized = one(trees_con, ROW, ["6.0-0040", "whisper", "Offline"])
     assert summary_line("v6.0", summarized["run_path"], "Samples per second") == 777.32
     assert (summarized["summary_tokens_per_second"], summarized["unit_verdict"]) == (49327.2, "corrected")
-    # Every whisper Offline row of v5.1 and v6.0 is tokens/s: 37 + 37 rows, none left as Samples/s.
+    # Every whisper Offline row of v5.1, v6.0 and v6.1 is tokens/s: 37 + 37 + 25 rows (v6.1's summary.csv:
+    # 25 whisper Offline rows, every one labelled Samples/s), none left as Samples/s.
+    v61 = [r["Units"] for r in checker_rows("v6.1") if (r["MlperfModel"], r["Scenario"]) == ("whisper", "Offline")]
+    assert v61 == ["Samples/s"] * 25
     counts = rows(shared_con, "SELECT round, published_units, units, count(*) AS n FROM stg_results "
                               "WHERE benchmark = 'whisper' AND scenario = 'Offline' AND metric = 'performance' "
                               "GROUP BY ALL ORDER BY round")
     assert counts == [{"round": "v5.1", "published_units": "Samples/s", "units": "Tokens/s", "n": 37},
-                      {"round": "v6.0", "published_units": "Samples/s", "units": "Tokens/s", "n": 37}]
+                      {"round": "v6.0", "published_units": "Samples/s", "units": "Tokens/s", "n": 37},
+                      {"round": "v6.1", "published_units": "Samples/s", "units": "Tokens/s", "n": 25}]
 
 
 def test_interactive_tokens_labelled_queries(shared_con):
@@ -120,8 +124,12 @@ def test_a_value_its_summary_contradicts_is_suspect(trees_con):
     assert row["unit_note"] == "published as 564.018264 Latency (ms); the run summary prints 495.947315 ms"
     verdicts = rows(trees_con, "SELECT unit_verdict, count(*) AS n FROM stg_results WHERE metric = 'performance' "
                                "GROUP BY ALL ORDER BY 1")
-    # 87 corrected (5 NeuralMagic, 8 llama3.1-8b Interactive, 74 whisper), 2 suspect, the rest confirmed.
-    assert {r["unit_verdict"]: r["n"] for r in verdicts} == {"confirmed": 2816, "corrected": 87, "suspect": 2}
+    # v4.1 to v6.0 (2905 performance rows): 87 corrected (5 NeuralMagic, 8 llama3.1-8b Interactive, 74
+    # whisper), 2 suspect, the rest (2816) confirmed. v6.1 (492 rows, no tree: the rule alone): its 25
+    # whisper Offline rows corrected, the other 467 confirmed by the rule, Tasks/s included (a task is a
+    # LoadGen sample; before, "of no known kind": unchecked). 87 + 25 = 112; 2816 + 467 = 3283.
+    assert {r["unit_verdict"]: r["n"] for r in verdicts} == {"confirmed": 2816 + 467, "corrected": 87 + 25,
+                                                             "suspect": 2}
 
 
 def test_a_confirmed_row_says_by_what(shared_con, trees_con):

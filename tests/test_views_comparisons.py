@@ -54,7 +54,7 @@ def test_scaling_efficiency_v41_sizes_from_nodes_times_accelerators(shared_con):
     assert published("v4.1", "v4.1-0045", "llama2-70b-99", "Offline") == 4487.88
     assert published("v4.1", "v4.1-0046", "llama2-70b-99", "Offline") == 34864.2
     row = one(shared_con, "SELECT * FROM scaling_efficiency WHERE round = 'v4.1' AND submitter = 'NVIDIA' "
-                          "AND accelerator = 'H200 SXM' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
+                          "AND accelerator = 'H200 SXM CTS' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'")
     assert (row["accelerator_count_small"], row["accelerator_count_large"]) == (1, 8)
     assert row["efficiency"] == pytest.approx((34864.2 / 4487.88) / (8 / 1), rel=1e-9)
     assert row["procurement_grade"] is True
@@ -287,8 +287,10 @@ def test_software_gains_never_pair_open_or_preview_rows(shared_con):
     # Preview: CoreWeave GB300 x8 deepseek-r1 5.1-0097 (preview) 48047 -> 6.0-0017 (verified) 78564.
     assert published("v5.1", "5.1-0098", "llama2-70b-99", "Offline") == 93045.8
     assert published("v5.1", "5.1-0097", "deepseek-r1", "Offline") == 48047
-    assert rows(shared_con, "SELECT * FROM software_gains WHERE (submitter = 'AMD' AND accelerator = 'MI355X') "
-                            "OR submitter IN ('Krai', 'CoreWeave')") == []
+    # (Into v6.1 both pair: AMD's MI355X 6.0-0002 and CoreWeave's v6.0 entries were verified, as their
+    # v6.1 entries are; the assertions below hold every side of every pair to verified.)
+    assert rows(shared_con, "SELECT * FROM software_gains WHERE round_to = 'v6.0' AND ((submitter = 'AMD' "
+                            "AND accelerator = 'MI355X') OR submitter IN ('Krai', 'CoreWeave'))") == []
     unverified = [rid for (rid,) in shared_con.execute(
         "SELECT DISTINCT result_id FROM results WHERE verification <> 'verified'").fetchall()]
     assert "5.1-0097" in unverified and "5.1-0098" in unverified
@@ -357,28 +359,30 @@ def test_summary_per_accelerator_may_come_from_another_system_size(shared_con):
     assert record("v5.1", "5.1-0051", "llama3.1-8b", "Interactive")["Performance_Units"] == "Queries/s"
     assert published("v5.1", "5.1-0051", "llama3.1-8b", "Interactive") == 36052.3
     assert published("v6.0", "6.0-0047", "llama3.1-8b", "Interactive") == 44087.3
+    # (v6.0 -> v6.1 is another pair of rounds: each pair has its own rows, and v6.0 -> v6.1 is not read here.)
     offline = one(shared_con, "SELECT * FROM software_gains WHERE submitter = 'HPE' AND basis = 'per_accelerator' "
-                              "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
-                              "AND scenario = 'Offline'")
+                              "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
+                              "AND scenario = 'Offline' AND round_to = 'v6.0'")
     assert offline["gain"] == pytest.approx((12495.2 / 2) / (46841.8 / 8), rel=1e-9)
     assert (offline["accelerator_count_to"], offline["result_id_to"]) == (2, "6.0-0052")
     per = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
-                          "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
-                          "AND basis = 'per_accelerator'")
+                          "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
+                          "AND basis = 'per_accelerator' AND round_to = 'v6.0'")
     assert per["gain"] == pytest.approx((44087.3 / 8) / (36052.3 / 8), rel=1e-9)
     assert (per["scenario"], per["accelerator_count"], per["result_id_to"]) == ("Interactive", 8, "6.0-0047")
     same = one(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'HPE' "
-                           "AND accelerator = 'RTX PRO 6000 Blackwell' AND benchmark = 'llama3.1-8b' "
-                           "AND basis = 'same_scale'")
+                           "AND accelerator = 'RTX PRO 6000 Blackwell Server Edition' AND benchmark = 'llama3.1-8b' "
+                           "AND basis = 'same_scale' AND round_to = 'v6.0'")
     assert same["gain"] == pytest.approx(max(49580.2 / 46841.8, 48794.3 / 46060, 44087.3 / 36052.3), rel=1e-9)
     assert (same["scenario"], same["accelerator_count"]) == ("Interactive", 8)
 
 
 def test_summary_has_nothing_without_a_verified_comparison(shared_con):
     # NVIDIA GB200 llama2-70b-99 ran on 4 in v5.1 and 72 in v6.0: no same_scale summary (only
-    # per_accelerator); CoreWeave (preview in v5.1) and AMD MI355X (open in v5.1) have none at all.
+    # per_accelerator; v6.1 ran no llama2-70b-99); CoreWeave (preview in v5.1) and AMD MI355X (open in
+    # v5.1) have none from v5.1 to v6.0 (from v6.0 to v6.1, verified on both sides, they have).
     found = rows(shared_con, "SELECT basis FROM software_gain_summary WHERE submitter = 'NVIDIA' "
                              "AND accelerator = 'GB200' AND benchmark = 'llama2-70b-99'")
     assert found == [{"basis": "per_accelerator"}]
-    assert rows(shared_con, "SELECT * FROM software_gain_summary WHERE submitter = 'CoreWeave' "
-                            "OR (submitter = 'AMD' AND accelerator = 'MI355X')") == []
+    assert rows(shared_con, "SELECT * FROM software_gain_summary WHERE round_to = 'v6.0' AND (submitter = 'CoreWeave' "
+                            "OR (submitter = 'AMD' AND accelerator = 'MI355X'))") == []

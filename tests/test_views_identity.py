@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import SHARED_ROUNDS
-from tests.shared_rows import records, rows
+from tests.shared_rows import checker_rows, records, rows
 from warehouse.identity.reference import VALIDATED_FILE, default_reference, load_reference, shipped_checksums
 from warehouse.views.identities import resolve_identities
 from warehouse.identity.rounds import REFERENCE_DIR
@@ -25,9 +25,13 @@ def identities(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con):
-    names = sorted({str(r["Accelerator"]).strip() for name in SHARED_ROUNDS for r in records(name)
-                    if r.get("Accelerator") and str(r["Accelerator"]).strip()})
-    assert len(names) > 40
+    # the final tables' Accelerator, and v6.1's checker table's accelerator_model_name where it counts
+    # accelerators (its 33 CPU-only rows say 'N/A' with 0 per node)
+    names = {str(r["Accelerator"]).strip() for name in SHARED_ROUNDS if name != "v6.1" for r in records(name)
+             if r.get("Accelerator") and str(r["Accelerator"]).strip()}
+    names |= {r["accelerator_model_name"].strip() for r in checker_rows("v6.1") if r["accelerators_per_node"] != "0"}
+    names = sorted(names)
+    assert len(names) > 40 and "NVIDIA Vera Rubin" in names
     frame = pl.DataFrame({"accelerator_raw": names, "model": ["resnet"] * len(names),
                           "used_model": ["resnet"] * len(names)})
     mapped = identities(frame)
@@ -42,12 +46,17 @@ def test_every_published_accelerator_name_has_a_canonical_accelerator(shared_con
 def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_published_name(shared_con):
     """canonical_accelerators (claims, decisions) runs base_accelerator_names alone; stg_results takes
     `accelerator` from it. Every published name of the shared rounds, and a name that matches nothing,
-    get exactly what the loaded rows show."""
+    get exactly what the loaded rows show, but for a system its own name marks as virtualized (a leading
+    v: Broadcom_Supermicro's v5.1 vSYS-422GA B200), whose part is '<part> (virtualized)'."""
     from warehouse.views.identities import canonical_accelerators
     shown = dict(shared_con.execute("SELECT DISTINCT accelerator_raw, accelerator FROM stg_results "
-                                    "WHERE accelerator_raw IS NOT NULL").fetchall())
+                                    "WHERE accelerator_raw IS NOT NULL AND NOT virtualized_system(platform)").fetchall())
     assert len(shown) > 40
     assert canonical_accelerators([*shown, "no such accelerator"]) == shown | {"no such accelerator": None}
+    by_system = shared_con.execute("SELECT DISTINCT accelerator_raw, accelerator FROM stg_results "
+                                   "WHERE virtualized_system(platform)").fetchall()
+    assert ("NVIDIA B200-SXM-180GB", "B200 (virtualized)") in by_system
+    assert all(accelerator.endswith(" (virtualized)") for _, accelerator in by_system)
 
 
 @pytest.mark.parametrize("raw, canonical", [
@@ -57,7 +66,6 @@ def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_publishe
     ("AMD Instinct MI325X 256GB HBM3E (x16), AMD Instinct MI300X 192GB HBM3 (x8)", "MI300X + MI325X"),
     ("NVIDIA GB300", "GB300"),
     ("NVIDIA B300-SXM-270GB", "B300"),
-    ("NVIDIA H200-SXM-141GB-CTS", "H200 SXM"),
     ("NVIDIA L4-PCIe-24GB", "L4"),
     ("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)", "MI355X"),
     ("[MAXSUN] MS-Intel Arc Pro B60 Dual 48G Turbo", "Arc Pro B60 Dual"),
@@ -67,6 +75,7 @@ def test_a_claims_accelerator_resolves_as_stg_results_resolves_the_same_publishe
     ("Intel(R) Arc(TM) Pro B50", "Arc Pro B50"),
     ("amd instinct\u00a0mi355x", "MI355X"),
     ("NVIDIA  h200-sxm-141gb", "H200 SXM"),
+    ("NVIDIA H200-SXM-141GB-CTS", "H200 SXM CTS"),                 # a 1000 W part (the description: "H200 TGP 1000W")
     ("NVIDIA B200 and NVIDIA GB200", "B200 + GB200"),
     ("Frobnicator 9000", None),
     ("NVIDIA B200, Frobnicator 9000", None),
@@ -86,7 +95,9 @@ def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_
                       "generation": None, "vendor": None}]
     mixed = {a for (a,) in shared_con.execute(
         "SELECT DISTINCT accelerator FROM int_best_results WHERE best_of_submitter AND accelerator LIKE '%+%'").fetchall()}
-    assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X"}
+    # and v6.1's (summary.csv): Cisco's H200-SXM-141GB + MI350X and Dell_MangoBoost's MI300X and MI355X
+    # (test_mixed_clusters.py names their rows)
+    assert mixed == {"MI300X + MI325X", "MI300X + MI325X + MI355X", "H200 SXM + MI350X", "MI300X + MI355X"}
     assert shared_con.execute("SELECT count(*) FROM generation_speedups WHERE accelerator_new IN "
                               "(SELECT unnest(?)) OR accelerator_base IN (SELECT unnest(?))",
                               [sorted(mixed), sorted(mixed)]).fetchone()[0] == 0
@@ -98,11 +109,13 @@ def test_mixed_accelerator_systems_get_a_combined_name_and_no_generation(shared_
 
 def test_llama3_1_8b_used_model_is_the_llama3_1_8b_benchmark(shared_con):
     # v5.1 and v6.0 closed entries publish UsedModel 'llama3_1-8b' (Model 'llama3.1-8b'):
-    # 14 records in v5.1, 20 in v6.0.
+    # 14 records in v5.1, 20 in v6.0; v6.1's checker table, Model 'llama3_1-8b' (MlperfModel
+    # 'llama3.1-8b') in 24 closed rows.
     expected = {name: sum(r["Category"] == "closed" and r.get("UsedModel") == "llama3_1-8b"
                           for r in records(name))
                 for name in ("v5.1", "v6.0")}
-    assert expected == {"v5.1": 14, "v6.0": 20}
+    expected["v6.1"] = sum(r["Division"] == "closed" and r["Model"] == "llama3_1-8b" for r in checker_rows("v6.1"))
+    assert expected == {"v5.1": 14, "v6.0": 20, "v6.1": 24}
     found = dict(shared_con.execute(
         "SELECT round, count(*) FROM stg_results WHERE division = 'closed' AND used_model = 'llama3_1-8b' "
         "AND metric = 'performance' AND benchmark = 'llama3.1-8b' GROUP BY round").fetchall())

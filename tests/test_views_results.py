@@ -1,4 +1,4 @@
-"""verified_results and leaderboard on the real rows of the shared mirror (v4.1, v5.1, v6.0).
+"""verified_results and leaderboard on the real rows of the shared mirror (v4.1, v5.1, v6.0, v6.1).
 
 Every expected number below was read by hand from
 ../shared/mlcommons/mirror/inference_results_vX.Y/main/summary_results.json; the comments name the
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shared_rows import one, published, records, rows
+from tests.shared_rows import checker_rows, one, published, records, rows
 from warehouse.views import materialize
 
 # ---------------------------------------------------------------------------------------------
@@ -16,13 +16,14 @@ from warehouse.views import materialize
 
 
 def test_verified_results_holds_one_row_per_closed_available_record(shared_con):
-    # closed + available records in the JSON files: v4.1 823, v5.1 607, v6.0 495 (one performance
-    # row each; nothing in these files is quarantined).
+    # closed + available records in the JSON files: v4.1 823, v5.1 607, v6.0 495, and rows of v6.1's
+    # summary.csv: 466 (one performance row each; nothing in these files is quarantined).
     expected = {
         name: sum(r["Category"] == "closed" and r["Availability"] == "available" for r in records(name))
         for name in ("v4.1", "v5.1", "v6.0")
     }
-    assert expected == {"v4.1": 823, "v5.1": 607, "v6.0": 495}
+    expected["v6.1"] = sum(r["Division"] == "closed" and r["Availability"] == "available" for r in checker_rows("v6.1"))
+    assert expected == {"v4.1": 823, "v5.1": 607, "v6.0": 495, "v6.1": 466}
     counted = dict(shared_con.execute(
         "SELECT round, count(*) FROM verified_results GROUP BY round").fetchall())
     assert counted == expected

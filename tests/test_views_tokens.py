@@ -123,11 +123,14 @@ def test_a_published_power_cap_wins_over_the_tdp(shared_con):
     assert row["tokens_per_joule_accelerators_only"] == pytest.approx(81870.5 / 8000, rel=1e-12)
     # Its uncapped neighbour 6.0-0032 (same submitter, TDP): 1400 W x 8.
     assert one(shared_con, TOKEN_ROW, ["6.0-0032", "llama2-70b-99", "Offline"])["accelerators_only_watts"] == 11200
-    # A published TGP above the TDP raises the system estimate: v4.1-0045 NVIDIA H200-SXM-141GB-CTS x1,
-    # notes "H200 TGP 1000W" (TDP 700): 10200 / 8 + (1000 - 700) = 1575 W.
+    # v4.1-0045 NVIDIA H200-SXM-141GB-CTS x1, notes "H200 TGP 1000W": the CTS is its own part, an H200 SXM at
+    # 1000 W (TDP 1000), and no published system figure is for it (the DGX H200's 10,200 W is for 700 W
+    # GPUs): no system estimate, 1000 W for the GPU on the accelerators-only basis. (Read as the 700 W part,
+    # its estimate was 10200 / 8 + (1000 - 700) = 1575 W.)
     assert "TGP 1000W" in record("v4.1", "v4.1-0045", "llama2-70b-99", "Offline")["Notes"]
+    assert tdp("H200 SXM CTS") == 1000
     cts = one(shared_con, TOKEN_ROW, ["v4.1-0045", "llama2-70b-99", "Offline"])
-    assert cts["system_estimate_watts"] == pytest.approx(10200 / 8 + (1000 - 700), rel=1e-12)
+    assert cts["system_estimate_watts"] is None
     assert cts["accelerators_only_watts"] == 1000
 
 

@@ -16,13 +16,15 @@ import time
 import tomllib
 from pathlib import Path
 
-from tests.conftest import MIRROR, ROOT, SHARED
+from tests.conftest import MIRROR, ROOT, SHARED, SHARED_ROUNDS
 
 TREES = SHARED / "trees"
 V61_FIXTURES = ROOT / "tests" / "fixtures" / "trees_v6.1"
+# the session warehouse's rounds whose tree the shared data holds (v6.1's table alone is shared)
+TREE_ROUNDS = tuple(r for r in SHARED_ROUNDS if (TREES / f"inference_results_{r}").is_dir())
 
 
-def round_repositories(root: Path, rounds=("v4.1", "v5.1", "v6.0")) -> Path:
+def round_repositories(root: Path, rounds=TREE_ROUNDS) -> Path:
     for name in rounds:
         branch = root / f"inference_results_{name}" / "main"
         branch.mkdir(parents=True)

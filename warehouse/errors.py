@@ -10,7 +10,7 @@
 
 An expected failure prints one line, `error: ...`, on stderr. Everything else is a bug. Each domain
 error derives from ExpectedFailure (or UsageError) where it is raised (a fetch, a parse, a guard, a
-ledger file, a round name); warehouse.cli.failures turns them into lines and exit codes. This module is
+ledger file, a round name); warehouse.store.failures turns them into lines and exit codes. This module is
 the ground floor: it imports nothing of the package.
 """
 from __future__ import annotations
@@ -28,8 +28,13 @@ EXIT_INTERRUPTED = 128 + signal.SIGINT
 
 
 class ExpectedFailure(Exception):
-    """A failure the user can act on; printed as one line, never a traceback."""
+    """A failure the user can act on; printed as one line, never a traceback. `details`: a line for
+    each of the several things it names (each unknown name of a file), printed indented below it."""
     exit_code = EXIT_FAILED
+
+    def __init__(self, *args, details: list[str] | tuple[str, ...] = ()):
+        super().__init__(*args)
+        self.details = tuple(details)
 
 
 class UsageError(ExpectedFailure):

@@ -28,6 +28,11 @@ def human_number(value: float | int | None) -> str:
     return f"{value:.3g}" if size >= 0.001 else f"{value:.3e}"
 
 
+def truth(value: bool) -> str:
+    """A yes or no as every output writes it, the warehouse's own spelling: true, false (never True)."""
+    return "true" if value else "false"
+
+
 def dollars(value: float | None) -> str:
     """Dollars for people (empty for no value): $12.40, $1.25, $0.0858."""
     if value is None:

@@ -147,6 +147,9 @@ FIELDS: dict[str, Field] = {
         "comma-separated hosts a redirect may lead to, besides the source's own host")),
     "shrink_limit": Field(0.10, number(ge=0, le=1), (
         "the `shrink` guard: the largest share of a source's loaded rows a reload may drop")),
+    "withdrawal_limit": Field(0.02, number(ge=0, le=0.5), (
+        "a whole reload short of its round's recorded records (`short-of-round`) loads as MLCommons "
+        "withdrawing results when it lacks at most this share of them (at least one record)")),
     "writer_wait": Field(60.0, number(ge=0, le=DAY), (
         "seconds a run waits for another run's writer lock on the warehouse before failing")),
     "prefect_temporary_server": Field(False, yes_unless_zero, (
@@ -170,6 +173,19 @@ FIELDS: dict[str, Field] = {
         "environment, never its arguments or .git/config (docs/operations-guide.md); unset: none, or "
         "the user:token@ of the --git URL"), secret=True),
     "git_username": Field(None, text, "the user name given to git with MLPERF_GIT_TOKEN; unset: git"),
+    "git_connect_timeout": Field(30, number(ge=1, le=DAY, kind=int), (
+        "seconds `trees --git` waits for a connection: an http(s):// server (or the proxy git uses for "
+        "it) is tried for this long before git runs; over ssh, ssh's ConnectTimeout (the connection "
+        "and the server's first words)")),
+    "git_low_speed_limit": Field(1000, number(ge=1, le=1024 * MIB, kind=int), (
+        "bytes per second below which a git transfer over http(s) counts as stalled")),
+    "git_low_speed_time": Field(60, number(ge=1, le=DAY, kind=int), (
+        "seconds a git transfer over http(s) may stay below MLPERF_GIT_LOW_SPEED_LIMIT (a server that "
+        "takes the connection and never answers) before it fails; over ssh, how long a server that "
+        "stopped answering ssh's keep-alives is kept")),
+    "git_deadline": Field(1800.0, number(gt=0, le=DAY), (
+        "seconds a run's git work may take, every round's clone or fetch together; then git's process "
+        "group is killed and the run fails, before the writer lock is taken")),
     "export_dir": Field(None, optional_path, (
         "where a run that loaded something regenerates the BI export; unset: not regenerated")),
     "report_dir": Field(None, optional_path, (

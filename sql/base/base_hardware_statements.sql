@@ -3,7 +3,8 @@
 -- One row per distinct (accelerator name, system name, notes) of `results` that states one of:
 --   board power: a power cap or a TGP (TDP included) with its watts, in any of the forms submitters
 --     write ("AMD Instinct MI355X 288GB HBM3e (Power Cap 1000 W)"; "B300 TGP 1100W"; "NVIDIA GB300
---     NVL72, 1400W TGP Per GPU"; "1400W/1200W TGP Per GPU"; an accelerator name ending "-450W").
+--     NVL72, 1400W TGP Per GPU"; "1400W/1200W TGP Per GPU"; Qualcomm's "With 75W Accelerator TDP
+--     constraints"; an accelerator name ending "-450W").
 --     accelerator_power_statement: the phrase read; published_accelerator_watts: its watts (kW x 1000;
 --     several figures, "1400W/1200W", the largest: per-kW figures are then never flattered);
 --     accelerator_power_stated_as: 'power cap' or 'TGP'.
@@ -20,7 +21,7 @@ read AS (
            concat_ws(' | ', accelerator_raw, system, notes) AS said,
            coalesce(
                nullif(regexp_extract(said, '(?i)\b(power[\s_-]*cap|TGP|TDP)[^0-9|]{0,12}([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b(\s*/\s*([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b)*'), ''),
-               nullif(regexp_extract(said, '(?i)\b([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b(\s*/\s*([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b)*[\s\x{202F}]*(power[\s_-]*cap|TGP|TDP)\b'), ''),
+               nullif(regexp_extract(said, '(?i)\b([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b(\s*/\s*([0-9]{1,2}(\.[0-9]+)?[\s\x{202F}]*kW|[0-9]{2,4}(\.[0-9]+)?[\s\x{202F}]*W)\b)*[\s\x{202F}]*(accelerator[\s\x{202F}]+)?(power[\s_-]*cap|TGP|TDP)\b'), ''),
                nullif(regexp_extract(accelerator_raw, '(?i)-([0-9]{3,4}W)\b', 1), '')
            ) AS accelerator_power_statement,
            nullif(regexp_extract(said, '(?i)\b(cpu[\s-]*only|host[\s-]*only|without\s+(the\s+|an?\s+|any\s+)?(gpus?|accelerators?))\b'), '')

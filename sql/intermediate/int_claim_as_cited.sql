@@ -85,14 +85,14 @@ figures AS (
             ELSE b.value / n.value
         END AS figure,
         {'role': 'new', 'result_id': n.result_id, 'submitter': n.submitter, 'round': n.round,
-         'accelerator': n.accelerator, 'total_accelerators': n.total_accelerators,
-         'scenario': n.scenario, 'value': n.value, 'units': n.units,
+         'accelerator': n.accelerator, 'accelerator_count': n.total_accelerators,
+         'scenario': n.scenario, 'result': n.value, 'result_unit': n.units,
          'verification': n.verification, 'label': coalesce(n.result_id, n.submitter || ' ' || n.platform),
          'source_id': n.source_id, 'record_no': n.record_no} AS new_row,
         CASE WHEN b.result_id IS NOT NULL THEN
         {'role': 'base', 'result_id': b.result_id, 'submitter': b.submitter, 'round': b.round,
-         'accelerator': b.accelerator, 'total_accelerators': b.total_accelerators,
-         'scenario': b.scenario, 'value': b.value, 'units': b.units,
+         'accelerator': b.accelerator, 'accelerator_count': b.total_accelerators,
+         'scenario': b.scenario, 'result': b.value, 'result_unit': b.units,
          'verification': b.verification, 'label': coalesce(b.result_id, b.submitter || ' ' || b.platform),
          'source_id': b.source_id, 'record_no': b.record_no} END AS base_row
     FROM stg_claims AS c

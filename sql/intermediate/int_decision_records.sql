@@ -80,7 +80,7 @@ measurements AS (
         m.decision_id,
         list(DISTINCT m.item ORDER BY m.item) FILTER (WHERE m.run_id IS NULL) AS measured_by_not_loaded,
         (SELECT list({'run_id': r.run_id, 'label': r.label, 'model_id': r.model_id, 'family': r.family,
-                      'accelerator': r.accelerator, 'accelerators': r.accelerators,
+                      'accelerator': r.accelerator, 'accelerator_count': r.accelerators,
                       'max_concurrency': r.max_concurrency, 'tokens_per_second_per_accelerator':
                       r.tokens_per_second_per_accelerator, 'tokens_per_second_per_rack': r.tokens_per_second_per_rack,
                       'ttft_p99_ms': r.ttft_p99_ms, 'tpot_p99_ms': r.tpot_p99_ms} ORDER BY r.run_id)

@@ -1,7 +1,7 @@
 -- What does each throughput result give per accelerator, per rack, per kW and per dollar-hour, in tokens
 -- where they are known and in the benchmark's own unit everywhere?
 -- One row per throughput result (Offline, Server, Interactive) whose unit is not suspect (stg_results).
--- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s: one
+-- throughput, throughput_unit: the result in its checked unit (Tokens/s, Samples/s, Queries/s, Tasks/s: one
 --   query is one sample); tokens_per_second: the result when it counts tokens, the samples x the
 --   TOKENS_PER_SAMPLE its accuracy field reports (tokens_derived), else the output tokens per second
 --   the run itself measured (run_tokens_per_second), else null. tokens_basis says which: 'published

@@ -8,7 +8,7 @@
 -- record_*: the best per accelerator any round of the era had reached by this round (the field's
 --   record), and the round and part that set it; set_record: this round set it.
 -- first_*: the era's first round in this segment and its best: what a record is measured from.
--- record_gain_since_first = record_per_accelerator / first_per_accelerator (above 1: the record rose).
+-- record_gain_since_first = throughput_per_accelerator_record / throughput_per_accelerator_first (above 1: the record rose).
 -- label: the record from what to what, "v0.5 Goya HL-100 14,447 -> v4.1 H200 SXM 96,029, datacenter"
 --   (the report's history chart draws it at the round that set the record).
 -- A record lives within one era of its benchmark (int_figure_eras: 3d-unet's BraTS and KiTS19 are two)
@@ -37,7 +37,7 @@ placed AS (
 ),
 running AS (
     SELECT p.*,
-           max(p.best.value) OVER era AS record_per_accelerator,
+           max(p.best.value) OVER era AS throughput_per_accelerator_record,
            arg_max({'round': p.round, 'best': p.best}, p.best.value) OVER era AS holder,
            first_value({'round': p.round, 'best': p.best}) OVER era AS first
     FROM placed AS p
@@ -45,18 +45,18 @@ running AS (
                    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 )
 SELECT
-    benchmark, scenario, units AS result_unit, segment, era, round, published_on,
+    benchmark, scenario, units AS throughput_unit, segment, era, round, published_on,
     best.accelerator AS round_best_accelerator, best.count AS round_best_accelerator_count,
-    best.value AS round_best_per_accelerator, best.submitter AS round_best_submitter,
+    best.value AS throughput_per_accelerator, best.submitter AS round_best_submitter,
     best.result_id AS round_best_result_id, best.run_path AS round_best_run_path,
-    record_per_accelerator, holder.round AS record_round, holder.best.accelerator AS record_accelerator,
+    throughput_per_accelerator_record, holder.round AS record_round, holder.best.accelerator AS record_accelerator,
     holder.best.submitter AS record_submitter, holder.best.result_id AS record_result_id,
     holder.best.run_path AS record_run_path,
     holder.round = round AS set_record,
     first.round AS first_round, first.best.accelerator AS first_accelerator,
-    first.best.value AS first_per_accelerator,
-    record_per_accelerator / first.best.value AS record_gain_since_first,
+    first.best.value AS throughput_per_accelerator_first,
+    throughput_per_accelerator_record / first.best.value AS record_gain_since_first,
     format('{} {} {} -> {} {} {}, {}', first.round, first.best.accelerator,
            format('{:,}', round(first.best.value)::BIGINT), holder.round, holder.best.accelerator,
-           format('{:,}', round(record_per_accelerator)::BIGINT), segment) AS label
+           format('{:,}', round(throughput_per_accelerator_record)::BIGINT), segment) AS label
 FROM running

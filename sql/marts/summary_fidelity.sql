@@ -4,8 +4,8 @@
 -- same figures: qps is compared with the table's samples/s (Queries/s), tps with its Tokens/s.
 -- summary_result is the summary's figure for the row's published units and scenario (stg_results
 -- reads them from the summary): Tokens/s -> 'Tokens per second' (Offline) or 'Completed tokens per
--- second' (Server, Interactive), their '(inferred)' variants when that is all it prints; Samples/s
--- and Queries/s -> 'Samples per second' (Offline) or 'Completed samples per second'; Latency (ms) ->
+-- second' (Server, Interactive), their '(inferred)' variants when that is all it prints; Samples/s,
+-- Queries/s and Tasks/s -> 'Samples per second' (Offline) or 'Completed samples per second'; Latency (ms) ->
 -- the early-stopping estimate (90th percentile SingleStream, 99th MultiStream; the plain percentile
 -- line when no estimate is printed) in ms; Latency (s) -> the same in s.
 -- relative_difference = |result - summary_result| / summary_result. agrees: the run is of the row's
@@ -23,8 +23,8 @@ WITH figures AS (
         s.loadgen_scenario = r.scenario
             OR (r.scenario = 'Interactive' AND s.loadgen_scenario = 'Server') AS same_scenario,
         CASE
-            WHEN r.published_units = 'Tokens/s' THEN r.summary_tokens_per_second
-            WHEN r.published_units IN ('Samples/s', 'Queries/s') THEN r.summary_samples_per_second
+            WHEN unit_counts(r.published_units) = 'tokens' THEN r.summary_tokens_per_second
+            WHEN unit_counts(r.published_units) = 'samples' THEN r.summary_samples_per_second
             WHEN r.published_units = 'Latency (ms)' THEN r.summary_latency_ms
             WHEN r.published_units = 'Latency (s)' THEN r.summary_latency_ms / 1000
         END AS summary_value,

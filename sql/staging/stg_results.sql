@@ -100,14 +100,16 @@
 --       the checker read; only its label is wrong).
 --   units: the checked unit every comparison uses: the published label, or for a corrected row
 --   'Tokens/s' (tokens), 'Samples/s' (samples, Offline) or 'Queries/s' (samples, Server and
---   Interactive), as the final-report tool labels them. unit_note says which evidence decided.
+--   Interactive), as the final-report tool labels them. unit_note says which evidence decided. What a
+--   label counts is the macro unit_counts (schemas/results.py: Tasks/s, the end-to-end RAG
+--   benchmark's questions answered per second, counts LoadGen samples as Samples/s does).
 -- value_per_accelerator = value / total_accelerators for higher-is-better units; null for latency,
 --   power and CPU-only systems, and for a partition whose instances do not fill every device
 --   (total_partitions x partition_fraction < total_accelerators: one 1g.10gb instance on an A100,
 --   a per-device figure would be a seventh's). value_per_partition = value /
 --   total_partitions for a partition (higher-is-better units); null for a whole device.
 -- tokens_per_second: the value when it counts tokens (units Tokens/s, checked); the value x the
---   TOKENS_PER_SAMPLE the accuracy field reports when it counts samples (Samples/s, Queries/s);
+--   TOKENS_PER_SAMPLE the accuracy field reports when it counts samples (Samples/s, Queries/s, Tasks/s);
 --   null for a suspect row, and otherwise. Tokens are never derived from a number that already counts them.
 -- Names are resolved once per distinct name (sql/base/), then joined to the rows.
 WITH accelerators AS (
@@ -225,9 +227,7 @@ located AS (
         CASE WHEN is_run_folder
              THEN split_part(folder, '/', 1) || '/' || split_part(folder, '/', 2) || '/systems/'
                   || split_part(folder, '/', 4) || '.json' END AS system_path,
-        CASE WHEN published_units = 'Tokens/s' THEN 'tokens'
-             WHEN published_units IN ('Samples/s', 'Queries/s') THEN 'samples'
-             WHEN published_units IN ('Latency (ms)', 'Latency (s)') THEN 'latency' END AS label_counts
+        unit_counts(published_units) AS label_counts
     FROM identified
 ),
 summarized AS (

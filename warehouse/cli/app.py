@@ -10,7 +10,8 @@ from warehouse import collector
 from warehouse.cli import build, ledger, measurements, notify, outputs, query, runs
 from warehouse.cli.console import error
 from warehouse.cli.global_options import Group, examples, reset
-from warehouse.cli.failures import expected_failure, run_reporting_failures
+from warehouse.cli.failures import run_reporting_failures
+from warehouse.store.failures import expected_failure
 from warehouse.errors import EXIT_OK, EXIT_USAGE, ExpectedFailure, UsageError
 from warehouse.settings import SettingsError
 

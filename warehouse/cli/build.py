@@ -117,45 +117,38 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
     from warehouse.ingest.look import these_rounds
     from warehouse.store import db
     from warehouse.store.checked import checked
-    source = chosen_source(source, what, probe=False)
-    warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
-    unchanged = None if force else unless_changed(these_rounds(rounds), source, warehouse,
-                                                  "backfill", views_must_be_current=True)
-    if unchanged is not None:
-        return print_run(unchanged, source, strict, fmt)
-    probe_source(source, what)
-    from flows.ingest import backfill as backfill_flow
-    from flows.local_runs import run_here
-    db_file = _writable_warehouse(f"mlperf-wh {what}", warehouse)
-    from warehouse.ingest.source_urls import redact
-    with step(f"loading {len(rounds)} round{'s' if len(rounds) != 1 else ''} from {redact(source)}"):
-        report = run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow)
+    with run_failure_notified(what):
+        source = chosen_source(source, probe=False)
+        warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
+        unchanged = None if force else unless_changed(these_rounds(rounds), source, warehouse,
+                                                      "backfill", views_must_be_current=True)
+        if unchanged is not None:
+            return print_run(unchanged, source, strict, fmt)
+        probe_source(source)
+        from flows.ingest import backfill as backfill_flow
+        from flows.local_runs import run_here
+        db_file = _writable_warehouse(f"mlperf-wh {what}", warehouse)
+        from warehouse.ingest.source_urls import redact
+        with step(f"loading {len(rounds)} round{'s' if len(rounds) != 1 else ''} from {redact(source)}"):
+            report = run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow)
     return print_run(report, source, strict, fmt)
 
 
-def chosen_source(explicit: str | None, kind: str | None = None, probe: bool = True) -> str:
+@contextmanager
+def run_failure_notified(kind: str):
+    """A run the command line starts fails as its flow would (warehouse.notify.failure): a source
+    missing or unreachable, the warehouse held or refused, anything before or in the flow, is
+    told to every target once; the CLI then prints its one line (warehouse.cli.failures)."""
+    from warehouse.notify.failure import failure_notified
+    from warehouse.store import db
+    with failure_notified(db.db_path(current().db), kind):
+        yield
+
+
+def chosen_source(explicit: str | None, probe: bool = True) -> str:
     """--source, MLPERF_SOURCE, where the warehouse's rounds came from, or the published repositories;
     checked (a mistyped directory is one line before anything starts; with `probe`, a host that does
-    not resolve or answer too), and said when the warehouse chose it. For a run (`kind`), a source that
-    is missing or cannot be reached is notified as a failed run (warehouse.notify)."""
-    with _failure_notified(kind):
-        return _checked_source(explicit, probe)
-
-
-@contextmanager
-def _failure_notified(kind: str | None):
-    try:
-        yield
-    except ExpectedFailure as exc:
-        if kind is not None and not isinstance(exc, UsageError):
-            from warehouse.notify.run import after_failure
-            from warehouse.store import db
-            for line in after_failure(db.db_path(current().db), kind, str(exc)).warnings():
-                warn(line)
-        raise
-
-
-def _checked_source(explicit: str | None, probe: bool) -> str:
+    not resolve or answer too), and said when the warehouse chose it."""
     from warehouse.identity.rounds import choose_source
     from warehouse.ingest.source_urls import check_source
     from warehouse.store import db
@@ -168,14 +161,12 @@ def _checked_source(explicit: str | None, probe: bool) -> str:
     return source
 
 
-def probe_source(source: str, kind: str | None = None) -> None:
+def probe_source(source: str) -> None:
     """A host that does not resolve or answer is one line, before a flow would retry every round
-    against it (notified as a failed run, for a run). Run only when something will be fetched: a run
-    that finds nothing new asked the source already (look first), and a probe then is a connection for
-    nothing."""
+    against it. Run only when something will be fetched: a run that finds nothing new asked the
+    source already (look first), and a probe then is a connection for nothing."""
     from warehouse.ingest.fetch import FetchSettings, check_reachable
-    with _failure_notified(kind):
-        check_reachable(source, FetchSettings.from_env())
+    check_reachable(source, FetchSettings.from_env())
 
 
 def _writable_warehouse(what: str, warehouse: CheckedWarehouse | None = None) -> CheckedWarehouse:
@@ -273,7 +264,7 @@ def trees(
     sizes = {k: v for k, v in (("concurrency", concurrency), ("chunk_size", chunk_size)) if v is not None}
     run = TreeRun(dask_address=dask_address(dask), force=force, git=remote.url if remote else None, **sizes)
     warehouse = checked(db.db_path(current().db))  # the run's one check: every step below opens it as it is
-    if not _trees_reachable(chosen, source, warehouse):
+    if remote is None and not _trees_reachable(chosen, source, warehouse):  # a clone is its own check
         return EXIT_FAILED
     start_temporary_server_if_needed()
     if remote is not None and remote.token:
@@ -307,14 +298,13 @@ def _cloned_rounds(chosen, named: bool):
     """--git: the rounds with no published table (every one of them when none is named; a named round
     with a table is refused: its table is read from --source), and the directory their clones are
     kept in, beside the warehouse, as the source of their run summaries."""
-    from pathlib import Path
-
     from warehouse.store import db
+    from warehouse.trees.clone_folders import clones_folder
     with_table = [r.name for r in chosen if r.has_table]
     if named and with_table:
         raise UsageError(f"--git clones the trees of rounds MLCommons published no table of; "
                          f"{', '.join(with_table)} has one: run `mlperf-wh trees` without --git for it")
-    return [r for r in chosen if not r.has_table], str(Path(db.db_path(current().db)).resolve().parent / "trees")
+    return [r for r in chosen if not r.has_table], str(clones_folder(db.db_path(current().db)))
 
 
 def _trees_reachable(rounds, source: str, warehouse: CheckedWarehouse) -> bool:

@@ -5,6 +5,7 @@ spreadsheets (warehouse/export/cells.py: no formula, no raw control or bidi char
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -13,7 +14,7 @@ from functools import cache, lru_cache
 
 from warehouse.cli.invocation import current
 from warehouse.errors import escape_control, one_line
-from warehouse.figures import human_number
+from warehouse.figures import human_number, truth
 
 SHORT_TEXT = 16      # a text column this wide or narrower (codes, rounds, statuses) never wraps
 FLEXIBLE_MIN = 12    # the least a wrapping text column gets before records are shown one by one
@@ -102,69 +103,97 @@ LONG_TABLE = 200  # rows; longer tables are drawn by long_table
 
 
 def print_table(frame, raw: bool = False) -> None:
+    """Sized to the terminal (COLUMNS, else its width), or with --wide every cell whole on one line,
+    the table as wide as they make it (for `less -S`)."""
     from rich.console import Console
+    wide = current().wide
     if frame.height == 0:
-        print(escape_control(f"(no rows; columns: {', '.join(frame.columns)})"))
-        return
-    if frame.height > LONG_TABLE:
-        sys.stdout.write(long_table(frame, raw=raw))
+        print_wrapped(f"(no rows; columns: {', '.join(frame.columns)})")
         return
     console = Console(highlight=False, emoji=False, markup=False)
-    console.print(rich_table(frame, console.width, raw))
+    if frame.height > LONG_TABLE:
+        sys.stdout.write(long_table(frame, None if wide else console.width, raw))
+        return
+    table, width = rich_table(frame, None if wide else console.width, raw, with_width=True)
+    if wide:
+        console = Console(highlight=False, emoji=False, markup=False, width=max(width, console.width))
+    console.print(table)
 
 
-def long_table(frame, widest: int = 48, raw: bool = False) -> str:
+def long_table(frame, width: int | None, raw: bool = False) -> str:
     """Many rows, drawn in time proportional to the cells (Rich measures and wraps each one: 40 s for
-    3,000 rows): a row per line, columns at their natural width up to `widest` characters (cut with …),
-    numbers right-aligned; lines wider than the terminal are left to the pager (`less -S`)."""
-    cells, numeric, _ = _columns(frame, raw)
-    widths = [min(widest, max([len(escape_control(name)), *map(len, column)])) for name, column in zip(frame.columns, cells)]
+    3,000 rows): a row per line, numbers right-aligned, sized to `width` as a table is (headers onto
+    two lines, then text cut with …; never a number or an id), or every cell whole (`width` None). A
+    line is wider than `width` only when its numbers and ids alone are; the pager shows it (`less -S`)."""
+    cells, numeric, unbroken = _columns(frame, raw)
+    columns = _initial_columns(frame.columns, cells, numeric, unbroken)
+    if width is not None:
+        _narrow(columns, width, ONE_LINE_STEPS)
+    widths = [column.width() for column in columns]
 
     def line(values, aligned=numeric) -> str:
         return "│ " + " ┆ ".join(_fit(v, w, right) for v, w, right in zip(values, widths, aligned)) + " │\n"
     rule = "".join(("├" if i else "╞") + "═" * (w + 2) for i, w in enumerate(widths)).replace("├", "╪") + "╡\n"
     top = "┌" + "┬".join("─" * (w + 2) for w in widths) + "┐\n"
     bottom = "└" + "┴".join("─" * (w + 2) for w in widths) + "┘\n"
-    header = line([escape_control(name) for name in frame.columns], [False] * len(widths))
-    return top + header + rule + "".join(line(row) for row in zip(*cells)) + bottom
+    headers = [column.header_text().split("\n") for column in columns]
+    header = "".join(line([h[i] if i < len(h) else "" for h in headers], [False] * len(widths))
+                     for i in range(max(map(len, headers))))
+    return top + header + rule + "".join(line(row) for row in zip(*(c.shown_cells() for c in columns))) + bottom
 
 
 def _fit(text: str, width: int, right: bool) -> str:
-    text = text.replace("\n", " ")
-    if len(text) > width:
-        text = text[:width - 1] + "…"
+    text = _cut(text.replace("\n", " "), width)
     return text.rjust(width) if right else text.ljust(width)
 
 
-def rich_table(frame, width: int, raw: bool = False):
-    """Sized to `width`: short columns (numbers, codes) keep their width and never wrap; a column of
-    single words (ids, names with dashes) is never cut inside a word; prose wraps at spaces. Each
-    column starts on one line, header and cells; while the table is too wide, the column that gains
-    most narrows by the least step: a header onto two lines (after its underscores: tokens_per_ /
-    second_per_rack), prose onto two lines, single words onto two lines (after a dash, underscore or
-    slash: b300-b200- / llama405b-server); then headers and words onto as many lines as their breaks
-    allow, prose onto any (at least FLEXIBLE_MIN wide). When even that does not fit, one record per
-    block (column, value), as psql's expanded display."""
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
+def rich_table(frame, width: int | None, raw: bool = False, with_width: bool = False):
+    """Sized to `width` (None: every column at its widest, on one line): short columns (numbers,
+    codes) keep their width and never wrap; a column of single words (ids, names with dashes) is never
+    cut inside a word; prose wraps at spaces. Each column starts on one line, header and cells; while
+    the table is too wide, the column that gains most narrows by the least step (STEPS): a header
+    onto two lines (after its underscores: tokens_per_ / second_per_rack, else anywhere: accele /
+    rator), prose onto two lines, single words onto two lines (after a dash, underscore or slash:
+    b300-b200- / llama405b-server); then headers, prose and words onto as many lines as their breaks
+    allow (prose at least FLEXIBLE_MIN wide); then text cut with … (free text first, the widest
+    first, never below CUT_MIN characters, never a number or an id). When even that does not fit, one
+    record per block (column, value), as psql's expanded display. `with_width`: (the table, its width)."""
     from rich.table import Table
     from rich.text import Text
     cells, numeric, unbroken = _columns(frame, raw)
     columns = _layout(frame.columns, cells, numeric, unbroken, width)
     if columns is None:
-        return _expanded([escape_control(name) for name in frame.columns], cells)
+        table = _expanded([escape_control(name) for name in frame.columns], cells)
+        return (table, width) if with_width else table
     table = Table(box=_box(), header_style="bold")
     for column in columns:
         sized = column.sized()
-        header = _broken(column.name, column.width() if sized else column.header_width(), HEADER_BREAKS)
-        table.add_column(Text(header, overflow="fold"), justify="right" if column.numeric else "left",
-                         width=column.width() if sized else None, no_wrap=column.kind != "prose", overflow="fold")
+        table.add_column(Text(column.header_text() if sized else _broken(column.name, column.header_width(),
+                                                                         column.header_breaks), overflow="fold"),
+                         justify="right" if column.numeric else "left", width=column.width() if sized else None,
+                         no_wrap=not column.wraps(), overflow="fold")
     for row in zip(*(column.shown_cells() for column in columns)):
         table.add_row(*(Text(value) for value in row))
-    return table
+    return (table, _needed(columns)) if with_width else table
 
 
 HEADER_BREAKS, WORD_BREAKS, PROSE_BREAKS = "_", "-_/", " "
-# the narrowing steps, least harmful first: (what narrows, onto how many lines; None: as many as needed)
-STEPS = (("header", 2), ("prose", 2), ("word", 2), ("header", None), ("prose", None), ("word", None))
+ANYWHERE = ""       # breaks: a header folded at any character
+CUT_MIN = 6         # a cut cell keeps at least this many characters, … included
+# A column that names or locates a row (id, result_id, result_id_new, source_id, run_path): never cut.
+IDENTIFIER = re.compile(r"(^|_)(ids?|path)(_|$)")
+# The narrowing steps, least harmful first: (what narrows, onto how many lines; None: as many as
+# needed). A header's second line is one more line for the table, a cell's one more per row; a cut
+# loses the end of the cells, and comes last (folding the header too where it is then the widest).
+STEPS = (("header", 2), ("fold", 2), ("prose", 2), ("word", 2), ("header", None), ("prose", None), ("word", None),
+         ("cut", None))
+ONE_LINE_STEPS = (("header", 2), ("fold", 2), ("header", None), ("cut", None))  # long_table: a row per line
+FREE_TEXT = 32      # prose with a cell longer than this is free text (a reason, a note), cut first
+FOLD_MIN = 8        # a header folds (anywhere) only when each of its two lines keeps 4 letters (not "roun" / "d")
 
 
 @dataclass(frozen=True)
@@ -173,92 +202,173 @@ class _Column:
     cells: tuple[str, ...]
     numeric: bool
     kind: str                     # fixed (numbers, short codes: never wrap), word (no space in any cell), prose
+    cuttable: bool = False        # text, not an id
     header_lines: int | None = 1
+    header_breaks: str = HEADER_BREAKS
     cell_lines: int | None = 1
+    cut: int | None = None        # every cell on one line, cut with … to this width
     room: int = 0                 # prose drawn at width(): what it is given beyond its narrowest
 
     def header_width(self) -> int:
-        return _narrowest((self.name,), self.header_lines, HEADER_BREAKS)
+        return _narrowest((self.name,), self.header_lines, self.header_breaks)
+
+    def header_text(self) -> str:
+        """Its header as drawn: broken after underscores to fill its width, or folded into even halves."""
+        folded = self.header_breaks == ANYWHERE and self.header_lines is not None
+        return _broken(self.name, self.header_width() if folded else self.width(), self.header_breaks)
 
     def cells_width(self) -> int:
+        if self.cut is not None:
+            return min(self.cut, self.widest_cell())
         if self.kind == "fixed" or self.cell_lines == 1:
-            return max(map(len, self.cells), default=0)
+            return self.widest_cell()
         if self.kind == "prose" and self.cell_lines is None:
-            return min(FLEXIBLE_MIN, max(map(len, self.cells), default=0))
+            return min(FLEXIBLE_MIN, self.widest_cell())
         return _narrowest(self.cells, self.cell_lines, WORD_BREAKS if self.kind == "word" else PROSE_BREAKS)
+
+    def widest_cell(self) -> int:
+        return max(map(len, self.cells), default=0)
 
     def width(self) -> int:
         return max(self.header_width(), self.cells_width() + self.room)
 
     def widest(self) -> int:
         """Its width with the header and every cell on one line."""
-        return max(len(self.name), *map(len, self.cells))
+        return max(len(self.name), self.widest_cell())
 
     def sized(self) -> bool:
         """Drawn at width() (else prose left to Rich, at least FLEXIBLE_MIN wide)."""
-        return not (self.kind == "prose" and self.cell_lines is None)
+        return not (self.kind == "prose" and self.cell_lines is None and self.cut is None)
+
+    def folds(self) -> bool:
+        """A header with no underscore to break after, long enough to fold in two."""
+        return len(self.name) >= FOLD_MIN and HEADER_BREAKS not in self.name
+
+    def free_text(self) -> bool:
+        return self.kind == "prose" and self.widest_cell() > FREE_TEXT
+
+    def hidden(self) -> int:
+        """How many characters its cut hides, over every cell."""
+        if self.cut is None:
+            return 0
+        return sum(len(cell) - (self.cut - 1) for cell in self.cells if len(cell) > self.cut)
+
+    def cut_cells(self) -> int:
+        """How many of its cells its cut shortens."""
+        return 0 if self.cut is None else sum(1 for cell in self.cells if len(cell) > self.cut)
+
+    def wraps(self) -> bool:
+        return self.kind == "prose" and self.cut is None
 
     def shown_cells(self) -> list[str]:
+        if self.cut is not None:
+            return [_cut(cell, self.width()) for cell in self.cells]
         if self.kind != "word":
             return list(self.cells)
         return [_broken(cell, self.width(), WORD_BREAKS) for cell in self.cells]
 
     def narrowed(self, what: str, lines: int | None) -> "_Column | None":
         """This column with one more step taken, if the step applies and makes it narrower."""
-        if what == "header" and self.header_lines != lines:
+        if what == "header" and (self.header_lines, self.header_breaks) != (lines, HEADER_BREAKS) \
+                and self.header_breaks == HEADER_BREAKS:
             step = replace(self, header_lines=lines)
-        elif what == self.kind and self.cell_lines != lines:
+        elif what == "fold" and self.folds() and (self.header_lines, self.header_breaks) != (lines, ANYWHERE):
+            step = replace(self, header_lines=lines, header_breaks=ANYWHERE)
+        elif what == "cut" and self.cuttable and CUT_MIN < self.cells_width() == self.width():
+            step = replace(self, cut=self.cells_width() - 1, cell_lines=1)
+            if step.header_width() > step.cut and self.folds() and self.header_lines == 1:
+                step = replace(step, header_lines=2, header_breaks=ANYWHERE)
+        elif what == self.kind and self.cut is None and self.cell_lines != lines:
             step = replace(self, cell_lines=lines)
         else:
             return None
         return step if step.width() < self.width() else None
 
-    def undone(self, step: "_Column") -> "_Column":
-        """This column with what `step` changed as it was here before it (the other steps kept)."""
-        if step.header_lines != self.header_lines:
-            return replace(step, header_lines=self.header_lines)
-        return replace(step, cell_lines=self.cell_lines)
+    def undone(self, before: "_Column", what: str) -> "_Column":
+        """This column with what a step of kind `what` changed as it was in `before` (the other steps kept)."""
+        header = dict(header_lines=before.header_lines, header_breaks=before.header_breaks)
+        cells = dict(cell_lines=before.cell_lines, cut=before.cut)
+        return replace(self, **{"header": header, "fold": header, "cut": header | cells}.get(what, cells))
 
 
-def _layout(names: list[str], cells, numeric, unbroken, width: int) -> list[_Column] | None:
-    """Each column's layout (its cells as _columns writes them), narrowed step by step (STEPS) until
-    the table fits `width`; None if it never does."""
+def _initial_columns(names: list[str], cells, numeric, unbroken) -> list[_Column]:
+    """Each column on one line, header and cells, of the kind its cells make it."""
     columns = []
     for name, column, is_number, keep in zip(names, cells, numeric, unbroken):
         name = escape_control(name)
         kind = "fixed" if keep or max([len(name), *map(len, column)]) <= SHORT_TEXT else \
             "prose" if any(_has_space(cell) for cell in column) else "word"
-        columns.append(_Column(name, tuple(column), is_number, kind))
+        columns.append(_Column(name, tuple(column), is_number, kind, not keep and not IDENTIFIER.search(name)))
+    return columns
 
-    if len(columns) == 1:
+
+def _needed(columns: list[_Column]) -> int:
+    """The width of a table of these columns: each with a space either side, a line between."""
+    return sum(column.width() for column in columns) + 3 * len(columns) + 1
+
+
+def _layout(names: list[str], cells, numeric, unbroken, width: int | None) -> list[_Column] | None:
+    """Each column's layout (its cells as _columns writes them), narrowed step by step (STEPS) until
+    the table fits `width`; None if it never does; every column at its widest when `width` is None."""
+    columns = _initial_columns(names, cells, numeric, unbroken)
+    if width is None or len(columns) == 1:
         return columns
+    return columns if _narrow(columns, width, STEPS) else None
 
-    def needed() -> int:
-        return sum(column.width() for column in columns) + 3 * len(columns) + 1
-    taken = []  # (column index, the column before the step)
-    for what, lines in STEPS:
-        while needed() > width:
-            narrower = [(column.width() - step.width(), index, step) for index, column in enumerate(columns)
+
+def _narrow(columns: list[_Column], width: int, steps) -> bool:
+    """Narrow `columns` in place until they fit `width`, losing nothing first (`steps` without the
+    cut), then cutting text on top of that; whether they fit."""
+    lossless = [step for step in steps if step[0] != "cut"]
+    for phase in (lossless, [step for step in steps if step[0] == "cut"]):
+        taken = _taken(columns, width, phase)
+        if _needed(columns) <= width:
+            _undo_needless(columns, width, taken)
+            break
+    else:
+        return False
+    # What the terminal has left goes to the prose drawn at a width of its own, so it wraps less.
+    for index, column in enumerate(columns):
+        if column.wraps() and column.sized():
+            columns[index] = replace(column, room=max(0, min(width - _needed(columns), column.widest() - column.width())))
+    return True
+
+
+def _taken(columns: list[_Column], width: int, steps) -> list[tuple[int, str, _Column]]:
+    """Take `steps` in turn, each on the column it helps most, while the table is too wide; the steps
+    taken: (column index, the kind of step, the column before it)."""
+    taken = []
+    for what, lines in steps:
+        while _needed(columns) > width:
+            narrower = [(_gain(column, step, what), index, step) for index, column in enumerate(columns)
                         if (step := column.narrowed(what, lines)) is not None]
             if not narrower:
                 break
             _, index, step = max(narrower, key=lambda found: found[:2])
-            taken.append((index, columns[index]))
+            taken.append((index, what, columns[index]))
             columns[index] = step
-    if needed() > width:
-        return None
-    # A later step (prose onto any number of lines) may have made an earlier one needless (an id onto
-    # two lines): the latest first, each step is undone where the table still fits without it.
-    for index, before in reversed(taken):
+    return taken
+
+
+def _undo_needless(columns: list[_Column], width: int, taken: list[tuple[int, str, _Column]]) -> None:
+    """A later step (prose onto any number of lines) may have made an earlier one needless (an id onto
+    two lines): the latest first, each step is undone where the table still fits without it."""
+    for index, what, before in reversed(taken):
         narrowed = columns[index]
-        columns[index] = before.undone(narrowed)
-        if needed() > width:
+        columns[index] = narrowed.undone(before, what)
+        if _needed(columns) > width:
             columns[index] = narrowed
-    # What the terminal has left goes to the prose drawn at a width of its own, so it wraps less.
-    for index, column in enumerate(columns):
-        if column.kind == "prose" and column.sized():
-            columns[index] = replace(column, room=max(0, min(width - needed(), column.widest() - column.width())))
-    return columns
+
+
+def _gain(column: _Column, step: _Column, what: str) -> tuple:
+    """What taking `step` is worth: the width it saves; for a cut, free text first (the widest first),
+    then the column where it cuts the fewest more cells (a name few rows have before the benchmark
+    every row shows), then the fewest more characters."""
+    if what == "cut":
+        free = column.free_text()
+        return (free, column.width()) if free else \
+            (False, -(step.cut_cells() - column.cut_cells()), -(step.hidden() - column.hidden()))
+    return (column.width() - step.width(),)
 
 
 def _has_space(text: str) -> bool:
@@ -266,7 +376,10 @@ def _has_space(text: str) -> bool:
 
 
 def _parts(text: str, breaks: str) -> list[str]:
-    """`text` cut after each of its break characters: tokens_per_rack -> tokens_, per_, rack."""
+    """`text` cut after each of its break characters: tokens_per_rack -> tokens_, per_, rack (ANYWHERE:
+    after every character)."""
+    if breaks == ANYWHERE:
+        return list(text) or [text]
     parts, part = [], ""
     for character in text:
         part += character
@@ -347,7 +460,7 @@ def cell_text(value, raw: bool = False) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return truth(value)
     if isinstance(value, float):
         return repr(value) if raw else human_number(value)
     if isinstance(value, int):

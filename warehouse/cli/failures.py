@@ -8,21 +8,8 @@ import sys
 import traceback
 
 from warehouse import interrupt, settings
-from warehouse.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_OK, ExpectedFailure, Interrupted, one_line
-
-
-def expected_failure(exc: BaseException) -> ExpectedFailure | None:
-    """The expected failure this exception is, or None for a bug. Domain errors are expected failures
-    where they are raised; what is left are the warehouse file's own troubles (DuckDB's errors while
-    using it) and a file the operating system refused."""
-    if isinstance(exc, ExpectedFailure):
-        return exc
-    from warehouse.store.warehouse_file import during_use  # DuckDB: only once a command failed
-    if (file_failure := during_use(exc)) is not None:
-        return file_failure
-    if isinstance(exc, OSError) and exc.filename is not None:
-        return ExpectedFailure(f"{exc.filename}: {exc.strerror or exc}")
-    return None
+from warehouse.errors import EXIT_INTERRUPTED, EXIT_OK, Interrupted
+from warehouse.store.failures import BUG_HINT, said
 
 
 def debug_requested(verbose: bool = False) -> bool:
@@ -54,16 +41,15 @@ def run_reporting_failures(action, verbose: bool = False) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
-        failure = expected_failure(exc)
         if debug_requested(verbose):
             traceback.print_exc()
-        if failure is not None:
-            print(f"error: {one_line(failure)}", file=sys.stderr)
-            return failure.exit_code
-        print(f"error: unexpected {type(exc).__name__}: {one_line(exc)}"
-              f"{'' if debug_requested(verbose) else ' (a bug: run with -v for the traceback)'}",
-              file=sys.stderr)
-        return EXIT_BUG
+        for line in getattr(exc, "notification_warnings", ()):  # its failure notification, not delivered
+            print(f"warning: {line}", file=sys.stderr)
+        failure = said(exc, hint="" if debug_requested(verbose) else BUG_HINT)
+        print(f"error: {failure.line}", file=sys.stderr)
+        for line in failure.details:
+            print(f"  {line}", file=sys.stderr)
+        return failure.exit_code
 
 
 def _forget_earlier_writes() -> None:

@@ -1,4 +1,4 @@
-"""The options every command takes, before or after its name (`--db`, `-v`, `-q`, `--version`), and
+"""The options every command takes, before or after its name (`--db`, `-v`, `-q`, `--wide`, `--version`), and
 the `command` decorator that gives a command them, its example and its help panel."""
 from __future__ import annotations
 
@@ -62,6 +62,9 @@ def _probe(
     writer_file: Annotated[bool, typer.Option(
         "--writer-file", rich_help_panel=PANEL,
         help="read the warehouse file itself, not its published copy (a load cannot start while you read)")] = False,
+    wide: Annotated[bool, typer.Option(
+        "--wide", rich_help_panel=PANEL,
+        help="tables: every cell whole on one line, however wide (default: sized to the terminal, long text cut with …)")] = False,
     version: Annotated[bool, typer.Option(
         "--version", rich_help_panel=PANEL, help="print the version and exit")] = False,
 ) -> None:
@@ -78,7 +81,7 @@ def _global_params() -> list:
         if param.name == "version":
             param.is_eager = True
             param.callback = _print_version
-    return [p for p in params if p.name in ("db", "verbose", "quiet", "writer_file", "version")]
+    return [p for p in params if p.name in ("db", "verbose", "quiet", "writer_file", "wide", "version")]
 
 
 GLOBAL_PARAMS = _global_params()

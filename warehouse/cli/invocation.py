@@ -1,4 +1,4 @@
-"""The global options of the command being run (`--db`, `-v`, `-q`, `--writer-file`), as Typer's
+"""The global options of the command being run (`--db`, `-v`, `-q`, `--writer-file`, `--wide`), as Typer's
 parsing (global_options.py) or the plain `sql` path (quick.py) set them. Imports no Typer: what prints
 (console.py) and what reads the warehouse ask it here."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ class GlobalOptions:
     verbose: bool = False
     quiet: bool = False
     writer_file: bool = False
+    wide: bool = False            # tables: every cell whole, as wide as they make the table
 
 
 _current = GlobalOptions()

@@ -44,7 +44,7 @@ def _load(loader, file: Path, noun: str, entry: str, writes: set[str], **options
         count, _ = rebuild(current().db, f"mlperf-wh {noun} load", lambda con: loader(con, file, **options),
                            changed=writes)
     except (LedgerError, PriceError) as exc:
-        raise ExpectedFailure(f"{exc}; nothing was loaded, the warehouse is as it was") from None
+        raise ExpectedFailure(f"{exc}; nothing was loaded, the warehouse is as it was", details=exc.details) from None
     say(f"loaded {plural(count, entry)} from the {noun} {file}")
     return EXIT_OK
 
@@ -65,15 +65,17 @@ def claims_audit(fmt: Fmt = Format.table) -> int:
     """Every claim recomputed, with its grade and verdict.
 
     Table: the number claimed, its grade, the most the data supports and the verdict's label, then
-    what each label means, and a line per graded claim with every figure and the result ids behind it
-    (new vs base); csv: every column, the rows as JSON text; json: every column as it is."""
+    what each label means, a line per graded claim with every figure and the result ids behind it
+    (new vs base), and a line per claim whose citation or stated stage the rows contradict; csv: every
+    column, the rows as JSON text; json: every column as it is."""
     from warehouse.ledger import audit
     from warehouse.store import db
     with db.connect(reading_file(), read_only=True) as con:
         frame = audit.audit(con)
     if fmt is Format.table:
         print_rows(audit.for_screen(frame))
-        for line in audit.verdict_legend(frame) + audit.grade_lines(frame) + audit.citation_problems(frame):
+        for line in (audit.verdict_legend(frame) + audit.grade_lines(frame) + audit.citation_problems(frame)
+                     + audit.stage_contradictions(frame)):
             print_wrapped(line)
     elif fmt is Format.csv:
         print_rows(audit.flat(frame), fmt)
@@ -115,7 +117,11 @@ def decisions_show(decision_id: Annotated[str, typer.Argument(metavar="ID", show
 
 @command(prices, "load", "mlperf-wh prices load my-prices.csv")
 def prices_load(file: Annotated[Path, typer.Argument(metavar="FILE", show_default=False, help=(
-        "a CSV: accelerator,dollars_per_accelerator_hour[,source,priced_on,note]"))], allow_empty: AllowEmpty = False) -> int:
+        "a CSV: accelerator,dollars_per_accelerator_hour[,source,priced_on,note]"))], allow_empty: AllowEmpty = False,
+        allow_unknown: Annotated[bool, typer.Option("--allow-unknown", help=(
+            "load a file naming accelerators the warehouse does not know (each is a warning; its price "
+            "matches no result); without it such a file is refused whole"))] = False) -> int:
     """Load your accelerator prices (a CSV), replacing the previous ones."""
     from warehouse.ledger.prices import load_prices
-    return _load(load_prices, file, "price table", "price", {"prices"}, warn=warn, allow_empty=allow_empty)
+    return _load(load_prices, file, "price table", "price", {"prices"}, warn=warn, allow_empty=allow_empty,
+                 allow_unknown=allow_unknown)

@@ -6,7 +6,7 @@ DuckDB takes for most queries. So `warehouse.cli.main` hands these forms here, e
 
     mlperf-wh [GLOBAL...] sql QUERY [GLOBAL | --format F | --limit N | --raw ...]
 
-GLOBAL is --db FILE, -q/--quiet or --writer-file; each option at most once; no word but QUERY and
+GLOBAL is --db FILE, -q/--quiet, --writer-file or --wide; each option at most once; no word but QUERY and
 the options' values, none of which starts with '-'. Help, -f, a query on stdin, -v, `--opt=value`, a
 repeated or unknown option, a value Typer would refuse: all go to Typer, which words the usage
 errors. tests/test_cli_quick.py runs each form both ways and compares what they print.
@@ -22,7 +22,8 @@ from warehouse.cli.invocation import reading_file, reset
 from warehouse.errors import EXIT_OK, ExpectedFailure
 
 TABLE_LIMIT = 100
-GLOBAL_VALUED, GLOBAL_FLAGS = ("--db",), {"-q": "quiet", "--quiet": "quiet", "--writer-file": "writer_file"}
+GLOBAL_VALUED, GLOBAL_FLAGS = ("--db",), {"-q": "quiet", "--quiet": "quiet", "--writer-file": "writer_file",
+                                         "--wide": "wide"}
 SQL_VALUED, SQL_FLAGS = ("--format", "--limit"), {"--raw": "raw"}
 
 
@@ -35,6 +36,7 @@ class PlainSql:
     quiet: bool = False
     writer_file: bool = False
     raw: bool = False
+    wide: bool = False
 
 
 def plain_sql(words: list[str]) -> PlainSql | None:
@@ -64,13 +66,14 @@ def plain_sql(words: list[str]) -> PlainSql | None:
         return None
     return PlainSql(positional[1], Format(given.get("--format", "table")),
                     int(given["--limit"]) if "--limit" in given else None, given.get("--db"),
-                    bool(given.get("quiet")), bool(given.get("writer_file")), bool(given.get("raw")))
+                    bool(given.get("quiet")), bool(given.get("writer_file")), bool(given.get("raw")),
+                    bool(given.get("wide")))
 
 
 def run(call: PlainSql) -> int:
     from warehouse import collector
     collector.resume()
-    reset(db=call.db, quiet=call.quiet, writer_file=call.writer_file)
+    reset(db=call.db, quiet=call.quiet, writer_file=call.writer_file, wide=call.wide)
     return print_query(call.query, call.fmt, call.limit, call.raw)
 
 

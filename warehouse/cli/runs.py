@@ -13,7 +13,7 @@ import typer
 
 from warehouse import settings
 from warehouse.cli.build import (RunFormat, Source, Strict, chosen_source, print_run, probe_source,
-                                 start_temporary_server_if_needed)
+                                 run_failure_notified, start_temporary_server_if_needed)
 from warehouse.cli.console import Format, note, say, warn
 from warehouse.cli.global_options import command, current
 from warehouse.cli.progress import step
@@ -46,16 +46,17 @@ def watch(strict: Strict = False, source: Source = None, fmt: RunFormat = Format
     from flows.look_first import unless_changed
     from warehouse.identity.round_table import rounds_to_watch
     from warehouse.store import db
-    source = chosen_source(source, "watch", probe=False)
-    db_file = db.db_path(current().db)
-    unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
-    if unchanged is not None:
-        return print_run(unchanged, source, strict, fmt)
-    probe_source(source, "watch")
-    from flows.watch import watch_once
-    start_temporary_server_if_needed()
-    with step("looking for new rounds and loading them"):
-        report = watch_once(source, db_file)
+    with run_failure_notified("watch"):
+        source = chosen_source(source, probe=False)
+        db_file = db.db_path(current().db)
+        unchanged = unless_changed(rounds_to_watch, source, db_file, "watch", views_must_be_current=False)
+        if unchanged is not None:
+            return print_run(unchanged, source, strict, fmt)
+        probe_source(source)
+        from flows.watch import watch_once
+        start_temporary_server_if_needed()
+        with step("looking for new rounds and loading them"):
+            report = watch_once(source, db_file)
     return print_run(report, source, strict, fmt)
 
 

@@ -34,7 +34,8 @@ def read_only_engine(warehouse_file: str | Path, writer_file: bool = False) -> E
     """A SQLAlchemy engine on the published copy (made first when missing or stale and no load is
     running: warehouse.store.publish.reader_path); any statement that writes fails."""
     if not Path(warehouse_file).exists():
-        raise FileNotFoundError(f"no warehouse at {warehouse_file}: run `mlperf-wh backfill` first")
+        from warehouse.store.warehouse_file import missing_warehouse
+        raise missing_warehouse(str(warehouse_file))
     if not writer_file:
         from warehouse.store.publish import reader_path
         reader_path(str(warehouse_file))

@@ -20,6 +20,7 @@ from warehouse.export.cells import any_needs_care_sql, needs_care_sql, safe_sql,
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, sha256_of, swap_in, warehouse_files, write_listing)
 from warehouse.identity.rounds import round_sort_key
+from warehouse.store import db
 from warehouse.views import LAYERS, definitions
 from warehouse.views.column_docs import relations_documentation
 
@@ -45,6 +46,21 @@ def default_views() -> list[str]:
 
 def known_views() -> list[str]:
     return [v.name for v in definitions()] + list(RAW_TABLES)
+
+
+def unknown_views_message(unknown: list[str]) -> str:
+    """Each name that is no view, with the nearest mart (or loaded table) to it; when none is near,
+    the marts (the internal models `views --all` lists are exportable too, never offered)."""
+    from warehouse.nearest import nearest
+    offered = default_views() + list(RAW_TABLES)
+    said = []
+    for name in unknown:
+        near = nearest(name, offered, at_most=2)
+        said.append(f"unknown view {name!r} (did you mean {' or '.join(map(repr, near))}?)" if near
+                    else f"unknown view {name!r}")
+    if all("did you mean" in line for line in said):
+        return "; ".join(said)
+    return "; ".join(said) + f"; the marts: {', '.join(sorted(default_views()))} (`mlperf-wh views`)"
 
 
 @dataclass(frozen=True)
@@ -117,7 +133,7 @@ def export_views(con: duckdb.DuckDBPyConnection, directory: Path, fmt: str = "pa
     known = set(known_views())
     unknown = [v for v in chosen if v not in known]
     if unknown:
-        raise ExportError(f"unknown view(s) {', '.join(unknown)}; known: {', '.join(sorted(known_views()))}")
+        raise ExportError(unknown_views_message(unknown))
     target = _check_target(con, directory, warehouse_file)
     remove_abandoned_partials(target, KIND)
     documented = relations_documentation(con, chosen)
@@ -250,7 +266,7 @@ def _text_facts(con, rel: Relation, table: str, loads: Loads, widths: bool = Fal
 def _columns_needing_care(con, rel: Relation, table: str) -> frozenset[str]:
     text = rel.text_columns
     checks = ", ".join(f"coalesce(bool_or({needs_care_sql(_flat_text(rel, name))}), false)" for name in text)
-    flags = con.execute(f"SELECT {checks} FROM {table}").fetchone()
+    flags = db.first_row(con, f"SELECT {checks} FROM {table}")
     return frozenset(name for name, needs in zip(text, flags) if needs)
 
 
@@ -278,7 +294,7 @@ def _two_at_a_time(con, relations: list[Relation], write, tally: Tally) -> list:
     machine has more than one core. The results in the order of `relations`. On any failure or
     interruption of this thread, the queries still running are interrupted before it goes on."""
     from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
-    search_path = con.execute("SELECT current_setting('search_path')").fetchone()[0]
+    search_path = db.scalar(con, "SELECT current_setting('search_path')")
     cursors = [con.cursor() for _ in range(2)]
     free = list(cursors)
     lock = threading.Lock()

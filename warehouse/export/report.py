@@ -111,14 +111,16 @@ def newest_round(con: duckdb.DuckDBPyConnection) -> str | None:
 
 def claim_audit_table(con) -> Table:
     frame = db.query_frame(con, """
-        SELECT id, vendor, kind, stage, round, benchmark, scenario, accelerator, multiplier AS claimed,
+        SELECT id, vendor, kind, stage, round, benchmark, scenario, accelerator,
+               coalesce(multiplier, result_claimed) AS claimed, result_unit,
                round(figure_supported, 3) AS supported, grade,
                CASE WHEN overstated_by IS NOT NULL THEN round(100 * overstated_by, 1) || '%' END AS overstated_by,
                grade_reason, verdict
         FROM claim_audit ORDER BY round, id""")
     return Table("claim_audit", "Claims, graded against the data",
-                 "every claim in the ledger, recomputed from the warehouse: claimed = the vendor's figure, supported "
-                 "= the most the data supports at the claim's own conditions; grade: holds (within 5%), overstated, "
+                 "every claim in the ledger, recomputed from the warehouse: claimed = the vendor's figure (a "
+                 "multiplier, or an absolute claim's result in result_unit), supported = the most the data supports "
+                 "at the claim's own conditions; grade: holds (within 5%), overstated, "
                  "understated or unsupported (nothing recomputes it); the verdict says whether a procurement "
                  "decision may rest on it", frame, colour_column="grade", colours=GRADE_COLOURS,
                  empty_note="no claims loaded: mlperf-wh claims load FILE")

@@ -534,8 +534,8 @@ def field_records_frame(con) -> pl.DataFrame:
     """The field's record per round of each benchmark's Offline history, in RECORD_SEGMENT (field_records:
     within an era, from the era's first round), with the round's date."""
     return db.query_frame(con, f"""
-        SELECT benchmark, era, round, round_order(round) AS round_order, published_on, record_per_accelerator,
-               record_round, record_accelerator, round_best_accelerator, round_best_per_accelerator, label
+        SELECT benchmark, era, round, round_order(round) AS round_order, published_on, throughput_per_accelerator_record,
+               record_round, record_accelerator, round_best_accelerator, throughput_per_accelerator, label
         FROM field_records
         WHERE scenario = '{HISTORY_SCENARIO}' AND segment = '{RECORD_SEGMENT}' AND published_on IS NOT NULL
         ORDER BY benchmark, round_order""")
@@ -591,20 +591,20 @@ def _record_rows(records: pl.DataFrame | None, benchmarks: list[str], rows: pl.D
         rows.select("benchmark", "family", "result_unit").unique("benchmark"), on="benchmark")
     frontier = shown.select("family", "benchmark", "result_unit", "era", pl.col("record_accelerator").alias("accelerator"),
                             pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
-                            pl.col("record_per_accelerator").alias("per_accelerator"), pl.lit("frontier").alias("kind"))
+                            pl.col("throughput_per_accelerator_record").alias("per_accelerator"), pl.lit("frontier").alias("kind"))
     last = shown.group_by("benchmark", maintain_order=True).last()
     at_record = shown.join(last.select("benchmark", "era", pl.col("record_round").alias("final_record_round")),
                            on=["benchmark", "era"]).filter(pl.col("round") == pl.col("final_record_round"))
     labels = at_record.select("family", "benchmark", "result_unit", "era", pl.col("record_accelerator").alias("accelerator"),
                               pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
-                              pl.col("record_per_accelerator").alias("per_accelerator"), pl.lit("label").alias("kind"),
+                              pl.col("throughput_per_accelerator_record").alias("per_accelerator"), pl.lit("label").alias("kind"),
                               pl.col("label").alias("text"))
     newest = last.filter(pl.col("round") != pl.col("record_round")).select(
         "family", "benchmark", "result_unit", "era", pl.col("round_best_accelerator").alias("accelerator"),
         pl.lit(RECORD_SEGMENT).alias("segment"), "round", "round_order", "published_on",
-        pl.col("round_best_per_accelerator").alias("per_accelerator"), pl.lit("newest").alias("kind"),
+        pl.col("throughput_per_accelerator").alias("per_accelerator"), pl.lit("newest").alias("kind"),
         pl.format("{} best: {} {}", "round", "round_best_accelerator",
-                  pl.col("round_best_per_accelerator").round(0).cast(pl.Int64).map_elements(
+                  pl.col("throughput_per_accelerator").round(0).cast(pl.Int64).map_elements(
                       lambda v: f"{v:,}", return_dtype=pl.String)).alias("text"))
     return frontier, pl.concat([labels, newest], how="diagonal")
 

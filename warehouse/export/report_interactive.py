@@ -17,6 +17,7 @@ from warehouse.errors import needs_extra
 from warehouse.export import vega_bundle
 from warehouse.export.vega_bundle import vega_lite_version
 from warehouse.export.cells import ESCAPED
+from warehouse.figures import truth
 from warehouse.identity.rounds import round_sort_key
 
 # Vega's tableau20 (dark shades first, then the light ones) and category20b: 40 colours that differ.
@@ -242,5 +243,7 @@ def inert_spec(value):
 
 def inert_value(value):
     """Jinja's finalize: text from the warehouse printed inert; markup the page builds (what has
-    `__html__`: Jinja's Markup) as it is."""
+    `__html__`: Jinja's Markup) as it is; a boolean as everything else writes it (true, not True)."""
+    if isinstance(value, bool):
+        return truth(value)
     return inert_text(value) if isinstance(value, str) and not hasattr(value, "__html__") else value

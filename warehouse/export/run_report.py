@@ -1,5 +1,6 @@
 """What a run changed, for people: per round rows read / loaded / quarantined, drift, results new or
-changed since the previous load, the largest new software gains and generation speedups, claims
+changed since the previous load, the largest new software gains and generation speedups of the rows
+the run changed, claims
 whose verdict changed, and decisions that became due. Published as Prefect artifacts (markdown and
 table) and printed, short, by the CLI."""
 from __future__ import annotations
@@ -9,14 +10,23 @@ from dataclasses import dataclass, field
 import duckdb
 import polars as pl
 
+from warehouse.ingest.changes import LATEST_LOAD_CHANGES
 from warehouse.ingest.outcome import RoundOutcome
 from warehouse.ingest.source_urls import redact
 from warehouse.store import db
 
-GAIN_KEY = ["submitter", "part", "benchmark", "basis", "scenario", "accelerator_count",
-            "round_from", "round_to"]
+# A headline row is known by what it compares and the rows it pairs (a result ID, or for a row rebuilt
+# from a submission tree its round and run folder): one hardware, size and benchmark has one pair per era.
+GAIN_KEY = ["basis", "part", "benchmark", "scenario", "units", "scale_to", "round_from", "round_to", "from_row",
+            "to_row"]
 SPEEDUP_KEY = ["round", "benchmark", "scenario", "result_unit", "part_count", "part_new",
                "part_base", "submitter_new", "submitter_base", "result_id_new", "result_id_base"]
+# The sides of a headline that a row the run changed may be: (the headline's columns, the changed
+# row's columns) each.
+GAIN_SIDES = ((["source_id_from", "record_no_from"], ["source_id", "record_no"]),
+              (["source_id_to", "record_no_to"], ["source_id", "record_no"]))
+SPEEDUP_SIDES = ((["result_id_new", "benchmark", "scenario"], ["result_id", "benchmark", "scenario"]),
+                 (["result_id_base", "benchmark", "scenario"], ["result_id", "benchmark", "scenario"]))
 TOP = 3
 SCREEN_COLUMNS = ["round", "status", "rows_read", "rows_loaded", "rows_quarantined", "new", "changed", "note"]
 UNREACHABLE_HINT = (
@@ -55,14 +65,27 @@ def take_snapshot(con: duckdb.DuckDBPyConnection) -> Snapshot:
 # submitter's own gain beside it) and generation speedups of like-for-like pairs (one
 # serving stack, a baseline that serves near its own ceiling), procurement grade.
 # part: the accelerator, or the processor of a CPU-only system (the marts name them apart)
+# Read from int_software_gains_graded, the rows of the mart software_gains before it drops each side's
+# row key: the key says which rows the run changed, and a row rebuilt from a tree (no result ID) is
+# named by its round and run folder ('v2.0 closed/NVIDIA/results/.../performance/run_1', its Location).
 HEADLINE_GAINS = """
-SELECT h.*, coalesce(h.accelerator, h.cpu) AS part, o.gain AS own_gain, o.result_id_from AS own_result_id_from
-FROM software_gains AS h
-LEFT JOIN software_gains AS o
-  ON  o.basis = 'same_scale' AND o.result_id_to = h.result_id_to AND o.benchmark = h.benchmark
-  AND o.scenario = h.scenario AND o.result_unit = h.result_unit
+WITH folders AS (  -- a record with a power figure is two rows of one record_no
+    SELECT source_id, record_no, round || ' ' || location AS folder
+    FROM results WHERE metric = 'performance' AND result_id IS NULL
+)
+SELECT h.*, coalesce(h.accelerator, h.cpu) AS part, {from_row} AS from_row, {to_row} AS to_row,
+       o.gain AS own_gain, {own_from_row} AS own_from_row
+FROM int_software_gains_graded AS h
+LEFT JOIN folders AS f ON f.source_id = h.source_id_from AND f.record_no = h.record_no_from
+LEFT JOIN folders AS t ON t.source_id = h.source_id_to AND t.record_no = h.record_no_to
+LEFT JOIN int_software_gains_graded AS o
+  ON o.basis = 'same_scale' AND o.source_id_to = h.source_id_to AND o.record_no_to = h.record_no_to
+LEFT JOIN folders AS w ON w.source_id = o.source_id_from AND w.record_no = o.record_no_from
 WHERE h.basis = 'hardware_best' AND h.procurement_grade
-"""
+""".format(**{name: f"coalesce({pair}.result_id_{side}, {row}.folder, "
+                    f"{pair}.source_id_{side} || ' record ' || {pair}.record_no_{side})"
+              for name, pair, side, row in (("from_row", "h", "from", "f"), ("to_row", "h", "to", "t"),
+                                            ("own_from_row", "o", "from", "w"))})
 HEADLINE_SPEEDUPS = ("SELECT *, coalesce(accelerator_new, cpu_new) AS part_new, coalesce(accelerator_base, cpu_base) "
                      "AS part_base, coalesce(accelerator_count, cpu_count) AS part_count FROM generation_speedups "
                      "WHERE procurement_grade AND like_for_like")
@@ -74,12 +97,46 @@ GAINS_TITLE = ("Largest new gains of the same hardware (its best at one size aga
 
 def _gain_line(g: dict) -> str:
     """What the hardware gained (its best against its best), then its submitter's own gain when that
-    is another pair."""
+    is another pair; each side by its result ID, or the run folder of a row rebuilt from a tree."""
     line = (f"{g['gain']:.2f}x {g['part']} x{g['scale_to']} {g['benchmark']} {g['scenario']}: "
-            f"{g['result_id_from']} ({g['submitter_from']}) -> {g['result_id_to']} ({g['submitter']})")
-    if g.get("own_gain") is not None and g.get("own_result_id_from") != g["result_id_from"]:
-        line += f"; {g['submitter']}'s own gain {g['own_gain']:.2f}x from {g['own_result_id_from']}"
+            f"{g['from_row']} ({g['submitter_from']}) -> {g['to_row']} ({g['submitter']})")
+    if g.get("own_gain") is not None and g.get("own_from_row") != g["from_row"]:
+        line += f"; {g['submitter']}'s own gain {g['own_gain']:.2f}x from {g['own_from_row']}"
     return line
+
+
+# The performance rows this run's loads added, changed or brought back: their key and what they are
+# of, the benchmark read from the published name as stg_results reads it (base_benchmark_names).
+CHANGED_ROWS = f"""
+    SELECT DISTINCT r.source_id, r.record_no, r.result_id, coalesce(b.benchmark, r.model) AS benchmark, r.scenario
+    FROM ({LATEST_LOAD_CHANGES}) AS c
+    JOIN results AS r
+      ON r.source_id = c.source_id AND r.entry_id = c.entry_id AND r.model = c.model
+     AND r.used_model IS NOT DISTINCT FROM c.used_model AND r.scenario = c.scenario AND r.metric = c.metric
+     AND r.units IS NOT DISTINCT FROM c.units
+    LEFT JOIN base_benchmark_names AS b
+      ON b.model IS NOT DISTINCT FROM r.model AND b.used_model IS NOT DISTINCT FROM r.used_model
+    WHERE c.change IN ('added', 'changed', 'restored') AND c.metric = 'performance'"""
+
+
+def changed_rows(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> pl.DataFrame:
+    """The rows the loads of `source_ids` (this run's) added, changed or restored."""
+    if not source_ids:
+        return pl.DataFrame()
+    try:
+        return db.query_frame(con, CHANGED_ROWS, [source_ids])
+    except duckdb.CatalogException:  # views never built
+        return pl.DataFrame()
+
+
+def _touching(frame: pl.DataFrame, changed: pl.DataFrame, sides) -> pl.DataFrame:
+    """The rows of `frame` one of whose sides is a changed row."""
+    if frame.height == 0 or changed.height == 0:
+        return frame.clear()
+    numbered = frame.with_row_index("_row")
+    hits = [numbered.join(changed.select(theirs).unique(), left_on=ours, right_on=theirs, how="semi")["_row"]
+            for ours, theirs in sides]
+    return numbered.filter(pl.col("_row").is_in(pl.concat(hits).implode())).drop("_row")
 
 
 def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
@@ -262,8 +319,12 @@ def build(con: duckdb.DuckDBPyConnection, kind: str, flow_run_id: str | None,
     if before is None:
         return report
     after = take_snapshot(con)
-    report.new_gains = _new_rows(before.gains, after.gains, GAIN_KEY, "gain").head(TOP).to_dicts()
-    report.new_speedups = _new_rows(before.speedups, after.speedups, SPEEDUP_KEY, "speedup").head(TOP).to_dicts()
+    # Headlines only from rows this run changed: a pair of old rows is no news, whatever else moved.
+    changed = changed_rows(con, [o.source_id for o in outcomes if o.status == "loaded" and o.source_id])
+    report.new_gains = _new_rows(before.gains, _touching(after.gains, changed, GAIN_SIDES), GAIN_KEY,
+                                 "gain").head(TOP).to_dicts()
+    report.new_speedups = _new_rows(before.speedups, _touching(after.speedups, changed, SPEEDUP_SIDES), SPEEDUP_KEY,
+                                    "speedup").head(TOP).to_dicts()
     report.verdict_changes = [{"id": i, "before": before.verdicts.get(i), "after": after.verdicts.get(i)}
                               for i in sorted(set(before.verdicts) | set(after.verdicts))
                               if before.verdicts.get(i) != after.verdicts.get(i)]

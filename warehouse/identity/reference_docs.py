@@ -28,7 +28,7 @@ SECTIONS = [
      ["accelerator", "vendor", "segment", "form_factor", "line", "predecessor", "tdp_watts", "tdp_source"]),
     ("processors", "processors.csv: the processors of CPU-only systems",
      "Compared as accelerators are: software gains at the same socket count, generations along `predecessor`.",
-     ["processor", "vendor", "family", "line", "segment", "predecessor"]),
+     ["processor", "vendor", "family", "line", "segment", "predecessor", "source"]),
     ("system_power", "system_power.csv: what a whole system or rack draws, by a cited source",
      "`token_economics.system_estimate_watts` scales `system_watts / accelerators_per_system` to an entry's "
      "accelerator count (adjusted by a board power the entry publishes). Never mixed with measured power.",

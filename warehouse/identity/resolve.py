@@ -25,10 +25,22 @@ PER_COUNT_MACRO = ("CREATE OR REPLACE MACRO per_count(counts) AS "
                    "WHEN 'latency' THEN 'ms' WHEN 'samples_per_query' THEN 'samples per query' END")
 
 
+def _listed(units: list[str]) -> str:
+    return ", ".join("'" + u.replace("'", "''") + "'" for u in units)
+
+
+# What a unit label says its number counts (tokens | samples | latency; null for a unit of no known
+# kind), from the schema's lists: the one place a unit's kind is written for the SQL models.
+UNIT_COUNTS_MACRO = (f"CREATE OR REPLACE MACRO unit_counts(units) AS "
+                     f"CASE WHEN units IN ({_listed(vocabulary.TOKEN_UNITS)}) THEN 'tokens' "
+                     f"WHEN units IN ({_listed(vocabulary.SAMPLE_UNITS)}) THEN 'samples' "
+                     f"WHEN units IN ({_listed(vocabulary.LATENCY_UNITS)}) THEN 'latency' END")
+
+
 # What a throughput unit counts, a query and a sample alike (a Server query is one sample): the key by
 # which one entry's Server rate is set against its Offline rate.
 RATE_KIND_MACRO = ("CREATE OR REPLACE MACRO rate_kind(units) AS "
-                   "CASE WHEN units IN ('Samples/s', 'Queries/s') THEN 'samples' ELSE units END")
+                   "CASE WHEN unit_counts(units) = 'samples' THEN 'samples' ELSE units END")
 
 
 def vocabulary_frame() -> pl.DataFrame:
@@ -40,6 +52,7 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     ref = ref or default_reference()
     con.execute(ROUND_ORDER_MACRO)
     con.execute(PER_COUNT_MACRO)
+    con.execute(UNIT_COUNTS_MACRO)
     con.execute(RATE_KIND_MACRO)
     for macro in accelerator_macros(ref.accelerators, ref.variant_markers):
         con.execute(macro)

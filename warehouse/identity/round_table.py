@@ -76,6 +76,13 @@ def known_rounds(con: duckdb.DuckDBPyConnection) -> dict[str, Round]:
     return {r.name: r for r in sorted(rounds, key=lambda r: round_sort_key(r.name))}
 
 
+def named_rounds(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every round name the warehouse knows, oldest first: the registry's, those the watcher found
+    (the round table) and those loaded (an unofficial file's round too)."""
+    found = con.execute("SELECT round FROM rounds UNION SELECT DISTINCT round FROM results").fetchall()
+    return sorted(set(load_registry()) | {name for (name,) in found}, key=round_sort_key)
+
+
 def loaded_rounds(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {r for (r,) in con.execute(
         "SELECT DISTINCT round FROM sources WHERE origin = 'official' AND rows_loaded > 0").fetchall()}

@@ -22,6 +22,17 @@ from warehouse.store import db
 
 _NOT_COMPARED = {"round", "source_id", "record_no"}
 
+# The result_changes rows of each listed source's latest load (a run's own loads, read under its
+# writer lock: `?` is the list of source ids), with `first`: that load was the source's first.
+LATEST_LOAD_CHANGES = """
+    WITH loads AS (
+        SELECT source_id, max(loaded_at) AS loaded_at, arg_max(previous_sha256 IS NULL, loaded_at) AS first
+        FROM load_events WHERE status IN ('loaded', 'reloaded') AND list_contains(?, source_id)
+        GROUP BY source_id
+    )
+    SELECT c.*, l.first
+    FROM result_changes AS c JOIN loads AS l ON l.source_id = c.source_id AND l.loaded_at = c.loaded_at"""
+
 
 def result_key() -> list[str]:
     from schemas.results import ROW_KEY

@@ -130,7 +130,7 @@ class Previous:
     sha256: str | None = None
     etag: str | None = None
     last_modified: str | None = None
-    identity: str | None = None    # a tree file's size, mtime and inode at the last load (reading.file_identity)
+    identity: str | None = None    # a tree file's size, mtime, inode and change time at the last load (reading.file_identity)
 
 
 @dataclass

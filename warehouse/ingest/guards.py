@@ -20,6 +20,15 @@ Is a file whole? The evidence each format carries, as the real files show it (..
 A first load of a round rounds.toml gives no count for, from a CSV without Content-Length, has no
 evidence left: it loads (its rows are in `sources.rows_read` and load_events).
 
+A withdrawal is not a cut (docs/definitions.md, "A withdrawal"): MLCommons withdraws a result by
+publishing the round's table again without it. A reload short of the round's count is loaded, its
+missing rows recorded `withdrawn`, when the table is whole by its own marks and its other evidence
+holds (`withdrawal`): the round was loaded before; every result of the new table is one of the
+loaded ones (a cut loses rows, it adds none); it lacks at most MLPERF_WITHDRAWAL_LIMIT (0.02) of the
+round's records, at least one; and a CSV, which has no closing mark, still ends with the record the
+loaded table ended with (a CSV cut at a line break loses its last records). A table cut short, or
+lacking most of its rows, is still refused by `short-of-round`.
+
 The result IDs in a final table are `{MAJOR.MINOR}-{NNNN}` (`v4.1-0001` in v4.1): their prefix
 names the round. The Details and Code URLs are no marker: the unofficial v5.0 final table links to
 `submissions_inference_4.1` in every row."""
@@ -39,7 +48,8 @@ GUARDS = {
     "all-quarantined": "every row of a non-empty file failed validation",
     "shrink": "the reload would shrink the loaded rows by more than MLPERF_SHRINK_LIMIT (0.10)",
     "incomplete-last-line": "the CSV's last line is cut short (a truncated download)",
-    "short-of-round": "the file has fewer records than the round was published with (rounds.toml records)",
+    "short-of-round": "the file has fewer records than the round was published with (rounds.toml records) "
+                      "and is no withdrawal",
 }
 
 
@@ -123,6 +133,29 @@ def short_of_round(rows_read: int, published: int | None, round_name: str, label
                                      "is incomplete")
 
 
+@dataclass(frozen=True)
+class Reload:
+    """What a reload of a source knows of the rows it replaces (warehouse.ingest.history)."""
+    added: int                 # results of the new table the loaded one lacks
+    last_record_kept: bool     # the loaded table's last record is in the new one
+
+
+def withdrawal_limit() -> float:
+    return settings.current().withdrawal_limit
+
+
+def withdrawal(rows_read: int, published: int | None, fmt: str, reload: Reload | None,
+               limit: float | None = None) -> bool:
+    """A table `short-of-round` would refuse that is MLCommons withdrawing results (the module's
+    docstring): loaded, not refused. `reload` None: the round was never loaded (nothing to compare)."""
+    if published is None or rows_read >= published or reload is None:
+        return False
+    limit = withdrawal_limit() if limit is None else limit
+    allowed = max(1, int(published * limit))
+    whole = fmt != "checker_csv" or reload.last_record_kept
+    return whole and reload.added == 0 and published - rows_read <= allowed
+
+
 def shrinks(previous_loaded: int | None, rows_loaded: int, label: str,
             limit: float | None = None) -> Finding | None:
     limit = shrink_limit() if limit is None else limit
@@ -134,11 +167,13 @@ def shrinks(previous_loaded: int | None, rows_loaded: int, label: str,
                              "MLPERF_SHRINK_LIMIT)")
 
 
-def enforce(findings: list[Finding | None], allow: frozenset[str] | set[str] | list[str]) -> list[str]:
-    """Raise for the first finding not allowed; return the guards overridden (for lineage)."""
+def enforce(findings: list[Finding | None], allow: frozenset[str] | set[str] | list[str],
+            excused: frozenset[str] = frozenset()) -> list[str]:
+    """Raise for the first finding not allowed; return the guards overridden (for lineage). A guard
+    `excused` by the file's evidence (a withdrawal) is neither raised nor an override."""
     overridden = []
     for finding in findings:
-        if finding is None:
+        if finding is None or finding.guard in excused:
             continue
         if finding.guard not in allow:
             raise GuardRefused(finding.guard, finding.message)

@@ -38,7 +38,8 @@ class Changes:
     quarantined: int = 0   # rows the new table publishes in a failed record: kept stale, not removed
     restored: int = 0      # stale rows the new table publishes good again
 
-    def summary(self, first_load: bool, same_file: bool = False) -> str:
+    def summary(self, first_load: bool, same_file: bool = False, gone: str = "removed") -> str:
+        """`gone`: what the rows the new table lacks are ('withdrawn' when MLCommons withdrew them)."""
         if first_load:
             return f"first load: {self.new} results"
         if not (self.new or self.changed or self.removed or self.quarantined or self.restored):
@@ -46,7 +47,7 @@ class Changes:
                     else "reloaded: the same results (the file changed, its results did not)")
         stale = [f"{self.quarantined} quarantined (last good value kept)"] if self.quarantined else []
         stale += [f"{self.restored} restored"] if self.restored else []
-        return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} removed results", *stale])
+        return ", ".join([f"reloaded: {self.new} new, {self.changed} changed, {self.removed} {gone} results", *stale])
 
 
 def counted(rows: pl.DataFrame) -> Changes:
@@ -71,7 +72,11 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     v = prepared.validated
     rows = field_changes.field_changes(before, v.good, v.quarantined_rows)
     changes = counted(rows) if previous else Changes(v.rows_loaded, 0, 0)
-    summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256)
+    withdrawn = previous is not None and _a_withdrawal(con, source_id, prepared, rows, round_name, origin)
+    summary = changes.summary(first_load=previous is None, same_file=previous == fetched.sha256,
+                              gone="withdrawn" if withdrawn else "removed")
+    if withdrawn:
+        summary += f" ({withdrawal_words(v.rows_read, round_name)})"
     event = {
         "loaded_at": loaded_at, "flow_run_id": run.flow_run_id, "run_kind": run.kind,
         "round": round_name, "source_id": source_id, "url": fetched.location,
@@ -87,10 +92,52 @@ def load_with_history(con: duckdb.DuckDBPyConnection, fetched: Fetched, prepared
     def also(con: duckdb.DuckDBPyConnection) -> None:
         write_changes(con)
         record(con, event)
-    outcome = load(con, fetched, prepared, round_name, origin, allow, also=also)
+    outcome = load(con, fetched, prepared, round_name, origin, allow, also=also,
+                   excused=frozenset({"short-of-round"}) if withdrawn else frozenset())
     # the run report reads what the load changed from its outcome, whether or not a flow run holds it
     outcome.results_new, outcome.results_changed, outcome.change_summary = changes.new, changes.changed, summary
     return outcome
+
+
+def _a_withdrawal(con: duckdb.DuckDBPyConnection, source_id: str, prepared: "Prepared", rows: pl.DataFrame,
+                  round_name: str, origin: str) -> bool:
+    """A reload short of its round's recorded records that is MLCommons withdrawing results, not a
+    cut (guards.withdrawal); asked only of a table `short-of-round` refuses."""
+    from warehouse.identity.rounds import published_records
+    from warehouse.ingest import guards
+    if not any(f.guard == "short-of-round" for f in prepared.findings) or origin != "official":
+        return False
+    added = rows.filter(pl.col("change") == "added").select(changes_key()).unique().height
+    reload = guards.Reload(added, _last_record_kept(con, source_id, prepared))
+    return guards.withdrawal(prepared.validated.rows_read, published_records(round_name), prepared.format, reload)
+
+
+def _last_record_kept(con: duckdb.DuckDBPyConnection, source_id: str, prepared: "Prepared") -> bool:
+    """The last record of the loaded table (by its place in its file) is in the new table, good or
+    quarantined: what tells a CSV that lost rows in its middle from one cut at a line break."""
+    key = changes_key()
+    last = db.query_frame(con, f"SELECT {', '.join(key)} FROM results WHERE source_id = ? "
+                               "ORDER BY record_no DESC LIMIT 1", [source_id])
+    if last.height == 0:
+        return False
+    v = prepared.validated
+    present = [frame.select(key) for frame in (v.good, v.quarantined_rows) if frame is not None and frame.height]
+    if not present:
+        return False
+    new = pl.concat([f.cast({c: pl.String for c in key}) for f in present])
+    return new.join(last.cast({c: pl.String for c in key}), on=key, how="semi", nulls_equal=True).height > 0
+
+
+def changes_key() -> list[str]:
+    from warehouse.ingest.changes import result_key
+    return result_key()
+
+
+def withdrawal_words(records: int, round_name: str) -> str:
+    """What a load that MLCommons' withdrawal made says of it (load_events, the run's table)."""
+    from warehouse.identity.rounds import published_records
+    return (f"withdrawn by MLCommons: the table is whole, {records} of the {published_records(round_name)} "
+            f"records {round_name} was published with, and holds no result the loaded one lacked")
 
 
 def _previous_sha256(con: duckdb.DuckDBPyConnection, source_id: str) -> str | None:

@@ -37,15 +37,16 @@ def prepare(content: bytes, file_name: str, round_name: str, origin: str, label:
 
 
 def load(con, fetched: Fetched, prepared: Prepared, round_name: str, origin: str,
-         allow=frozenset(), also=None) -> RoundOutcome:
+         allow=frozenset(), also=None, excused: frozenset[str] = frozenset()) -> RoundOutcome:
     """Replace this source's rows, unless a guard refuses (GuardRefused: nothing changes); a row the
     new table publishes in a quarantined record keeps its last good value, marked stale; `also`
-    writes in the same transaction (db.replace_source)."""
+    writes in the same transaction (db.replace_source). `excused`: guards the file's own evidence
+    answers (a withdrawal: warehouse.ingest.guards.withdrawal)."""
     v = prepared.validated
     source_id = source_id_for(round_name, origin, fetched.file_name)
     before = db.previous_source(con, source_id)
     shrink = guards.shrinks(before["rows_loaded"] if before else None, v.rows_loaded, fetched.location)
-    overrides = guards.enforce([*prepared.findings, shrink], allow)
+    overrides = guards.enforce([*prepared.findings, shrink], allow, excused)
     source = db.SourceRecord(
         source_id=source_id_for(round_name, origin, fetched.file_name), round=round_name,
         origin=origin, url=fetched.location, file_name=fetched.file_name, format=prepared.format,

@@ -9,7 +9,7 @@ import polars as pl
 
 from warehouse.store import db
 
-SCREEN_COLUMNS = ["id", "multiplier", "grade", "figure_supported", "verdict"]
+SCREEN_COLUMNS = ["id", "multiplier", "result_claimed", "grade", "figure_supported", "verdict"]
 ROW_LISTS = ["rows_used", "rows_as_cited", "rows_best", "rows_equal_scale", "rows_same_submitter"]
 
 
@@ -19,10 +19,11 @@ def audit(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 def for_screen(frame: pl.DataFrame) -> pl.DataFrame:
     """What a terminal shows of each claim, within 80 columns and two lines a claim: the number claimed
-    (claimed: multiplier), its grade, the most the data supports (supported: figure_supported) and the
-    verdict by its label ("directional only"; what it means: verdict_legend;
-    every figure and the result ids behind it: grade_lines, and --format csv or json)."""
-    return frame.select("id", pl.col("multiplier").alias("claimed"), "grade",
+    (claimed: multiplier, or an absolute claim's result_claimed, whose unit its grade line says), its
+    grade, the most the data supports (supported: figure_supported) and the verdict by its label
+    ("directional only"; what it means: verdict_legend; every figure and the result ids behind it:
+    grade_lines, and --format csv or json)."""
+    return frame.select("id", pl.coalesce("multiplier", "result_claimed").alias("claimed"), "grade",
                         pl.col("figure_supported").alias("supported"), pl.col("verdict_label").alias("verdict"))
 
 
@@ -46,6 +47,12 @@ def citation_problems(frame: pl.DataFrame) -> list[str]:
     """One line per claim whose cited entries do not match it."""
     return [f"{c['id']}: as cited: {c['citation_problem']}"
             for c in frame.filter(pl.col("citation_problem").is_not_null()).iter_rows(named=True)]
+
+
+def stage_contradictions(frame: pl.DataFrame) -> list[str]:
+    """One line per claim whose stated stage the rows contradict ("stated mlcommons_verified, but ...")."""
+    return [f"{c['id']}: {c['stage_contradiction']}"
+            for c in frame.filter(pl.col("stage_contradiction").is_not_null()).iter_rows(named=True)]
 
 
 def flat(frame: pl.DataFrame) -> pl.DataFrame:

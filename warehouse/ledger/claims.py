@@ -10,6 +10,7 @@ import duckdb
 import polars as pl
 
 from schemas.claims import Claim, Decision
+from schemas.results import SCENARIOS
 from schemas.failures import validated
 from warehouse.errors import ExpectedFailure
 from warehouse.inputs import (check_depth, marts_names, old_name_notes, normalised_id, read_bounded, require_final_line_break,
@@ -17,7 +18,8 @@ from warehouse.inputs import (check_depth, marts_names, old_name_notes, normalis
 from warehouse.identity.reference import Reference, default_reference
 from warehouse.nearest import did_you_mean
 from warehouse.views.identities import canonical_accelerators
-from warehouse.identity.rounds import ROUND_PATTERN
+from warehouse.identity.round_table import named_rounds
+from warehouse.identity.rounds import ROUND_PATTERN, load_registry, round_sort_key
 from warehouse.store import db
 
 
@@ -94,6 +96,12 @@ def _text_or_list(value) -> list[str]:
     return [_text(value)] if isinstance(value, str) else _text_list(value)
 
 
+def _flag(value) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
 def _review_due(value) -> str:
     return _date(value).isoformat() if isinstance(value, dt.date) else _text(value)
 
@@ -106,7 +114,7 @@ CLAIM_FIELDS = {
     "accelerator_count": (_integer, False), "baseline_accelerator_count": (_integer, False),
     "round_from": (_text, False), "submitter": (_text, False), "basis": (_text, False),
     "multiplier": (_number, False), "direction": (_text, False), "stage": (_text, True),
-    "cited_result_ids": (_text_list, False),
+    "cited_result_ids": (_text_list, False), "outside_mlperf": (_flag, False),
 }
 # A claim's fields in the marts' names -> the columns of the claims table (which int_claim_audit reads).
 CLAIM_COLUMNS = {"accelerator_count": "total_accelerators", "baseline_accelerator_count": "baseline_total_accelerators"}
@@ -192,8 +200,9 @@ def validate(frame: pl.DataFrame, model, path: Path, table: str) -> pl.DataFrame
 
 
 def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = False,
-                 notes: list[str] | None = None) -> pl.DataFrame:
-    """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError."""
+                 notes: list[str] | None = None, rounds: list[str] | None = None) -> pl.DataFrame:
+    """Pure apart from reading the file: TOML -> validated claims frame. Raises LedgerError. `rounds`:
+    the round names the warehouse knows (round_table.named_rounds; default the registry's)."""
     ref = ref or default_reference()
     rows = coerce(read_entries(path, "claim", allow_empty), CLAIM_FIELDS, path, "claim", notes)
     rows = [{CLAIM_COLUMNS.get(field, field): value for field, value in row.items()} for row in rows]
@@ -203,6 +212,8 @@ def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = F
                       .select(pl.col("alias").str.to_lowercase(), "benchmark").iter_rows())
     problems = []
     for row in rows:
+        outside_mlperf = row.pop("outside_mlperf")
+        problems += unknown_names(row, outside_mlperf, benchmarks, rounds if rounds is not None else list(load_registry()))
         row["benchmark"] = benchmarks.get(row["model"].lower(), row["model"])
         row["direction"] = row["direction"] or "throughput"
         for field in ("accelerator", "baseline_accelerator"):
@@ -219,6 +230,38 @@ def claims_frame(path: Path, ref: Reference | None = None, allow_empty: bool = F
     return validate(frame, Claim, path, "claim")
 
 
+def unknown_names(claim: dict, outside_mlperf: bool | None, benchmarks: dict[str, str], rounds: list[str]) -> list[str]:
+    """What a claim names that the warehouse does not know, each with the nearest known names (as an
+    unknown accelerator is said): a benchmark (unless `outside_mlperf = true`: a model MLPerf does not
+    run, recorded and never reproduced), a scenario, a round. Such a claim would load and audit as
+    "unsupported: no rows reproduce it", which reads as a verdict on the vendor, not on the file."""
+    who = f"claim {claim['id']!r}"
+    problems = []
+    if not outside_mlperf and claim["model"].lower() not in benchmarks:
+        problems.append(f"{who}: field 'model': {claim['model']!r} is no MLPerf benchmark of "
+                        "warehouse/identity/reference/benchmarks.csv"
+                        f"{did_you_mean(claim['model'], sorted(set(benchmarks.values())))} (a model MLPerf "
+                        "does not run: outside_mlperf = true)")
+    if claim["scenario"] is not None and claim["scenario"] not in SCENARIOS:
+        problems.append(f"{who}: field 'scenario': {claim['scenario']!r} is no MLPerf scenario"
+                        f"{did_you_mean(claim['scenario'], SCENARIOS)}")
+    for field in ("round", "round_from"):
+        if (problem := unknown_round(claim[field], rounds)) is not None:
+            problems.append(f"{who}: field {field!r}: {problem}")
+    return problems
+
+
+def unknown_round(name: str | None, rounds: list[str], later_allowed: bool = False) -> str | None:
+    """Why a round name is refused (None: the warehouse knows it, it is no round name at all, which
+    the schema says, or `later_allowed` and it would come after every round known: not published yet)."""
+    if name is None or name in rounds or not ROUND_PATTERN.fullmatch(name):
+        return None
+    if later_allowed and round_sort_key(name) > max(map(round_sort_key, rounds)):
+        return None
+    return (f"{name!r} is no round the warehouse knows (rounds.toml, or found by `mlperf-wh watch`)"
+            f"{did_you_mean(name, rounds)}")
+
+
 def _polars_type(dtype):
     return dtype.type if hasattr(dtype, "type") else dtype
 
@@ -228,7 +271,7 @@ def load_claims(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = Fals
     """Load (or reload) one claims file; a claim id another file owns is an error unless `replace`.
     `warn(message)` hears of each old field name read as the marts' name."""
     notes: list[str] = []
-    frame = claims_frame(path, allow_empty=allow_empty, notes=notes).with_columns(
+    frame = claims_frame(path, allow_empty=allow_empty, notes=notes, rounds=named_rounds(con)).with_columns(
         pl.lit(str(Path(path).resolve())).alias("claim_file"))
     if not replace:
         _refuse_ids_owned_elsewhere(con, frame, path, "claim")
@@ -275,7 +318,11 @@ def _refuse_ids_owned_elsewhere(con: duckdb.DuckDBPyConnection, frame: pl.DataFr
 # decisions
 
 
-def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = False) -> pl.DataFrame:
+def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = False,
+                    rounds: list[str] | None = None) -> pl.DataFrame:
+    """`rounds`: the round names the warehouse knows (round_table.named_rounds; default the
+    registry's): a review round must be one of them, or one after them all (not published yet)."""
+    rounds = rounds if rounds is not None else list(load_registry())
     rows = coerce(read_entries(path, "decision", allow_empty), DECISION_FIELDS, path, "decision")
     problems = []
     for row in rows:
@@ -293,6 +340,8 @@ def decisions_frame(path: Path, known_claims: set[str], allow_empty: bool = Fals
             pass  # the first round published after decided_on, whatever its name (decisions_due.sql)
         elif due and ROUND_PATTERN.fullmatch(due):
             row["review_round"] = due
+            if (problem := unknown_round(due, rounds, later_allowed=True)) is not None:
+                problems.append(f"decision {row['id']!r}: field 'review_due': {problem}")
         elif due:
             try:
                 row["review_date"] = dt.date.fromisoformat(due)
@@ -309,7 +358,7 @@ def load_decisions(con: duckdb.DuckDBPyConnection, path: Path, replace: bool = F
                    allow_empty: bool = False) -> int:
     """Load (or reload) one decisions file; a decision id another file owns is an error unless `replace`."""
     known = {cid.strip().lower() for (cid,) in con.execute("SELECT id FROM claims").fetchall()}
-    frame = decisions_frame(path, known, allow_empty).with_columns(
+    frame = decisions_frame(path, known, allow_empty, named_rounds(con)).with_columns(
         pl.lit(str(Path(path).resolve())).alias("decision_file"))
     if not replace:
         _refuse_ids_owned_elsewhere(con, frame, path, "decision")

@@ -2,7 +2,7 @@
 expanded to its audit verdict, and whether its review is due."""
 from __future__ import annotations
 
-from warehouse.figures import human_number
+from warehouse.figures import human_number, truth
 from warehouse.store import db
 
 
@@ -18,7 +18,7 @@ def decision_record(con, decision_id: str) -> dict | None:
     def expand(ids):
         if not ids:
             return []
-        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, recomputed, "
+        claims = db.query_frame(con, "SELECT id, statement, stage, multiplier, result_claimed, result_unit, recomputed, "
                                      "recomputed_as_cited, recomputed_best, weak_baseline, verdict, "
                                      "procurement_grade FROM claim_audit WHERE list_contains(?, id)", [ids])
         by_id = {c["id"]: c for c in claims.to_dicts()}
@@ -67,7 +67,7 @@ def _value(value) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return truth(value)
     if isinstance(value, float):
         return human_number(value)
     if isinstance(value, list):
@@ -77,7 +77,7 @@ def _value(value) -> str:
 
 def _measured_line(key: str, item: dict) -> str:
     if key == "own_measurements":
-        return (f"{item['run_id']} ({item['label'] or 'no label'}): {item['model_id']} on {item['accelerators']} x "
+        return (f"{item['run_id']} ({item['label'] or 'no label'}): {item['model_id']} on {item['accelerator_count']} x "
                 f"{item['accelerator'] or '?'}, {_figure(item['tokens_per_second_per_accelerator'])} tokens/s per "
                 f"accelerator, p99 TTFT {_figure(item['ttft_p99_ms'])} ms, TPOT {_figure(item['tpot_p99_ms'])} ms")
     verdict = "DISAGREES" if item["disagrees"] else "agrees" if item["disagrees"] is False else "cannot tell"

@@ -63,23 +63,38 @@ def _as_written(raw: pl.DataFrame, failure: Failure):
     return raw[failure.column][failure.index]
 
 
-def unknown_accelerators(frame: pl.DataFrame) -> list[str]:
+def unknown_accelerators(frame: pl.DataFrame) -> list[tuple[int, str]]:
+    """(row of the file, name) of each price naming no accelerator of accelerators.csv."""
+    known = set(known_accelerators())
+    return [(i + 2, name) for i, name in enumerate(frame["accelerator"].to_list()) if name not in known]
+
+
+def known_accelerators() -> list[str]:
     from warehouse.identity.reference import default_reference
-    known = set(default_reference().accelerators["accelerator"].to_list())
-    return [name for name in frame["accelerator"].to_list() if name not in known]
+    return default_reference().accelerators["accelerator"].to_list()
 
 
-def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None, allow_empty: bool = False) -> int:
-    """Replace the price table; `warn(message)` hears of accelerators the warehouse does not know."""
+def unknown_lines(path: Path, unknown: list[tuple[int, str]]) -> list[str]:
+    """One line per price naming no accelerator, with the nearest names."""
+    from warehouse.nearest import did_you_mean
+    known = known_accelerators()
+    return [f"{path}: row {row}: {name!r} is no accelerator of warehouse/identity/reference/accelerators.csv: "
+            f"its price would match no result{did_you_mean(name, known)}" for row, name in unknown]
+
+
+def load_prices(con: duckdb.DuckDBPyConnection, path: Path, warn=None, allow_empty: bool = False,
+                allow_unknown: bool = False) -> int:
+    """Replace the price table. A file naming an accelerator the warehouse does not know is refused
+    whole (PriceError, a line per name with its nearest): replacing the table with it would drop
+    every price a typo replaced. `allow_unknown`: loaded anyway, `warn(message)` hearing of each."""
     frame = prices_frame(path, allow_empty)
     unknown = unknown_accelerators(frame)
-    if warn is not None:
-        from warehouse.identity.reference import default_reference
-        from warehouse.nearest import did_you_mean
-        known = default_reference().accelerators["accelerator"].to_list()
-        for name in unknown:
-            warn(f"{path}: no accelerator in warehouse/identity/reference/accelerators.csv is named {name!r}: "
-                 f"its price matches no result{did_you_mean(name, known)}")
+    if unknown and not allow_unknown:
+        raise PriceError(f"{path}: {len(unknown)} of its {frame.height} prices name no accelerator the warehouse "
+                         "knows (below), so the file is refused whole: correct the names, or load it anyway with "
+                         "--allow-unknown", details=unknown_lines(path, unknown))
+    for line in unknown_lines(path, unknown) if warn is not None else ():
+        warn(line)
     from warehouse.identity.resolve import load_reference_tables
     load_reference_tables(con)
     with db.registered(con, _prices=frame), db.transaction(con):

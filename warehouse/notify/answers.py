@@ -16,14 +16,15 @@ from warehouse.figures import human_number
 LEADERS = {
     "leader_per_accelerator": """
         SELECT benchmark || ' ' || scenario || ' ' || result_unit AS subject, result_id, round, accelerator,
-               submitter, result_per_accelerator AS figure, 'per accelerator' AS per
+               submitter, result_per_accelerator AS figure, 'per accelerator' AS per, benchmark, scenario
         FROM leaderboard WHERE rank_per_accelerator = 1
         QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, result_unit
                                    ORDER BY result_per_accelerator DESC, round, result_id) = 1""",
     "leader_per_rack": """
         SELECT benchmark || ' ' || scenario || ' ' || throughput_unit
                || CASE WHEN measured_rack THEN ' (measured rack)' ELSE ' (estimated rack)' END AS subject,
-               result_id, round, accelerator, submitter, throughput_per_rack AS figure, 'per rack' AS per
+               result_id, round, accelerator, submitter, throughput_per_rack AS figure, 'per rack' AS per,
+               benchmark, scenario
         FROM rack_throughput WHERE rank_per_rack = 1
         QUALIFY row_number() OVER (PARTITION BY benchmark, scenario, throughput_unit, measured_rack
                                    ORDER BY throughput_per_rack DESC, round, result_id) = 1""",
@@ -46,6 +47,8 @@ class Move:
     result_id: str | None = None
     round: str | None = None
     gap: float | None = None
+    previous: tuple[str, str, str] | None = None  # a leader that lost its place: its result ID, benchmark, scenario
+    because: str | None = None                     # what became of it (notify/fates.py), in words
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
@@ -79,8 +82,10 @@ def leader_moves(before: Answers, after: Answers) -> list[Move]:
             if was is not None and (was["result_id"], was["figure"]) == (now["result_id"], now["figure"]):
                 continue
             gap = now["figure"] / was["figure"] if was is not None and was["figure"] else None
+            previous = (was["result_id"], was["benchmark"], was["scenario"]) \
+                if was is not None and was["result_id"] != now["result_id"] else None
             moves.append(Move(kind, subject, _leader_words(now), _leader_words(was) if was else None,
-                              now["result_id"], now["round"], gap))
+                              now["result_id"], now["round"], gap, previous))
     return sorted(moves, key=lambda m: (m.gap is None, -(m.gap or 0), m.kind, m.subject))
 
 
@@ -104,10 +109,10 @@ def record(con: duckdb.DuckDBPyConnection, moves: list[Move], run_kind: str, flo
         return
     # One statement, the moves as lists side by side: executemany is a statement per row, and a first
     # backfill records every answer (0.3 s of its run for a few hundred rows).
-    columns = ("kind", "subject", "result_id", "round", "before", "after")
+    columns = ("kind", "subject", "result_id", "round", "before", "after", "because")
     con.execute(
         "INSERT INTO answer_changes (changed_at, flow_run_id, run_kind, kind, subject, result_id, round, "
-        "before, after, gap) SELECT ?, ?, ?, " + ", ".join(["unnest(?::VARCHAR[])"] * len(columns))
+        "before, after, because, gap) SELECT ?, ?, ?, " + ", ".join(["unnest(?::VARCHAR[])"] * len(columns))
         + ", unnest(?::DOUBLE[])",
         [datetime.now(timezone.utc), flow_run_id, run_kind,
          *([getattr(m, c) for m in moves] for c in columns), [m.gap for m in moves]])

@@ -20,6 +20,7 @@ it is kept."""
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import io
 import logging
 import re
@@ -78,6 +79,22 @@ class Target:
     send: Callable[[Message], str | None]        # None when delivered, else why not
     secrets: tuple[str, ...] = ()                # the parts of its URL a reason must never show
     retried: bool = True                         # False: trying again cannot help (a URL Apprise cannot use)
+    key: str = ""                                # which target it is, stored (decision_announcements): target_key
+
+    @property
+    def identity(self) -> str:
+        return self.key or self.label
+
+
+# A target's key is a slow digest of its whole URL: two targets whose redacted forms read alike (two
+# Slack webhooks: slack://REDACTED/REDACTED/REDACTED) stay apart, and the stored key gives nothing
+# back of a token or password (a password could be guessed against a fast digest; PBKDF2 makes each
+# guess cost what a run's one digest costs).
+KEY_SALT, KEY_ROUNDS = b"mlperf-warehouse notification target", 20_000
+
+
+def target_key(url: str) -> str:
+    return "pbkdf2:" + hashlib.pbkdf2_hmac("sha256", url.encode(), KEY_SALT, KEY_ROUNDS).hex()[:32]
 
 
 @dataclass(frozen=True)
@@ -156,7 +173,8 @@ def apprise_target(url: str) -> Target:
     plugin = apprise.Apprise.instantiate(url)
     if plugin is None:
         return Target(redact(url), lambda _message: f"{redact(url)} is not a notification URL Apprise can use "
-                      "(its scheme or form is wrong: https://appriseit.com/services/)", secrets, retried=False)
+                      "(its scheme or form is wrong: https://appriseit.com/services/)", secrets, retried=False,
+                      key=target_key(url))
     # Apprise's own form of the URL (a Slack webhook's https:// URL is slack://...), with privacy on,
     # then redacted: what Apprise knows to be secret and what looks like a token are both masked.
     label = redact(plugin.url(privacy=True))
@@ -167,7 +185,7 @@ def apprise_target(url: str) -> Target:
                                       notify_type=apprise.NotifyType.FAILURE if message.failure
                                       else apprise.NotifyType.INFO)
         return None if delivered else apprise_reason(captured.getvalue())
-    return Target(label, send, secrets)
+    return Target(label, send, secrets, key=target_key(url))
 
 
 SENDING_THREAD = "notify "  # the name of each thread that sends to a target starts with it
@@ -234,7 +252,7 @@ def block_target(name: str) -> Target:
         except Exception as exc:  # noqa: BLE001 - a block that cannot be loaded or cannot send is a failed delivery
             return hosts_only(f"{type(exc).__name__}: {exc}".splitlines()[0])
         return None
-    return Target(f"block:{name}", send)
+    return Target(f"block:{name}", send, key=f"block:{name}")
 
 
 _URL = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s'\"<>]+")
@@ -336,11 +354,17 @@ class Sending:
 def deliver(message: Message, targets: list[Target]) -> list[Delivery]:
     """Every target at once, each within its budget and all within the run's; in the targets' order.
     A signal while waiting is noted (interrupt.cut_short_notification) and goes on unwinding the run."""
-    current, message = settings.current(), fitted(message)
+    return deliver_each([(message, target) for target in targets])
+
+
+def deliver_each(sends: list[tuple[Message, Target]]) -> list[Delivery]:
+    """deliver, each target its own message (what it has not been told yet), all at once, within
+    the same budgets."""
+    current = settings.current()
     now = time.monotonic()
     budget = min(Budget(now + current.notify_target_budget, current.notify_target_budget, "MLPERF_NOTIFY_TARGET_BUDGET"),
                  Budget(now + current.notify_run_budget, current.notify_run_budget, "MLPERF_NOTIFY_RUN_BUDGET"))
-    sendings = [Sending(target, message, budget) for target in targets]
+    sendings = [Sending(target, fitted(message), budget) for message, target in sends]
     try:
         return [sending.wait() for sending in sendings]
     except BaseException:

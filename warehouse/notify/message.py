@@ -1,7 +1,7 @@
 """One message per run, for the analyst on call: the title names the round(s); then the answers that
-moved (new leaders with their result IDs and the gap, claims whose grade changed, decisions due), then
-the published rows each load added, changed and withdrew (the changed ones by result ID, old -> new),
-then where the report is. A failed run's message is its error line(s) first. A run that changed
+moved (new leaders with their result IDs, the gap and what became of the previous leader, claims
+whose grade changed, decisions due), then the published rows each load added, changed and withdrew
+(the changed ones by result ID, old -> new), then where the report is. A failed run's message is its error line(s) first. A run that changed
 nothing composes no message (None)."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import duckdb
 
 from warehouse import settings
 from warehouse.figures import human_number
+from warehouse.ingest.changes import LATEST_LOAD_CHANGES
 from warehouse.notify.answers import Move
 from warehouse.notify.deliver import Message, capped
 
@@ -43,17 +44,6 @@ class RoundRows:
         return f"{self.round}: {counts}" + (" (first load)" if self.first_load else "")
 
 
-# The rows of each source's latest load (this run's, under the writer lock): results by their key.
-ROWS_OF_LOADS = """
-    WITH loads AS (
-        SELECT source_id, max(loaded_at) AS loaded_at, arg_max(previous_sha256 IS NULL, loaded_at) AS first
-        FROM load_events WHERE status IN ('loaded', 'reloaded') AND list_contains(?, source_id)
-        GROUP BY source_id
-    )
-    SELECT c.*, l.first
-    FROM result_changes AS c JOIN loads AS l ON l.source_id = c.source_id AND l.loaded_at = c.loaded_at"""
-
-
 # A quarantine's reason quotes the published value whole (a 20 MB string, from a hostile table); a
 # message line shows its start and how much more there was (the ledger keeps it whole).
 REASON_SHOWN = 200
@@ -73,7 +63,7 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
     if not source_ids:
         return []
     cursor = con.execute(f"""
-        WITH c AS ({ROWS_OF_LOADS})
+        WITH c AS ({LATEST_LOAD_CHANGES})
         SELECT round, any_value(first), {RESULTS_PER_CHANGE},
                list({{'who': coalesce(result_id, entry_id) || ' ' || model || ' ' || scenario || ' ' || metric,
                      'change': change, 'field': field, 'before': published_before, 'after': published_after,
@@ -87,18 +77,21 @@ def rows_of_loads(con: duckdb.DuckDBPyConnection, source_ids: list[str]) -> list
 def correction_line(row: dict) -> str:
     """'5.1-0001 llama2-70b-99 Interactive performance: value 8,840 -> 13,261', the figures as people
     read them (warehouse.figures), with every digit where the rounded two would read alike."""
+    return f"{row['who']}: {change_words(row)}"
+
+
+def change_words(row: dict) -> str:
+    """What one result_changes row says: 'value 8,840 -> 13,261', 'quarantined, value 8,840 kept (...)'."""
     change, before, after = row["change"], row["before"], row["after"]
     if row["field"] == "value":
         before, after = figures_of(before, after)
     if change == "changed":
-        what = f"{row['field']} {before or '(none)'} -> {after or '(none)'}"
-    elif change == "quarantined":
-        what = f"quarantined, value {before} kept ({row['reason']})"
-    elif change == "restored":
-        what = f"restored, value {before} -> {after}"
-    else:
-        what = f"{change} ({before or after})"
-    return f"{row['who']}: {what}"
+        return f"{row['field']} {before or '(none)'} -> {after or '(none)'}"
+    if change == "quarantined":
+        return f"quarantined, value {before} kept ({row['reason']})"
+    if change == "restored":
+        return f"restored, value {before} -> {after}"
+    return f"{change} ({before or after})"
 
 
 def figures_of(*published: str | None) -> list[str | None]:
@@ -158,9 +151,10 @@ def leader_line(move: Move) -> str:
     line = f"{KIND_WORDS[move.kind]}, {move.subject}: {move.after}"
     if move.before is None:
         return f"{line} (first leader)"
+    because = f" ({move.because})" if move.because else ""
     if move.gap is not None and move.before.split(" ", 1)[0] != move.result_id:
-        return f"{line}, {move.gap:.2f}x the previous leader {move.before}"
-    return f"{line}, was {move.before}"
+        return f"{line}, {move.gap:.2f}x the previous leader {move.before}{because}"
+    return f"{line}, was {move.before}{because}"
 
 
 def report_pointer(flow_run_id: str | None) -> str:

@@ -5,11 +5,12 @@ result_changes    one row per published field a load changed: a result added or 
                   or a result the new table publishes in a quarantined record (its last good value,
                   kept stale, and the reason) or publishes good again after that (restored).
                   Written by the loader in the transaction that replaces the source's rows.
-answer_changes    one row per answer a run moved: a new best per accelerator or per rack, a claim
-                  whose grade changed, a decision that fell due.
+answer_changes    one row per answer a run moved: a new best per accelerator or per rack (and what
+                  became of the previous one), a claim whose grade changed, a decision that fell due.
 deliveries        one row per notification attempt to one target (its URL without credentials), with
                   whether it was delivered and why not.
-decision_notices  the decisions whose review has been announced (each once, with why it was due).
+decision_notices  the decisions whose review has been announced (first to any target, with why it was due).
+decision_announcements  the same, per target: each target is told a decision due until it received it.
 """
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ CREATE TABLE IF NOT EXISTS answer_changes (
     subject VARCHAR NOT NULL,              -- what moved: 'llama2-70b-99 Server Tokens/s', a claim or decision id
     result_id VARCHAR, round VARCHAR,
     before VARCHAR, after VARCHAR,         -- the previous and the new answer, in words
-    gap DOUBLE                             -- a new leader: its figure / the previous leader's (null: none before)
+    gap DOUBLE,                            -- a new leader: its figure / the previous leader's (null: none before)
+    because VARCHAR                        -- a new leader: what became of the previous one (revised, withdrawn, a finding)
 );
 CREATE TABLE IF NOT EXISTS deliveries (
     attempted_at TIMESTAMPTZ NOT NULL, flow_run_id VARCHAR, run_kind VARCHAR NOT NULL,
@@ -41,5 +43,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE TABLE IF NOT EXISTS decision_notices (
     decision_id VARCHAR PRIMARY KEY, due_because VARCHAR NOT NULL, noticed_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decision_announcements (
+    decision_id VARCHAR NOT NULL, due_because VARCHAR NOT NULL,
+    target VARCHAR NOT NULL,               -- as deliveries names it (no credentials)
+    target_key VARCHAR NOT NULL,           -- which target: a slow digest of its URL (deliver.target_key), or block:NAME
+    announced_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (decision_id, target_key)
 );
 """

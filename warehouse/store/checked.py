@@ -12,7 +12,13 @@ What a handle does not hide:
 - a run that waited for another writer checks again once it holds the lock (lock.writer): the
   other run wrote the files the first check saw;
 - the published copy, the one path a run replaces, is compared with what the check saw (its inode,
-  size and modification time) just before it is replaced, and checked again only when it changed.
+  size and modification time) just before it is replaced, and checked again only when it changed;
+- the warehouse file itself is the file the check saw, at every connect (before DuckDB opens the
+  path and after) and before the published copy is made from it: the same device and inode, the
+  path followed as DuckDB follows it. A file swapped for another, or for a link to another warehouse,
+  while a run holds the handle is refused in one line (WarehouseUnavailable); the run writes nothing
+  more, to either file. DuckDB opens a path, not a descriptor, so the check is a look before and
+  after each open; the published copy is made from a descriptor whose identity is checked.
 The WAL and the spill directory are checked at the start alone: DuckDB opens them by path itself,
 and writes the WAL anew after each checkpoint, so a check before each connect never covered a whole
 run either; what they guard against is a file planted before the run.
@@ -23,6 +29,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from warehouse.errors import WarehouseUnavailable
 from warehouse.store.paths import check_publishable, check_warehouse, published_path, refuse_foreign_published_copy
 from warehouse.store.warehouse_file import refuse_a_schema_name
 
@@ -38,6 +45,7 @@ class CheckedWarehouse:
         # What the published copy's path held, seen before it is checked (a copy swapped in between
         # is seen as changed). Not a field: a flow run's parameters show the path alone.
         object.__setattr__(self, "_published_copy", identity(published_path(self.path)))
+        object.__setattr__(self, "_file", file_identity(self.path))  # before the checks: a swap between is seen
         refuse_a_schema_name(self.path)
         check_warehouse(self.path)
         check_publishable(self.path)
@@ -54,6 +62,34 @@ class CheckedWarehouse:
         copy = published_path(self.path)
         if identity(copy) != self._published_copy:
             refuse_foreign_published_copy(copy)
+
+
+    def refuse_a_replaced_file(self) -> None:
+        """The file at the path is the one the check saw: the same device and inode. A warehouse made
+        by the run after its check (none was there) is the file from its first connect on."""
+        now = file_identity(self.path)
+        if self._file is None:
+            object.__setattr__(self, "_file", now)
+            return
+        if now != self._file:
+            there = "another file, or a link to one, is at its path now" if now else "nothing is at its path now"
+            raise WarehouseUnavailable(
+                f"{self.path}: the warehouse file was replaced while the run used it ({there}); the run writes "
+                "nothing more, to it or to what replaced it: put the warehouse back and rerun")
+
+    def same_file(self, descriptor: int) -> bool:
+        """An open file is the warehouse file the check saw."""
+        info = os.fstat(descriptor)
+        return self._file is not None and (info.st_dev, info.st_ino) == self._file
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """The device and inode of the file DuckDB would open at `path` (a link followed), None when none."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return info.st_dev, info.st_ino
 
 
 def checked(db_file: str | os.PathLike | CheckedWarehouse) -> CheckedWarehouse:

@@ -168,6 +168,8 @@ ADDED_COLUMNS = [
     ("result_changes", "reason", "ALTER TABLE result_changes ADD COLUMN reason VARCHAR"),
     # a rebuilt round's listing as last rebuilt: a rerun that lists the same rebuilds nothing (tree_rebuild_load)
     ("sources", "tree_identity", "ALTER TABLE sources ADD COLUMN tree_identity VARCHAR"),
+    # what became of a leader that lost its place (warehouse/notify/fates.py)
+    ("answer_changes", "because", "ALTER TABLE answer_changes ADD COLUMN because VARCHAR"),
 ]
 NOW_NULLABLE = [("results", c) for c in ("division", "availability", "suite", "units")]
 MIGRATED_TABLES = sorted({t for t, _, _ in MIGRATIONS + ADDED_COLUMNS} | {t for t, _ in NOW_NULLABLE}
@@ -192,8 +194,16 @@ def connect(path: str | CheckedWarehouse | None = None, read_only: bool = False,
     from warehouse.store.tree_tables import TABLES as TREE_TABLES
     from warehouse.store.warehouse_file import open_warehouse
     is_checked = isinstance(path, CheckedWarehouse)
+    if is_checked:
+        path.refuse_a_replaced_file()
     con = open_warehouse(path.path if is_checked else db_path(path), read_only, duckdb_config(config),
                          TABLES + TREE_TABLES + CHANGE_TABLES, checked=is_checked)
+    if is_checked:
+        try:
+            path.refuse_a_replaced_file()  # swapped between the look and DuckDB's open
+        except BaseException:
+            con.close()
+            raise
     if not read_only:
         migrate(con)
     return con
@@ -228,7 +238,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
 def one_thread(con: duckdb.DuckDBPyConnection):
     """DuckDB on one thread for the block, then as it was: for many small catalog changes (the
     column comments), which use no worker threads and cost 20% less without them to schedule."""
-    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    threads = scalar(con, "SELECT current_setting('threads')")
     con.execute("SET threads = 1")
     try:
         yield con
@@ -258,15 +268,28 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "the load"):
             if (signum := interrupt.signalled()) is not None:
                 raise Interrupted(signum)
         except BaseException as exc:
-            con.rollback()
             if interrupt.signalled() is not None or isinstance(exc, (Interrupted, KeyboardInterrupt)):
-                lock.WRITES_CUT_SHORT.append(what)
+                lock.WRITES_CUT_SHORT.append(what)  # before the rollback, which the signal may interrupt too
+            _roll_back(con)
             interrupt.raise_if_signalled(exc)
             raise
         con.commit()
     finally:
         lock.IN_FLIGHT.pop(key, None)
         _IN_TRANSACTION.discard(id(con))
+
+
+def _roll_back(con: duckdb.DuckDBPyConnection, attempts: int = 100) -> None:
+    """After a signal the thread holding the writer lock interrupts every open transaction until it
+    ends (lock.stop_writes_in_flight): the rollback itself can be the statement it interrupts, which
+    left the transaction open and the line saying no load was in flight."""
+    for attempt in range(attempts):
+        try:
+            con.rollback()
+            return
+        except duckdb.InterruptException:
+            if attempt == attempts - 1:
+                raise
 
 
 _IN_TRANSACTION: set[int] = set()   # the connections a transaction() block holds open
@@ -357,6 +380,21 @@ def _keep_stale(con: duckdb.DuckDBPyConnection, source_id: str) -> None:
                 f"(SELECT 1 FROM _incoming_stale AS k WHERE {same_key})", [source_id])
     con.execute(f"UPDATE results SET stale = true, stale_reason = k.reason, record_no = k.record_no "
                 f"FROM _incoming_stale AS k WHERE results.source_id = ? AND {same_key}", [source_id])
+
+
+def first_row(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple | None:
+    """The first row of a statement's result (None when it has none), the result read to its end:
+    DuckDB refuses every later query of the connection but `execute` while a result of `execute` is
+    unfinished ("connection has an unfinished result"), and `fetchone` leaves it so. The project's
+    one way to read a single row."""
+    rows = con.execute(sql, params).fetchall() if params is not None else con.execute(sql).fetchall()
+    return rows[0] if rows else None
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params=None):
+    """The first column of first_row (None when there is no row)."""
+    row = first_row(con, sql, params)
+    return None if row is None else row[0]
 
 
 def previous_source(con: duckdb.DuckDBPyConnection, source_id: str) -> dict | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import settings
+from warehouse.errors import WarehouseUnavailable
 from warehouse.store import db
 from warehouse.store.checked import CheckedWarehouse, checked
 from warehouse.store.paths import check_warehouse, published_copy_problem, published_path
@@ -30,6 +31,7 @@ def publish(db_file: str | CheckedWarehouse) -> Path:
     is only ever replaced when it is a copy (paths.check_publishable: a path is checked now, a run's
     handle was, and its copy is checked again only if it changed since)."""
     warehouse = checked(db_file)
+    warehouse.refuse_a_replaced_file()
     with _this_process_instance(warehouse.path) as con:
         con.execute("CHECKPOINT")
     target = published_path(warehouse.path)
@@ -38,9 +40,10 @@ def publish(db_file: str | CheckedWarehouse) -> Path:
     storage = settings.current().published_storage
     try:
         if storage:
+            warehouse.refuse_a_replaced_file()
             copy_in_storage_version(warehouse.path, partial, storage)
         else:
-            shutil.copyfile(warehouse.path, partial)
+            copy_checked_file(warehouse, partial)
         partial.chmod(0o644)
         warehouse.refuse_a_changed_published_copy()
         os.replace(partial, target)
@@ -49,12 +52,23 @@ def publish(db_file: str | CheckedWarehouse) -> Path:
     return target
 
 
+def copy_checked_file(warehouse: CheckedWarehouse, target: Path) -> None:
+    """The warehouse file's bytes into `target`, read through a descriptor that is the file the run
+    checked (a file swapped in since is refused, never published)."""
+    with open(warehouse.path, "rb") as source:
+        if not warehouse.same_file(source.fileno()):
+            warehouse.refuse_a_replaced_file()
+            raise WarehouseUnavailable(f"{warehouse.path}: the warehouse file changed while it was published")
+        with open(target, "wb") as copy:
+            shutil.copyfileobj(source, copy, 1024 * 1024)
+
+
 def copy_in_storage_version(db_file: str, target: Path, storage: str) -> None:
     """Every table, view and macro of `db_file` into a new file of DuckDB storage version `storage`.
     Through this process's own database instance of the file (DuckDB attaches a file once per
     process, and a run publishes while its connection is open)."""
     with _this_process_instance(db_file) as con:
-        source = con.execute("SELECT current_database()").fetchone()[0].replace('"', '""')
+        source = db.scalar(con, "SELECT current_database()").replace('"', '""')
         con.execute(f"ATTACH ? AS published_copy (STORAGE_VERSION '{storage}')", [str(target)])
         try:
             con.execute(f'COPY FROM DATABASE "{source}" TO published_copy')

@@ -57,7 +57,7 @@ TABLES = "\n".join([
     message VARCHAR,                                -- why it is not loaded
     run_path VARCHAR,                               -- the run folder a summary kind's file is of
     files_held VARCHAR[],                           -- unrecognized: what the run's folder holds
-    file_identity VARCHAR,                          -- from a directory: 'size mtime_ns inode' when read (unchanged: not opened again)
+    file_identity VARCHAR,                          -- from a directory: 'size mtime_ns inode ctime_ns' when read (unchanged: not opened again)
     PRIMARY KEY (round, path)
 );""",
     _ddl("run_summaries", SUMMARY_TYPES, "round, run_path"),
@@ -65,7 +65,7 @@ TABLES = "\n".join([
     """CREATE TABLE IF NOT EXISTS tree_reads (
     round VARCHAR NOT NULL, path VARCHAR NOT NULL,  -- relative to the round's tree root ('' the root)
     kind VARCHAR NOT NULL,                          -- file | folder
-    file_identity VARCHAR NOT NULL,                 -- 'size mtime_ns inode' of a file when read, 'folder mtime_ns inode' of a folder when listed
+    file_identity VARCHAR NOT NULL,                 -- 'size mtime_ns inode ctime_ns' of a file when read, 'folder mtime_ns inode ctime_ns' of a folder
     sha256 VARCHAR,
     fields VARCHAR,                                 -- JSON: the parsed fields a result row reads (null: not parsed)
     reasons VARCHAR[],                              -- why it is quarantined

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.errors import ExpectedFailure, WarehouseUnavailable, is_disk_full
+from warehouse.errors import WarehouseUnavailable, is_disk_full
 from warehouse.resources import package_dir
 from warehouse.store.paths import check_warehouse
 
@@ -22,7 +22,7 @@ def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str,
     if not checked:
         refuse_a_schema_name(path)
     if read_only and not Path(path).exists():
-        raise ExpectedFailure(f"no warehouse at {path}: run `mlperf-wh backfill` first")
+        raise missing_warehouse(path)
     if not checked:
         check_warehouse(path)
     try:
@@ -39,6 +39,51 @@ def open_warehouse(path: str, read_only: bool, config: dict, tables_sql: str,
         con.close()
         raise WarehouseUnavailable(describe_open_failure(path, exc)) from exc
     return con
+
+
+def missing_warehouse(path: str) -> WarehouseUnavailable:
+    """No warehouse at `path`, for a command that reads one (it never creates one), with what to do.
+    Building one there is suggested only in a folder that holds no warehouse: a path whose folder
+    does not exist, or beside other warehouses (those of a near name first), may be mistyped, and
+    `backfill` would build a new warehouse at the typo."""
+    from warehouse.nearest import nearest
+    from warehouse import settings
+    folder = Path(path).parent
+    said = f"no warehouse at {path}"
+    if not folder.is_dir():
+        return WarehouseUnavailable(f"{said}: no folder {folder} either (a typo in --db or MLPERF_WAREHOUSE_DB?)")
+    # by the names' stems: every warehouse's name ends in .duckdb, which would make any two near
+    stems = {Path(name).stem: name for name in warehouses_in(folder)}
+    near = [stems[stem] for stem in nearest(Path(path).stem, list(stems))]
+    beside = near or sorted(stems.values())[:3]
+    if beside:
+        return WarehouseUnavailable(f"{said}; {'of a near name ' if near else ''}beside it: "
+                                    f"{', '.join(repr(str(folder / n)) for n in beside)} "
+                                    "(a typo in --db or MLPERF_WAREHOUSE_DB?)")
+    where = "" if path == settings.default("warehouse_db") else f" --db {path}"
+    return WarehouseUnavailable(f"{said}: this command reads a warehouse and makes none; build one with "
+                                f"`mlperf-wh backfill{where}` first")
+
+
+WAREHOUSES_LOOKED_AT = 200  # entries of a folder looked at for a warehouse of a near name
+
+
+def warehouses_in(folder: Path) -> list[str]:
+    """The names of the DuckDB warehouse files in `folder` (by content; not a published copy)."""
+    from itertools import islice
+    from warehouse.store.paths import has_duckdb_header
+    found = []
+    try:
+        entries = list(islice(folder.iterdir(), WAREHOUSES_LOOKED_AT))
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            if entry.is_file() and not entry.name.endswith(".read.duckdb") and has_duckdb_header(entry):
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
 
 
 SOURCE_SCHEMA = "main"  # the loader's tables and the reference tables

@@ -5,7 +5,7 @@ rebuild reads and nothing else.
   git clone --filter=blob:none --sparse --no-checkout --depth 1 --branch <branch> -- <url> <temporary>
   git -C <temporary> sparse-checkout set --no-cone -- <SPARSE_PATTERNS>
   git -C <temporary> checkout <branch> --
-  rename <temporary> -> <dest>
+  rename <temporary> -> <its folder>
 
 The clone holds the commit and its trees (directory listings) and only the blobs the checkout needs:
 systems/*.json and performance/run_1/mlperf_log_summary.txt, and a power run's spl.txt and (added by
@@ -13,32 +13,39 @@ its path once the checkout shows the spl.txt) its mlperf_log_detail.txt, a few M
 repository is several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
 uploadpack.allowFilter); one that does not is refused, naming that, rather than cloned whole.
 
-A clone is made in a temporary directory beside its destination and renamed into place only when all
-three steps are done, so a clone stopped at any point is never taken for a tree. A second run fetches
-the branch from the URL it is given (never from a remembered origin) and moves the checkout to it; a
-clone that is not whole (a lock file left by a stopped git, a sparse checkout not set) or that came
-from another URL is cloned again. The URL is checked first (trees/git_remote.py) and always follows `--`;
+A clone owns only what it made: it lives in a folder the warehouse made and marked, never in one of
+someone else's (trees/clone_folders.py). It is made in a marked temporary folder beside its place
+and renamed into place only when all three steps are done, so a clone stopped at any point is never
+taken for a tree. A second run fetches the branch from the URL it is
+given (never from a remembered origin) and moves the checkout to it; a clone of the warehouse's that
+is not whole (a lock file left by a stopped git, a sparse checkout not set) or that came from
+another URL is cloned again. The URL is checked first (trees/git_remote.py) and always follows `--`;
 credentials reach git through its environment alone (a credential helper that reads them from there,
-for the URL's host only), never its arguments or the clone's .git/config. git runs in a process group
-of its own, under a shell that kills the group when this process dies (SIGKILL included) or stops it.
-Two runs take turns on a round's clone (an flock beside it). One odd path of the remote tree (one git
-refuses, a name that is not UTF-8) is left out of the checkout and quarantined, never a failed round;
-a symbolic link is checked out as a file holding its target.
+for the URL's host only), never its arguments or the clone's .git/config. git's network waits are
+bounded (trees/git_network.py) and it runs in a process group of its own, under a shell that kills
+the group when this process dies (SIGKILL included), stops it, or the run's deadline passes. A run
+clones before it takes the writer lock (flows/trees.py) and holds each round's lock (an flock
+beside its clone) until it has loaded it, so two runs take turns on a round's clone and neither moves
+a tree the other is reading. One odd path of the remote tree (one git refuses, a name that is not
+UTF-8) is left out of the checkout and quarantined, never a failed round; a symbolic link is checked
+out as a file holding its target.
 """
 from __future__ import annotations
 
 import fcntl
 import os
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from warehouse.errors import ExpectedFailure
+from warehouse.trees.clone_folders import (clone_place, mark, marked_temporary, put_in_place, remove_leftovers,
+                                            remove_ours, taken)
+from warehouse.trees.git_network import NetworkBudget, connects_within, first_hop
 from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_ENV, GitRemote, parse_git_url
 from warehouse.interrupt import die_with_parent, stop_process_group
 
@@ -53,7 +60,6 @@ POWER_DETAIL = "performance/run_1/mlperf_log_detail.txt"
 PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS[:2])
 SPL_PATH = re.compile(r"[^/]+/[^/]+/results/[^/]+/[^/]+/[^/]+/performance/run_1/spl\.txt")
 MAX_REFUSED_PATHS = 20
-GIT_SECONDS = 1800
 STOP_GRACE = 2.0
 # The group leader: git runs below it; a TERM (ours, or the kernel's when this process dies) kills the
 # whole group, git's helpers (git-remote-http, index-pack) included.
@@ -64,10 +70,14 @@ _STALE_LOCKS = ("index.lock", "shallow.lock", "HEAD.lock", "config.lock")
 _CORE_KEYS = ("repositoryformatversion", "filemode", "bare", "logallrefupdates", "sparsecheckout",
               "sparsecheckoutcone")
 _REMOTE_KEYS = ("url", "fetch", "promisor", "partialclonefilter")
+# What of the user's environment would choose another ssh, or other arguments for it
+_SSH_CHOOSERS = ("GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT")
+_CLONING_INTO = re.compile(r"Cloning into '[^']*'\.\.\.")
 
 
 class CloneFailed(ExpectedFailure):
-    """git could not clone or update the round's repository (`said`: git's own words)."""
+    """git could not clone or update the round's repository (`said`: git's own words), or the clone
+    has no folder of its own to go to."""
 
     def __init__(self, message: str, said: str = ""):
         super().__init__(message)
@@ -80,22 +90,40 @@ NOT_UTF8 = "a file name that is not UTF-8 (shown with \\x escapes): removed from
 
 @dataclass(frozen=True)
 class ClonedTree:
-    """A round's clone: its root, and the paths left out of it with why (a path git refuses to check
-    out, such as a '.git' or '..' part; a name that is not UTF-8), quarantined rather than failing the round."""
+    """A round's clone: its root, the paths left out of it with why (a path git refuses to check
+    out, such as a '.git' or '..' part; a name that is not UTF-8), quarantined rather than failing the
+    round, and a note when it went beside a folder the warehouse did not make."""
     root: Path
     left_out: tuple[tuple[str, str], ...] = ()
+    note: str | None = None
 
 
-def clone_round(git_base: str | GitRemote, round, cache: Path) -> ClonedTree:
-    """The round's tree at `cache/<repository>`, cloned (or brought up to date) from
+def clone_round(git_base: str | GitRemote, round, cache: Path, budget: NetworkBudget | None = None) -> ClonedTree:
+    """The round's tree in its folder in `cache` (clone_place), cloned (or brought up to date) from
     `<git_base>/<repository>`."""
+    with held_clones(git_base, [round], cache, budget) as clones:
+        return clones[round.name]
+
+
+@contextmanager
+def held_clones(git_base: str | GitRemote, rounds, cache: Path,
+                budget: NetworkBudget | None = None) -> Iterator[dict[str, ClonedTree]]:
+    """Each round's clone made or brought up to date, in the order given, within one network budget;
+    each round's lock held until the block ends, so another run never moves a tree this one reads."""
     base = git_base if isinstance(git_base, GitRemote) else parse_git_url(git_base)
-    remote = base.with_environment_credentials().joined(round.repository)
-    cache.mkdir(parents=True, exist_ok=True)
-    with _held(cache / f".{round.repository}.lock"):  # another run's clone of the round is left alone
-        root, refused = _cloned(remote, round.branch, cache / round.repository)
-        left_out = [(path, REFUSED_BY_GIT) for path in refused]
-        return ClonedTree(root, tuple(left_out + [(path, NOT_UTF8) for path in _undecodable_names_removed(root)]))
+    base = base.with_environment_credentials()
+    budget = budget or NetworkBudget.from_settings()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there, or no right to write beside the warehouse
+        raise CloneFailed(f"{cache}: cannot hold the clones ({exc.strerror}); it is left as it is: move it away "
+                          "or put the warehouse (--db) where it can") from exc
+    with ExitStack() as held:
+        clones = {}
+        for round in rounds:
+            held.enter_context(_held(cache / f".{round.repository}.lock"))
+            clones[round.name] = _clone(Git(base.joined(round.repository), budget), round, cache)
+        yield clones
 
 
 @contextmanager
@@ -112,20 +140,29 @@ def _held(lock: Path):
         os.close(descriptor)
 
 
-def _cloned(remote: GitRemote, branch: str, dest: Path) -> tuple[Path, tuple[str, ...]]:
-    """The clone at `dest`, brought up to date or made again; the paths git refused."""
-    _remove_leftovers(dest.parent, dest.name)
-    if not dest.is_symlink() and (dest / ".git").is_dir() and _whole_clone_of(dest, remote, branch) \
-            and _updated(dest, remote, branch):
-        return dest, ()
-    fresh = Path(tempfile.mkdtemp(prefix=f".{dest.name}.clone-", dir=dest.parent))
-    fresh.chmod(0o755)  # as git clone makes a directory (mkdtemp's is the user's alone)
+def _clone(git: "Git", round, cache: Path) -> ClonedTree:
+    remove_leftovers(cache, round)
+    place, note = clone_place(cache, round)
+    git.check_connects()
+    refused = _cloned(git, round, place)
+    left_out = [(path, REFUSED_BY_GIT) for path in refused]
+    return ClonedTree(place, tuple(left_out + [(path, NOT_UTF8) for path in _undecodable_names_removed(place)]), note)
+
+
+def _cloned(git: "Git", round, place: Path) -> tuple[str, ...]:
+    """The clone at `place` (the warehouse's, or nothing there) brought up to date, or made again;
+    the paths git refused."""
+    if taken(place) and _whole_clone_of(place, git.remote, round.branch) and _updated(git, place, round.branch):
+        return ()
+    temporary = marked_temporary(place.parent, round, "clone", git.remote.url)
     try:
-        refused = _clone_into(fresh, remote, branch)
-        _put_in_place(fresh, dest)
+        fresh = temporary / round.repository
+        refused = _clone_into(git, fresh, round.branch)
+        mark(fresh, round, git.remote.url)
+        put_in_place(fresh, place, round)
     finally:
-        shutil.rmtree(fresh, ignore_errors=True)
-    return dest, refused
+        remove_ours(temporary)
+    return refused
 
 
 def _undecodable_names_removed(root: Path) -> list[str]:
@@ -144,13 +181,13 @@ def _undecodable_names_removed(root: Path) -> list[str]:
     return sorted(removed)
 
 
-def _updated(dest: Path, remote: GitRemote, branch: str) -> bool:
-    """The clone at `dest` moved to the branch's latest commit, fetched from `remote`; False when git
+def _updated(git: "Git", dest: Path, branch: str) -> bool:
+    """The clone at `dest` moved to the branch's latest commit, fetched from the remote; False when git
     refuses a path of that commit (a new clone then checks out the files it can)."""
-    _git(["-C", str(dest), "fetch", "--filter=blob:none", "--depth", "1", "--", remote.url, branch], remote)
+    git(["-C", str(dest), "fetch", "--filter=blob:none", "--depth", "1", "--", git.remote.url, branch])
     try:
-        _git(["-C", str(dest), "checkout", "--detach", "FETCH_HEAD", "--"], remote)
-        _with_power_detail_logs(dest, remote)
+        git(["-C", str(dest), "checkout", "--detach", "FETCH_HEAD", "--"])
+        _with_power_detail_logs(git, dest)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
@@ -158,25 +195,25 @@ def _updated(dest: Path, remote: GitRemote, branch: str) -> bool:
     return True
 
 
-def _clone_into(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, ...]:
-    """Clone `remote` into `fresh`; the paths git refused to check out."""
-    said = _git(["clone", "--filter=blob:none", "--sparse", "--no-checkout", "--depth", "1", "--branch", branch,
-                 "--", remote.url, str(fresh)], remote)
+def _clone_into(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
+    """Clone the remote into `fresh`; the paths git refused to check out."""
+    said = git(["clone", "--filter=blob:none", "--sparse", "--no-checkout", "--depth", "1", "--branch", branch,
+                "--", git.remote.url, str(fresh)])
     if "filtering not recognized" in said:
-        raise CloneFailed(f"{remote.url} does not allow partial clones (uploadpack.allowFilter): a clone would "
+        raise CloneFailed(f"{git.remote.url} does not allow partial clones (uploadpack.allowFilter): a clone would "
                           "download every file of the round; nothing was kept")
-    _git(["-C", str(fresh), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS], remote)
+    git(["-C", str(fresh), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS])
     try:
-        _git(["-C", str(fresh), "checkout", branch, "--"], remote)
-        _with_power_detail_logs(fresh, remote)
+        git(["-C", str(fresh), "checkout", branch, "--"])
+        _with_power_detail_logs(git, fresh)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
-        return _check_out_files(fresh, remote, branch)
+        return _check_out_files(git, fresh, branch)
     return ()
 
 
-def _with_power_detail_logs(clone: Path, remote: GitRemote) -> None:
+def _with_power_detail_logs(git: "Git", clone: Path) -> None:
     """The detail log of each run the checkout shows a spl.txt for, added to the sparse checkout by
     its literal path (a pattern cannot say "beside a spl.txt"), so only power runs' detail logs are
     fetched. A tree git refuses a path of keeps its power runs without them (their figures are then
@@ -185,7 +222,7 @@ def _with_power_detail_logs(clone: Path, remote: GitRemote) -> None:
                        for spl in clone.glob("*/*/results/*/*/*/performance/run_1/spl.txt") if spl.is_file())
     if scenarios:
         details = ["/" + _literal(f"{scenario}/{POWER_DETAIL}") for scenario in scenarios]
-        _git(["-C", str(clone), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS, *details], remote)
+        git(["-C", str(clone), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS, *details])
 
 
 def _literal(path: str) -> str:
@@ -199,7 +236,7 @@ def _ours(patterns: list[str]) -> bool:
         p.startswith("/") and p.endswith(f"/{POWER_DETAIL}") for p in patterns[len(SPARSE_PATTERNS):])
 
 
-def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, ...]:
+def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
     """The rebuild's files checked out by pathspec (git then verifies only those paths, not the whole
     tree's), leaving out each one git names as invalid; the paths left out. git may name one and still
     succeed (the file is not written), or fail on it: then it is excluded and the checkout redone."""
@@ -207,20 +244,20 @@ def _check_out_files(fresh: Path, remote: GitRemote, branch: str) -> tuple[str, 
     while len(refused) <= MAX_REFUSED_PATHS:
         excluded = [f":(exclude,literal){path}" for path in refused]
         try:
-            said = _git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded], remote)
+            said = git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded])
             refused += [path for path in _invalid_paths(said) if path not in refused]
-            _power_files_by_path(fresh, remote, branch, refused)
+            _power_files_by_path(git, fresh, branch, refused)
             return tuple(refused)
         except CloneFailed as exc:
             named = [path for path in _invalid_paths(exc.said) if path not in refused]
             if not named:
                 raise
             refused += named
-    raise CloneFailed(f"{remote.url}: git refuses more than {MAX_REFUSED_PATHS} paths of the round's tree "
+    raise CloneFailed(f"{git.remote.url}: git refuses more than {MAX_REFUSED_PATHS} paths of the round's tree "
                       f"({', '.join(refused[:3])}, ...); nothing was kept")
 
 
-def _power_files_by_path(clone: Path, remote: GitRemote, branch: str, refused: list[str]) -> None:
+def _power_files_by_path(git: "Git", clone: Path, branch: str, refused: list[str]) -> None:
     """In a tree checked out by pathspec (its sparse checkout cannot be applied again): each power
     run's spl.txt and detail log, by their paths in the tree's listing (a blobless clone holds every
     folder listing). A power file git refuses too leaves its run without it: its figure is then a
@@ -232,8 +269,8 @@ def _power_files_by_path(clone: Path, remote: GitRemote, branch: str, refused: l
     if not wanted:
         return
     try:
-        _git(["-C", str(clone), "checkout", "--ignore-skip-worktree-bits", branch, "--",
-              *(f":(literal){path}" for path in wanted)], remote)
+        git(["-C", str(clone), "checkout", "--ignore-skip-worktree-bits", branch, "--",
+             *(f":(literal){path}" for path in wanted)])
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
@@ -244,27 +281,14 @@ def _invalid_paths(said: str) -> list[str]:
     return re.findall(r"^error: invalid path '(.+?)'$", said, re.MULTILINE)
 
 
-def _put_in_place(fresh: Path, dest: Path) -> None:
-    """`fresh` renamed to `dest`; a `dest` there before (not whole, or another URL's) is removed."""
-    if dest.exists() or dest.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
-        dest.rename(old / dest.name)
-        shutil.rmtree(old, ignore_errors=True)
-    fresh.rename(dest)
-
-
-def _remove_leftovers(cache: Path, repository: str) -> None:
-    """Temporary clones of a run that was stopped (or killed) before it renamed or removed them."""
-    for leftover in [*cache.glob(f".{repository}.clone-*"), *cache.glob(f".{repository}.old-*")]:
-        shutil.rmtree(leftover, ignore_errors=True)
-
-
 def _whole_clone_of(dest: Path, remote: GitRemote, branch: str) -> bool:
     """The clone at `dest` was made whole from `remote`'s URL, and holds nothing a clone of ours does
     not: no lock a stopped git left, no configuration but what clone, sparse-checkout and fetch write
     (a planted core.fsmonitor or remote.origin.uploadpack would run a command), its origin the same
     URL, its sparse checkout set and HEAD a commit. Anything else is cloned again, never fetched into."""
     git_dir = dest / ".git"
+    if not git_dir.is_dir() or git_dir.is_symlink():
+        return False
     if any((git_dir / lock).exists() for lock in _STALE_LOCKS) or not (git_dir / "config").is_file():
         return False
     if not all(_only_our_keys(config, remote, branch) for config in (git_dir / "config", git_dir / "config.worktree")):
@@ -294,58 +318,93 @@ def _answer(arguments: list[str], dest: Path | None = None) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _git(arguments: list[str], remote: GitRemote) -> str:
-    """Run git in its own process group; its stderr (progress and warnings) when it succeeds, else
-    CloneFailed with it. The group is ended with the run: on a timeout, an interrupt or any error."""
-    try:
-        process = subprocess.Popen(["/bin/sh", "-c", _GROUP_LEADER, "git-group", "git", *arguments],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, env=_environment(remote), start_new_session=True,
-                                   preexec_fn=die_with_parent(os.getpid(), signal.SIGTERM))
-    except FileNotFoundError as exc:
-        raise CloneFailed("a shell (/bin/sh) is needed to run git") from exc
-    try:
-        _, said = process.communicate(timeout=GIT_SECONDS)
-    except subprocess.TimeoutExpired as exc:
-        stop_process_group(process, signal.SIGTERM, STOP_GRACE)
-        raise CloneFailed(f"git {arguments[0]} of {remote.url} took longer than {GIT_SECONDS} s") from exc
-    except BaseException:
-        stop_process_group(process, signal.SIGTERM, STOP_GRACE)
-        raise
-    said = _without_secret(said, remote)
-    if process.returncode == 127 and "not found" in said:
-        raise CloneFailed("git is not installed: it clones the trees of rounds with no published table")
-    if process.returncode != 0:
-        raise CloneFailed(_failure(arguments, remote, said), said)
-    return said
+@dataclass(frozen=True)
+class Git:
+    """git run against one remote, within the run's network budget."""
+    remote: GitRemote
+    budget: NetworkBudget
+
+    def check_connects(self) -> None:
+        """An http(s) server (or the proxy git will use for it) takes a connection within the connect
+        timeout, before git waits its own 300 s for one."""
+        if not self.remote.url.lower().startswith(("http://", "https://")):
+            return  # ssh bounds its own connection (ConnectTimeout); file:// makes none
+        hop = first_hop(self.remote.url, _answer(["config", "--get-urlmatch", "http.proxy", self.remote.url]) or None)
+        if hop is not None and not connects_within(hop, self.budget.connect):
+            raise CloneFailed(f"{self.remote.url}: {hop[0]}:{hop[1]} took no connection within {self.budget.connect} s "
+                              "(MLPERF_GIT_CONNECT_TIMEOUT); nothing was cloned")
+
+    def __call__(self, arguments: list[str]) -> str:
+        """Run git in its own process group; its stderr (progress and warnings) when it succeeds, else
+        CloneFailed with it. The group is ended with the run: past the deadline, on an interrupt or
+        any error."""
+        if self.budget.left() <= 0:
+            raise CloneFailed(self._past_deadline(arguments))
+        try:
+            process = subprocess.Popen(["/bin/sh", "-c", _GROUP_LEADER, "git-group", "git", *arguments],
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, env=_environment(self.remote, self.budget), start_new_session=True,
+                                       preexec_fn=die_with_parent(os.getpid(), signal.SIGTERM))
+        except FileNotFoundError as exc:
+            raise CloneFailed("a shell (/bin/sh) is needed to run git") from exc
+        try:
+            _, said = process.communicate(timeout=self.budget.left())
+        except subprocess.TimeoutExpired as exc:
+            stop_process_group(process, signal.SIGTERM, STOP_GRACE)
+            raise CloneFailed(self._past_deadline(arguments)) from exc
+        except BaseException:
+            stop_process_group(process, signal.SIGTERM, STOP_GRACE)
+            raise
+        said = _without_secret(said, self.remote)
+        if process.returncode == 127 and "not found" in said:
+            raise CloneFailed("git is not installed: it clones the trees of rounds with no published table")
+        if process.returncode != 0:
+            raise CloneFailed(_failure(arguments, self.remote, said), said)
+        return said
+
+    def _past_deadline(self, arguments: list[str]) -> str:
+        return (f"git {_shown(arguments, self.remote)} of {self.remote.url} was stopped: the run's git work took "
+                f"longer than {self.budget.deadline:g} s (MLPERF_GIT_DEADLINE); nothing of it was kept")
 
 
 def _failure(arguments: list[str], remote: GitRemote, said: str) -> str:
-    said = " ".join(said.split())[-400:]
-    if "filter" in said.lower() and "not" in said.lower():
+    said = " ".join(_CLONING_INTO.sub("", said).split())[-400:]  # the temporary folder is no news to anyone
+    lowered = said.lower()
+    if "filter" in lowered and "not" in lowered:
         said += " (the server must allow partial clones: uploadpack.allowFilter)"
-    if "authentication failed" in said.lower() or "could not read username" in said.lower():
+    if "authentication failed" in lowered or "could not read username" in lowered:
         said += (" (the token given was refused" if remote.token else " (no token was given") + \
             f": give one as user:token@ in the URL or in {TOKEN_ENV})"
-    shown = " ".join(a for a in arguments if not a.startswith("/") and a not in (remote.url, "--"))[:120]
-    return f"git {shown} failed for {remote.url}: {said}"
+    if "operation too slow" in lowered:
+        said += " (MLPERF_GIT_LOW_SPEED_LIMIT and MLPERF_GIT_LOW_SPEED_TIME bound a stalled transfer)"
+    elif "timed out" in lowered:
+        said += " (MLPERF_GIT_CONNECT_TIMEOUT bounds a connection and, over ssh, the server's first words)"
+    return f"git {_shown(arguments, remote)} failed for {remote.url}: {said}"
+
+
+def _shown(arguments: list[str], remote: GitRemote) -> str:
+    """The git command as a message shows it: no local path, no URL."""
+    return " ".join(a for a in arguments if not a.startswith("/") and a not in (remote.url, "--"))[:120]
 
 
 def _without_secret(text: str, remote: GitRemote) -> str:
     return text.replace(remote.token, "REDACTED") if remote.token else text
 
 
-def _environment(remote: GitRemote | None) -> dict:
+def _environment(remote: GitRemote | None, budget: NetworkBudget | None = None) -> dict:
     """git's environment: never a prompt; only the allowed transports; no hooks, no background
-    maintenance, no symbolic links in a checkout; no credential helper of the user's (one could store
-    the token on disk), and, when there are credentials, one that hands them to the URL's host from
-    this environment."""
+    maintenance, no symbolic links in a checkout; the run's network bounds and its own ssh command
+    (none of the user's); no credential helper of the user's (one could store the token on disk),
+    and, when there are credentials, one that hands them to the URL's host from this environment."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_CONFIG_") and k not in (TOKEN_ENV, USERNAME_ENV)}
+           if not k.startswith(("GIT_CONFIG_", "GIT_HTTP_LOW_SPEED_")) and k not in (TOKEN_ENV, USERNAME_ENV, *_SSH_CHOOSERS)}
     env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
+    if budget is not None:
+        env.update(budget.environment())
     config = [("credential.helper", ""), ("protocol.ext.allow", "never"), ("core.hooksPath", os.devnull),
               ("maintenance.auto", "false"), ("gc.auto", "0"),  # no git left behind in the background
-              ("core.symlinks", "false")]  # a link in the remote tree is checked out as a file holding its target
+              ("core.symlinks", "false"),  # a link in the remote tree is checked out as a file holding its target
+              ("ssh.variant", "ssh")]  # GIT_SSH_COMMAND's options as OpenSSH reads them, whatever the user's config says
     scope = remote.credential_scope() if remote is not None and remote.token else None
     if scope:
         config.append((f"credential.{scope}.helper", _CREDENTIAL_HELPER))

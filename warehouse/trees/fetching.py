@@ -108,8 +108,9 @@ def fetch_with_retries(file: TreeFile, settings: FetchSettings, session: request
 
 def _read_unless_unchanged(file: TreeFile, name: str, settings: FetchSettings, keep: int | None,
                            force: bool) -> Fetched:
-    """A directory's file: not opened when its size, mtime and inode are those of the last load
-    (not_modified, as an HTTP 304); else read through tree_files' one check, its identity kept."""
+    """A directory's file: not opened when its size, mtime, inode and change time are those of the
+    last load (not_modified, as an HTTP 304); else read through tree_files' one check, its identity
+    kept."""
     root = local_path(file.root)
     identity = file_identity(root, file.path)
     if not force and (same := not_modified(file, identity)) is not None:
@@ -120,8 +121,8 @@ def _read_unless_unchanged(file: TreeFile, name: str, settings: FetchSettings, k
 
 
 def not_modified(file: TreeFile, identity: str | None) -> Fetched | None:
-    """The last load's file, not opened (as an HTTP 304), when its size, mtime and inode are that
-    load's; else None."""
+    """The last load's file, not opened (as an HTTP 304), when its size, mtime, inode and change time
+    are that load's; else None."""
     if identity is None or file.previous is None or file.previous.identity != identity:
         return None
     return Fetched(file.location, file.path.rsplit("/", 1)[-1], None, file.previous.sha256, 0, not_modified=True,

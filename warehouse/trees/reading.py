@@ -67,7 +67,7 @@ def read_tree_file(root: str | Path, relative: str, max_bytes: int, keep: int | 
 
 
 def file_identity(root: str | Path, relative: str) -> str | None:
-    """'size mtime_ns inode' of the regular file `relative` under `root`, from its lstat, or None
+    """'size mtime_ns inode ctime_ns' of the regular file `relative` under `root`, from its lstat, or None
     (not there, not a regular file, unreadable): what a rerun compares with the last load to leave an
     unchanged file unopened. A stat opens nothing, so unlike read_tree_file it may go through the
     folders' path: a match names the very file (inode) the last load read, unchanged in size and
@@ -89,13 +89,16 @@ def identity_in_folder(directory: int, name: str) -> str | None:
 
 
 def identity_of(found: os.stat_result) -> str | None:
-    return f"{found.st_size} {found.st_mtime_ns} {found.st_ino}" if stat.S_ISREG(found.st_mode) else None
+    """The change time too: a file written in place with its size and mtime put back (utime sets the
+    mtime, never the ctime) is not the file read before."""
+    return (f"{found.st_size} {found.st_mtime_ns} {found.st_ino} {found.st_ctime_ns}" if stat.S_ISREG(found.st_mode)
+            else None)
 
 
 def folder_identity_of(found: os.stat_result) -> str | None:
-    """'folder mtime_ns inode' of a folder: its mtime changes when a name in it is added, removed or
-    renamed (not when a file in it is written: each file has its own identity)."""
-    return f"folder {found.st_mtime_ns} {found.st_ino}" if stat.S_ISDIR(found.st_mode) else None
+    """'folder mtime_ns inode ctime_ns' of a folder: its mtime changes when a name in it is added,
+    removed or renamed (not when a file in it is written: each file has its own identity)."""
+    return f"folder {found.st_mtime_ns} {found.st_ino} {found.st_ctime_ns}" if stat.S_ISDIR(found.st_mode) else None
 
 
 def identities_now(root: str | Path, recorded: list[tuple[str, str]]) -> list[str | None]:

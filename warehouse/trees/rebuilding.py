@@ -136,6 +136,37 @@ class Known(NamedTuple):
     text: str | None
 
 
+# What a tree_reads row may hold of a file's parsed fields and reasons: a dozen figures and a few lines.
+KNOWN_FIELDS_MAX, KNOWN_REASONS_MAX, KNOWN_REASON_MAX = 64 * 1024, 64, 2000
+
+
+def trusted(identity: str, sha256: str | None, fields: str | None, reasons: list[str] | None,
+            text: str | None) -> Known | None:
+    """A tree_reads row as a Known, when it is what a rebuild wrote (None: the file is read again).
+    The table sits in a file anyone with the warehouse can edit, and its text reaches a quarantine
+    record: a text longer than the file it is the text of (its size, the first part of its identity),
+    or whose digest is not the file's (unless the file was not UTF-8, its text decoded with
+    replacements), fields or reasons past their bounds are not used."""
+    try:
+        size = int(identity.split(" ", 1)[0])
+    except ValueError:
+        return None
+    if text is not None and not _text_of_file(text, size, sha256):
+        return None
+    if fields is not None and len(fields) > KNOWN_FIELDS_MAX:
+        return None
+    reasons = reasons or []
+    if len(reasons) > KNOWN_REASONS_MAX or any(len(r) > KNOWN_REASON_MAX for r in reasons):
+        return None
+    return Known(identity, sha256, fields, reasons, text)
+
+
+def _text_of_file(text: str, size: int, sha256: str | None) -> bool:
+    if len(text) > size:  # a character is at least one byte of the file
+        return False
+    return "\ufffd" in text or hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest() == sha256
+
+
 @dataclass
 class Parsed:
     """One file of the tree as this rebuild has it: read and parsed now (`content` kept for the run
@@ -145,7 +176,7 @@ class Parsed:
     record: dict | None = None      # every parsed field when read now; ROW_FIELDS when known
     reasons: list[str] = field(default_factory=list)
     text: str | None = None         # the file as text, when it is quarantined
-    identity: str | None = None     # size, mtime and inode when it was listed
+    identity: str | None = None     # size, mtime, inode and change time when it was listed
     read: bool = True
     content: bytes | None = None    # the bytes read now (None when known, or never read)
     known_fields: str | None = None  # known: its ROW_FIELDS as JSON, until recall() decodes them
@@ -298,7 +329,7 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules,
 
 def read_part(root: str, folders: list[str], known: dict[str, Known] | None = None) -> Part:
     """List, read and parse these submitter folders, one pass: each file is read in its folder as the
-    listing finds it, unless `known` has it with the same size, mtime and inode (then it is not
+    listing finds it, unless `known` has it with the same size, mtime, inode and change time (then it is not
     opened). No rows yet: a round found unchanged builds none."""
     known = known or {}
     by_path: dict[str, Parsed] = {}
@@ -475,6 +506,22 @@ def _summary_text(root: Path, summary: Parsed) -> str | None:
         return None
 
 
+def row_notes(system: dict) -> str | None:
+    """A result row's notes from its parsed system description: hw_notes, then sw_notes (a TGP, a TDP or
+    "CPU only submission" is stated there; base_hardware_statements reads them)."""
+    return ". ".join(n for n in (system["hw_notes"], system["sw_notes"]) if n) or None
+
+
+def _accelerator_named(system: dict) -> str | None:
+    """The accelerator a system description names, unless it counts none. A count no number reads
+    ('(8,4)': Alibaba's v2.1 network clusters of A100 and A30 nodes) leaves the accelerators named, so
+    the system is not read as CPU-only (its total stays unknown)."""
+    name = system["accelerator_model_name"]
+    if name in (None, "N/A", "-") or system["accelerators_per_node"] == 0:
+        return None
+    return name
+
+
 def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed], rules: Rules
          ) -> tuple[dict | None, list[str]]:
     division, submitter, _results, platform, model, scenario_folder = path.split("/")[:6]
@@ -495,11 +542,11 @@ def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed]
     s = system.record
     per_node = s["accelerators_per_node"] or None
     nodes = s["number_of_nodes"]
-    accelerator = s["accelerator_model_name"] if per_node and s["accelerator_model_name"] not in (None, "N/A", "-") else None
+    accelerator = _accelerator_named(s)
     suite = (s["system_type"] or "").replace(" ", "").lower() or None
     entry = f"{suite or ''}/{division}/{submitter}/{platform}" + (f"/{model}" if division == "open" else "")
     units = UNITS.get(rule.counts) or ("Samples/s" if scenario == "Offline" else "Queries/s")
-    notes = ". ".join(n for n in (s["hw_notes"], s["sw_notes"]) if n) or None
+    notes = row_notes(s)
     return {
         "round": round_name, "division": division.lower(), "availability": availability(s["status"]),
         "suite": suite, "submitter": submitter, "system": s["system_name"], "platform": platform,
@@ -508,7 +555,7 @@ def _row(round_name: str, path: str, summary: Parsed, by_path: dict[str, Parsed]
         "higher_is_better": rule.counts != "latency",
         "accelerator_raw": accelerator, "accelerators_per_node": per_node if accelerator else None,
         "nodes": nodes or None,
-        "total_accelerators": per_node * (nodes or 1) if accelerator else None,
+        "total_accelerators": per_node * (nodes or 1) if accelerator and per_node else None,
         "accelerator_count_disagrees": False,
         "processor": s["host_processor_model_name"], "processors_per_node": s["host_processors_per_node"] or None,
         "software": s["framework"], "weight_data_types": None, "accuracy": None, "tokens_per_sample": None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from warehouse import collector, counts
 from warehouse.identity.rounds import Round
@@ -20,20 +20,24 @@ from warehouse.trees.loading import (TreeOutcome, check, frames_together, load, 
                                      power_source_id, source_id, tree_line)
 from warehouse.trees.planning import holds_a_tree, plan, planned, previous_loads, tree_root
 from warehouse.trees.reading import identities_now, settled
-from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest
+from warehouse.trees.rebuilding import Known, Rebuilt, known_rows, tree_digest, trusted
+
+if TYPE_CHECKING:
+    from warehouse.trees.cloning import ClonedTree
 
 
 def read_trees(rounds: list[Round], source: str, db_file: str, *, workers: int = 2, dask_address: str | None = None,
-               git: str | None = None, force: bool = False,
+               clones: Mapping[str, ClonedTree] | None = None, force: bool = False,
                fetch: Callable[[list[TreeFile]], list[FileOutcome]] | None = None) -> TreeOutcome:
     """The tree pipeline for these rounds, under the caller's writer lock: each round MLCommons
-    published no table of rebuilt from its tree in one pass (rebuild_rounds); then, for the rounds
+    published no table of rebuilt from its tree in one pass (rebuild_rounds; from its clone when
+    `clones` holds one, cloned before the lock was taken: trees/cloning.py); then, for the rounds
     with a table, the run summaries and system descriptions their loaded rows name, fetched (`fetch`:
     the flow's tasks, or a thread pool here) unless unchanged, validated together and loaded in one
     transaction."""
     with collector.held_off():
-        rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, git, force)
-    outcome, unnamed = TreeOutcome({}, []), 0
+        rebuilt = rebuild_rounds(rounds, source, db_file, workers, dask_address, clones, force)
+    outcome, unnamed = TreeOutcome({}, [c.note for c in (clones or {}).values() if c.note]), 0
     if with_table := [r for r in rounds if r.has_table]:  # a run of old rounds alone opens nothing more
         with db.connect(db_file) as con:
             files, unnamed = plan(con, with_table, source)
@@ -121,12 +125,12 @@ class RoundRebuilt:
 
 
 def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_address: str | None = None,
-                   git: str | None = None, force: bool = False) -> list[RoundRebuilt]:
-    """Every round asked for that MLCommons published no table of: its tree found at the source (a
-    directory laid out as the trees are), or cloned sparsely from `git` (trees/cloning.py), read in
-    one pass (read_round); the rounds whose tree changed validated together and each loaded in place
-    of its earlier rebuild in one transaction (load_rounds). A clone is kept beside the warehouse
-    file, in trees/."""
+                   clones: Mapping[str, ClonedTree] | None = None, force: bool = False) -> list[RoundRebuilt]:
+    """Every round asked for that MLCommons published no table of: its tree, its clone in `clones`
+    (trees/cloning.py: made before this, outside the writer lock) or else found at the source (a
+    directory laid out as the trees are), read in one pass (read_round); the rounds whose tree
+    changed validated together and each loaded in place of its earlier rebuild in one transaction
+    (load_rounds)."""
     from warehouse.identity.reference import load_reference
     done, to_rebuild = [], [r for r in rounds if not r.has_table]
     reference = load_reference() if to_rebuild else None
@@ -134,18 +138,18 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
         for round in to_rebuild:
             counts.counted(len(done), len(to_rebuild), "rounds rebuilt")
             left_out: tuple[tuple[str, str], ...] = ()
-            if git:
-                from warehouse.trees.cloning import clone_round
-                cloned = clone_round(git, round, Path(db_file).resolve().parent / "trees")
-                root, left_out = cloned.root, cloned.left_out
+            files_root = tree_root(source, round)
+            if clones and round.name in clones:
+                root, left_out = clones[round.name].root, clones[round.name].left_out
+                files_root = str(root)
             else:
-                root = local_path(tree_root(source, round)) if not is_http(source) else None
+                root = local_path(files_root) if not is_http(source) else None
             if root is None or not holds_a_tree(str(root)):
                 done.append(RoundRebuilt(round.name, str(root or source), missing=(
                     f"no submission tree at {root or source} (MLCommons published no table of this round: its rows "
                     "come from its tree; --git URL clones only the files needed, e.g. --git https://github.com/mlcommons)")))
                 continue
-            done.append(read_round(con, round.name, Path(root), tree_root(source, round), left_out,
+            done.append(read_round(con, round.name, Path(root), files_root, left_out,
                                    reference=reference, workers=workers, dask_address=dask_address, force=force))
     load_rounds(db_file, [r for r in done if r.read is not None], force)
     return done
@@ -154,7 +158,7 @@ def rebuild_rounds(rounds, source: str, db_file: str, workers: int = 2, dask_add
 def read_round(con, round_name: str, root: Path, files_root: str, left_out=(), *, reference=None,
                workers: int = 2, dask_address: str | None = None, force: bool = False) -> RoundRebuilt:
     """One pass over a round's tree: each file listed and, unless the last rebuild read it as it is
-    now (tree_reads: same size, mtime and inode), read and parsed once; its result rows built. When
+    now (tree_reads: same size, mtime, inode and change time), read and parsed once; its result rows built. When
     every file, the rules and the version are as at the last rebuild (sources.tree_identity), the
     round is unchanged and nothing of it will be written. `files_root` names the tree in
     tree_files' URLs (as the source gave it)."""
@@ -253,20 +257,21 @@ def _unchanged_by_stat(con, round_name: str, root: Path, rules, left_out, last_i
 
 def _unchanged_run_files(con, round_name: str) -> TreeOutcome:
     """A round whose tree is as at its last rebuild: its run files as that load left them, unchanged."""
-    (n,) = con.execute("SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
-                       [round_name]).fetchone()
+    n = db.scalar(con, "SELECT count(*) FROM tree_files WHERE round = ? AND status IN ('loaded', 'quarantined')",
+                  [round_name])
     return TreeOutcome({"unchanged": n} if n else {}, [], rounds=[round_name])
 
 
 def known_reads(con, round_name: str) -> dict[str, Known]:
-    """What the last rebuild of the round read of each file (tree_reads)."""
+    """What the last rebuild of the round read of each file (tree_reads), each row as it was written
+    (rebuilding.trusted: a row edited past its bounds is not used, its file is read again)."""
     rows = con.execute("SELECT path, file_identity, sha256, fields, reasons, text FROM tree_reads "
                        "WHERE round = ? AND kind = 'file'", [round_name]).fetchall()
-    return {path: Known(identity, sha256, fields, reasons or [], text)
-            for path, identity, sha256, fields, reasons, text in rows}
+    known = {path: trusted(*row) for path, *row in rows}
+    return {path: k for path, k in known.items() if k is not None}
 
 
 def _last_rebuild(con, round_name: str) -> tuple | None:
     """(tree_identity, rows loaded, rows quarantined) of the round's last rebuild."""
-    return con.execute("SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
-                       [source_id(round_name)]).fetchone()
+    return db.first_row(con, "SELECT tree_identity, rows_loaded, rows_quarantined FROM sources WHERE source_id = ?",
+                        [source_id(round_name)])

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from warehouse.resources import checksum, package_dir, read_record, write_record
+from warehouse.store import db
 from warehouse.store.warehouse_file import SOURCE_SCHEMA, warehouse_schemas
 
 if TYPE_CHECKING:
@@ -164,8 +165,7 @@ def _parse(sqls: list[str]) -> dict[str, frozenset[str] | str]:
     if not sqls:
         return {}
     with _PARSER_LOCK:
-        trees = _parser().execute("SELECT list_transform(?, lambda sql: json_serialize_sql(sql))",
-                                  [sqls]).fetchone()[0]
+        trees = db.scalar(_parser(), "SELECT list_transform(?, lambda sql: json_serialize_sql(sql))", [sqls])
     parsed: dict[str, frozenset[str] | str] = {}
     for sql, text in zip(sqls, trees):
         tables: set[str] = set()

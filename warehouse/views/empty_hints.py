@@ -16,6 +16,7 @@ import re
 import duckdb
 
 from warehouse.nearest import did_you_mean
+from warehouse.store import db
 
 FEW = 12  # a column holding no more values than this is listed whole when none is near
 DIMENSIONS = ("benchmark", "accelerator", "scenario", "round", "submitter")
@@ -58,7 +59,7 @@ def needs_hints(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
 
 def _holds_rows(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     try:
-        return con.execute(f"SELECT EXISTS (SELECT 1 FROM main.{table})").fetchone()[0]
+        return db.scalar(con, f"SELECT EXISTS (SELECT 1 FROM main.{table})")
     except duckdb.CatalogException:  # not created yet: nothing of it was ever loaded
         return False
 

@@ -9,6 +9,7 @@ import time
 from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 import duckdb
@@ -345,8 +346,8 @@ def views_behind_data(con: duckdb.DuckDBPyConnection) -> bool:
     if not built:
         return True
     # a tree file's row too: the tree ingest loads no source, and the views read its tables
-    return con.execute("SELECT coalesce(max(loaded_at) > ?, false) FROM (SELECT loaded_at FROM sources "
-                       "UNION ALL SELECT loaded_at FROM tree_files)", [built[0][0]]).fetchone()[0]
+    return db.scalar(con, "SELECT coalesce(max(loaded_at) > ?, false) FROM (SELECT loaded_at FROM sources "
+                          "UNION ALL SELECT loaded_at FROM tree_files)", [built[0][0]])
 
 
 def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConnection], object] | None = None,
@@ -356,7 +357,10 @@ def rebuild(db_file: str | None, what: str, load: Callable[[duckdb.DuckDBPyConne
     `changed` when given: see materialize), then the published copy replaced. -> (what `load`
     returned, the views built)."""
     from warehouse.store.publish import writing
+    from warehouse.store.warehouse_file import missing_warehouse
     path = db.db_path(db_file)
+    if not Path(path).exists():  # a ledger load or a refresh reads the warehouse: it never makes one
+        raise missing_warehouse(path)
     with writing(path, what) as warehouse, db.connect(warehouse) as con:
         loaded = load(con) if load is not None else None
         created = materialize(con, changed=changed)

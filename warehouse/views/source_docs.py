@@ -38,6 +38,7 @@ SOURCE_MODELS = {
     "ref_software_stacks": "schemas.reference:SoftwareStack",
     "ref_plausibility_ceilings": "schemas.reference:PlausibilityCeiling",
     "ref_benchmark_eras": "schemas.reference:BenchmarkEra",
+    "ref_variant_markers": "schemas.reference:VariantMarker",
 }
 # columns named by LoadGen's own words (schemas/loadgen.py), more precise than the model's pattern.
 LOADGEN_TABLES = {"run_summaries": "summary_column_descriptions", "systems": "system_column_descriptions"}
