@@ -150,10 +150,12 @@ def test_a_new_generation_over_its_predecessor_per_joule(old_rounds_warehouse):
         FROM efficiency_gains WHERE accelerator_to = 'Jetson AGX Orin' AND benchmark = 'resnet' AND scenario = 'Offline'
         """) == [("generation_and_software", "Jetson AGX Xavier", "v1.1", "v2.1", pytest.approx(xavier, rel=1e-6),
                   pytest.approx(orin, rel=1e-6), pytest.approx(orin / xavier, rel=1e-6), ["v2.0"], True)]
-    # every generation pair follows the predecessor chain, within one segment and form factor
+    # every generation pair follows the predecessor chain (a CPU-only system's processor's too: Krai's
+    # Jetson hosts, Xavier Carmel -> Orin Cortex-A78AE), within one segment and form factor
     assert query(old_rounds_warehouse, """
         SELECT count(*) FROM efficiency_gains AS g
-        LEFT JOIN stg_successions AS s ON s.hardware = g.accelerator_to AND s.ancestor = g.accelerator_from
+        LEFT JOIN stg_successions AS s ON s.hardware = coalesce(g.accelerator_to, g.cpu_to)
+                                      AND s.ancestor = coalesce(g.accelerator_from, g.cpu_from)
         WHERE g.kind <> 'software' AND (s.hardware IS NULL OR s.steps <> g.generations_apart)""") == [(0,)]
 
 

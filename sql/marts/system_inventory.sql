@@ -6,7 +6,7 @@
 -- field is not one number and a unit). host_cores_per_node = host_processors_per_node x
 -- host_processor_core_count.
 SELECT
-    v.round, v.submitter, v.system, v.result_id, v.accelerator, v.total_accelerators AS accelerator_count,
+    v.round, v.submitter, v.system, v.result_id, v.run_path, v.accelerator, v.total_accelerators AS accelerator_count,
     v.benchmark, v.scenario, v.value AS result, v.units AS result_unit,
     s.number_of_nodes, s.host_processor_model_name, s.host_processors_per_node,
     s.host_processor_core_count,
