@@ -71,6 +71,7 @@ SELECT
     p.source_id_from, p.record_no_from, p.source_id AS source_id_to, p.record_no AS record_no_to,
     'verified' AS verification_from, 'verified' AS verification_to,
     p.has_finding_from, p.has_finding AS has_finding_to,
+    p.platform_from, p.platform AS platform_to, p.processor_from, p.processor AS processor_to,
     p.platform_from IS DISTINCT FROM p.platform OR p.submitter_from <> p.submitter AS system_changed,
     p.processor_from IS DISTINCT FROM p.processor AS host_changed,
     p.submitter_from = p.submitter AND p.platform_from IS NOT DISTINCT FROM p.platform

@@ -10,7 +10,7 @@
 -- findings: the anomaly rules that name the row (int_result_eligibility: its own and the pair findings
 --   that blame it). Only a procurement-grade row is ranked (int_result_eligibility): a row with a
 --   finding, or one that does not compare as its hardware (an inference, a run without its
---   accelerator), is listed with both ranks null; excluded_because says why.
+--   accelerator), is listed with both ranks null; excluded_because says why (reason_code: its code).
 -- Stored: two ranks over every verified row are a sort each, half of what a query of `leaderboard`
 -- cost when it computed them (1.03 -> 0.49 s on a million rows, bench/views_bench.py). Both share one
 -- partition: an unranked row sorts after every ranked one, so the rank of a ranked row is the
@@ -24,12 +24,12 @@ WITH by_suite AS (
     WHERE metric = 'performance' AND verification = 'verified'
 ),
 flagged AS (
-    SELECT b.*, e.findings, e.excluded_because, NOT e.procurement_grade AS unranked
+    SELECT b.*, e.findings, e.reason_code, e.excluded_because, NOT e.procurement_grade AS unranked
     FROM by_suite AS b
     JOIN int_result_eligibility AS e USING (source_id, record_no)
 )
 SELECT
-    source_id, record_no, suite, findings, excluded_because,
+    source_id, record_no, suite, findings, reason_code, excluded_because,
     CASE WHEN NOT unranked THEN
         rank() OVER (PARTITION BY round, suite, benchmark, scenario, units, partition
                      ORDER BY unranked, CASE WHEN higher_is_better THEN -value ELSE value END) END AS rank_system,

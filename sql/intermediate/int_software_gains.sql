@@ -14,7 +14,8 @@
 --   implausible-gain rule reads (int_pair_findings), so they cannot wait for it.
 -- Each side is the best verified result of its key in its round (int_best_results).
 -- system_changed: the two sides are different systems (platform: Dell's XE9685L one round, its XE9780
---   the next); host_changed: the host processor differs. software_alone: one submitter's same system,
+--   the next); host_changed: the host processor differs (platform_from, platform_to, processor_from,
+--   processor_to: each side's, as published). software_alone: one submitter's same system,
 --   host and size on both sides: the only pairs whose gain is software's alone (README question 2).
 -- Both sides are of one era of the benchmark and scenario (int_figure_eras, benchmark_eras.csv): no
 --   change of model, data set, accuracy target or metric lies between them (3d-unet's data set in v2.0,
@@ -118,6 +119,7 @@ SELECT
     p.source_id_from, p.record_no_from, p.source_id AS source_id_to, p.record_no AS record_no_to,
     p.verification_from, p.verification AS verification_to,
     p.has_finding_from, p.has_finding AS has_finding_to,
+    p.platform_from, p.platform AS platform_to, p.processor_from, p.processor AS processor_to,
     p.platform_from IS DISTINCT FROM p.platform OR p.submitter_from <> p.submitter AS system_changed,
     p.processor_from IS DISTINCT FROM p.processor AS host_changed,
     p.submitter_from = p.submitter AND p.platform_from IS NOT DISTINCT FROM p.platform

@@ -54,7 +54,7 @@
 --   queries one dollar buys, in the throughput's count).
 -- tokens_per_second_per_user: the interaction pattern of the run, 1 / mean time per output token
 --   (int_latency_profile; null for Offline runs and until `mlperf-wh trees` has loaded the run summary).
--- division, availability: as published. findings, usable, procurement_grade, excluded_because: the one
+-- division, availability: as published. findings, usable, procurement_grade, reason_code, excluded_because: the one
 --   eligibility rule (int_result_eligibility): findings are the anomaly rules that name the row, its
 --   own and the pair findings that blame it; usable: compares as its hardware with no finding;
 --   procurement_grade: usable and verified (closed division, available, audited). Open-division and
@@ -154,7 +154,7 @@ SELECT
     t.dollars_per_accelerator_hour,
     lp.tokens_per_second_per_user,
     t.verification, t.division, t.availability,
-    e.findings, e.usable, e.procurement_grade, e.excluded_because,
+    e.findings, e.usable, e.procurement_grade, e.reason_code, e.excluded_because,
     t.source_id, t.record_no  -- the row's key, for own_vs_mlperf (the mart leaves them out)
 FROM priced AS t
 LEFT JOIN int_latency_profile AS lp

@@ -12,7 +12,7 @@
 -- Measured racks and estimates are ranked apart, like with like: rank_per_rack is the row's rank among
 -- the round's procurement-grade rows (int_result_eligibility) of the same benchmark, scenario and unit
 -- and the same measured_rack; 1 = the most per rack. An estimate from less than one server (a single
--- GPU x 32) is never ranked (null), nor is a row outside procurement grade (excluded_because says why).
+-- GPU x 32) is never ranked (null), nor is a row outside procurement grade (excluded_because says why, reason_code as a code).
 -- Tokens per rack beside the published figure per rack, with where the tokens come from
 -- (tokens_basis): the table's tokens, its samples x a tokens-per-sample, or the run's own output
 -- tokens ('run output tokens': Qwen3-VL, published in samples/s, whose endpoint-harness runs
@@ -37,7 +37,7 @@ SELECT
     throughput_per_rack, tokens_per_second_per_rack,
     tokens_basis,
     rack_kw_system_estimate, throughput_per_kw_system_estimate, throughput_per_kw_measured, findings,
-    procurement_grade, excluded_because,
+    procurement_grade, reason_code, excluded_because,
     CASE WHEN ranked
          THEN rank() OVER (PARTITION BY round, benchmark, scenario, throughput_unit, ranked, measured_rack
                            ORDER BY throughput_per_rack DESC) END AS rank_per_rack

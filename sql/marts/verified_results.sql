@@ -5,7 +5,8 @@
 -- unit_verdict and unit_note; findings lists the anomaly rules that name a row (its own and the pair
 -- findings that blame it; see `anomalies`). stale: the source's latest table quarantined the row; result is
 -- its last good value (finding stale_value). Either leaves the row out of every procurement-grade answer:
--- procurement_grade and excluded_because are the one eligibility rule's (int_result_eligibility).
+-- procurement_grade, excluded_because and its code reason_code are the one eligibility rule's
+-- (int_result_eligibility).
 -- inferred is MLCommons' flag as published; inferred_cause reads it as the checker sets it.
 SELECT
     round, suite, submitter, system, platform, result_id, entry_id,
@@ -15,9 +16,10 @@ SELECT
     accelerators_per_node, nodes, total_accelerators AS accelerator_count, value_per_accelerator AS result_per_accelerator,
     partition, partition_fraction, value_per_partition AS result_per_partition,
     software, stack, weight_data_types, inferred, inferred_cause, inferred_result, not_comparable_because,
-    repeats_lower_target, verification, stale, stale_reason, e.findings, e.procurement_grade, e.excluded_because,
+    repeats_lower_target, verification, stale, stale_reason, e.findings, e.procurement_grade, e.reason_code, e.excluded_because,
     source_id
 FROM stg_results
-JOIN (SELECT source_id, record_no, findings, procurement_grade, excluded_because FROM int_result_eligibility) AS e
+JOIN (SELECT source_id, record_no, findings, procurement_grade, reason_code, excluded_because
+      FROM int_result_eligibility) AS e
     USING (source_id, record_no)
 WHERE metric = 'performance' AND verification = 'verified'
