@@ -48,11 +48,11 @@ LEDGER = "".join([
 
 
 @pytest.fixture(scope="module")
-def audited(mirror_warehouse, tmp_path_factory):
+def audited(shared_warehouse, tmp_path_factory):
     """A private copy of the mirror's warehouse (v4.1-v6.1) with NVIDIA's v6.1 claims and the ledger above."""
     directory = tmp_path_factory.mktemp("claims_v61")
     path = directory / "warehouse.duckdb"
-    shutil.copyfile(mirror_warehouse, path)
+    shutil.copyfile(shared_warehouse, path)
     (directory / "claims.toml").write_text(LEDGER, encoding="utf-8")
     con = db.connect(str(path))
     load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")

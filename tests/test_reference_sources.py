@@ -77,11 +77,36 @@ def accelerator_facts(description: dict) -> dict[str, list[float]]:
     return {"memory_gb": memory, "tdp_watts": [watts] if watts is not None else []}
 
 
+def host_processors(copy: Path) -> list[str]:
+    """The host processors a cited file names: a system description's (and its system name), or every row's of a round's
+    checker table (summary.csv: v6.1's systems are published in the shared data only there)."""
+    if copy.name == "summary.csv":
+        with copy.open(encoding="utf-8-sig", newline="") as handle:
+            return sorted({r["host_processor_model_name"] for r in csv.DictReader(handle)})
+    description = parse_system(copy.read_bytes(), str(copy))
+    # a laptop's description names the machine as its host ('MacBook Pro (Model Identifier: ...)'), the
+    # chip in its system name ('Apple MacBook M1 Pro')
+    return [description["host_processor_model_name"], description["system_name"]]
+
+
+def processor_mismatches(table: str, line: int, row: dict, url: str, copy: Path) -> list[str]:
+    """A processor row's source names a host processor its pattern matches (the one it was written from)."""
+    named = host_processors(copy)
+    if any(re.search(row["pattern"], name or "") for name in named):
+        return []
+    return [f"{table} line {line} ({row['processor']}): the pattern {row['pattern']!r} matches no host processor "
+            f"the source names ({', '.join(map(str, named[:5]))}; {url})"]
+
+
 # table -> what a cited file states, keyed by the table's columns it must equal
 FACTS = {"accelerators.csv": accelerator_facts}
+# table -> a check of a row against the file it cites -> its mismatches
+CHECKS = {"processors.csv": processor_mismatches}
 
 
 def mismatches(table: str, line: int, row: dict, url: str, copy: Path) -> list[str]:
+    if table in CHECKS:
+        return CHECKS[table](table, line, row, url, copy)
     description = parse_system(copy.read_bytes(), str(copy))
     found = []
     for column, statements in FACTS[table](description).items():
@@ -95,8 +120,8 @@ def test_every_cited_fact_is_what_its_source_states():
     cited = [c for c in cited_round_files() if shared_copy(c[4])]
     assert len(cited) >= 14  # the shared data holds most citations: the test reads them, not nothing
     unchecked = [f"{table} line {line}: {column} cites {url}, and no check reads its facts"
-                 for table, line, _, column, url in cited if table not in FACTS]
-    found = [m for table, line, row, _, url in cited if table in FACTS
+                 for table, line, _, column, url in cited if table not in FACTS and table not in CHECKS]
+    found = [m for table, line, row, _, url in cited if table in FACTS or table in CHECKS
              for m in mismatches(table, line, row, url, shared_copy(url))]
     assert unchecked + found == []
 

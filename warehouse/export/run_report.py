@@ -140,7 +140,9 @@ def _touching(frame: pl.DataFrame, changed: pl.DataFrame, sides) -> pl.DataFrame
 
 
 def _new_rows(before: pl.DataFrame, after: pl.DataFrame, key: list[str], value: str) -> pl.DataFrame:
-    """Rows of `after` whose key is new, or whose value moved, largest value first."""
+    """Rows of `after` whose key is new, or whose value moved, largest value first; a gain or speedup
+    of 1x or less is no headline (a re-published older side moves its pair to a newer round down)."""
+    after = after.filter(pl.col(value) > 1)
     if after.height == 0:
         return after
     if before.height:

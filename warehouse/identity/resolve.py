@@ -105,7 +105,7 @@ def accelerator_macros(accelerators: pl.DataFrame, markers: pl.DataFrame) -> lis
     `unaccepted_markers(part, markers)`: the words that row does not accept (what `drift` names)."""
     in_names = markers.filter(pl.col("reads") == "accelerator name")
     found = [f"list_transform(regexp_extract_all(part, {_sql_text(pattern)}), lambda w: {{'kind': {_sql_text(kind)}, "
-             f"'word': w, 'number': TRY_CAST(regexp_extract(w, '\d+') AS DOUBLE), 'form_factor': {_sql_or_null(form)}}})"
+             f"'word': w, 'number': TRY_CAST(regexp_extract(w, '\\d+') AS DOUBLE), 'form_factor': {_sql_or_null(form)}}})"
              for kind, pattern, form in in_names.select("kind", "pattern", "form_factor").iter_rows()]
     in_systems = markers.filter(pl.col("reads") == "system name")["pattern"].to_list()
     system_rule = " OR ".join(f"regexp_matches(coalesce(system_name, ''), {_sql_text(p)})" for p in in_systems) or "false"
