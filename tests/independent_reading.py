@@ -57,8 +57,11 @@ _LEGACY = {"Offline": "Samples per second", "Server": "Scheduled samples per sec
            "SingleStream": "90th percentile latency (ns)", "MultiStream": "Samples per query"}
 _EARLY_STOPPING = {**_LEGACY, "SingleStream": "Early stopping 90th percentile estimate",
                    "MultiStream": "Early stopping 99th percentile estimate"}
-RESULT_LINE = {"v0.5": _LEGACY, "v0.7": _LEGACY, "v1.1": _LEGACY, "v2.0": _EARLY_STOPPING, "v2.1": _EARLY_STOPPING}
-LEGACY_MULTISTREAM = {"v0.5", "v0.7", "v1.1"}
+# Rounds kept back from development (their public trees, read the same way: acceptance runs on them too).
+KEPT_BACK_ROUNDS = ("v1.0", "v3.0", "v3.1")
+RESULT_LINE = {"v0.5": _LEGACY, "v0.7": _LEGACY, "v1.0": _LEGACY, "v1.1": _LEGACY, "v2.0": _EARLY_STOPPING,
+               "v2.1": _EARLY_STOPPING, "v3.0": _EARLY_STOPPING, "v3.1": _EARLY_STOPPING}
+LEGACY_MULTISTREAM = {"v0.5", "v0.7", "v1.0", "v1.1"}
 NS_PER_MS = 1e6
 
 SCENARIOS = {"singlestream": "SingleStream", "multistream": "MultiStream", "server": "Server", "offline": "Offline"}
@@ -69,10 +72,14 @@ _MODELS_V07 = {"ssd-small", "ssd-large", "resnet", "rnnt", "bert-99", "bert-99.9
                "3d-unet-99", "3d-unet-99.9"}
 _MAPPING_V05 = {"ssd-mobilenet": "ssd-small", "ssd-resnet34": "ssd-large", "resnet50": "resnet"}
 _MAPPING_V07 = {**_MAPPING_V05, "mobilenet": "resnet"}
-MODELS = {"v0.5": _MODELS_V05, "v0.7": _MODELS_V07, "v1.1": _MODELS_V07, "v2.0": _MODELS_V07,
-          "v2.1": (_MODELS_V07 - {"ssd-small", "ssd-large"}) | {"retinanet"}}
-MODEL_MAPPING = {"v0.5": _MAPPING_V05, "v0.7": _MAPPING_V07, "v1.1": _MAPPING_V07, "v2.0": _MAPPING_V07,
-                 "v2.1": {**_MAPPING_V07, "ssd-resnet34": "retinanet"}}
+_MODELS_V21 = (_MODELS_V07 - {"ssd-small", "ssd-large"}) | {"retinanet"}
+# v3.1: DLRM v2 replaced DLRM, GPT-J joined (its result still samples per second: tokens came with v4.0)
+_MODELS_V31 = (_MODELS_V21 - {"dlrm-99", "dlrm-99.9"}) | {"dlrm-v2-99", "dlrm-v2-99.9", "gptj-99", "gptj-99.9"}
+_MAPPING_V21 = {**_MAPPING_V07, "ssd-resnet34": "retinanet"}
+MODELS = {"v0.5": _MODELS_V05, "v0.7": _MODELS_V07, "v1.0": _MODELS_V07, "v1.1": _MODELS_V07, "v2.0": _MODELS_V07,
+          "v2.1": _MODELS_V21, "v3.0": _MODELS_V21, "v3.1": _MODELS_V31}
+MODEL_MAPPING = {"v0.5": _MAPPING_V05, "v0.7": _MAPPING_V07, "v1.0": _MAPPING_V07, "v1.1": _MAPPING_V07,
+                 "v2.0": _MAPPING_V07, "v2.1": _MAPPING_V21, "v3.0": _MAPPING_V21, "v3.1": _MAPPING_V21}
 WAREHOUSE_NAME = {"ssd-large": "ssd-resnet34", "ssd-small": "ssd-mobilenet"}
 
 _VALID = re.compile(r"^Result\s+is\s*:\s+VALID", re.M)
@@ -365,19 +372,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, required=True, help="the warehouse file (DuckDB)")
     parser.add_argument("--trees", type=Path, default=DEFAULT_TREES, help=f"the trees folder (default {DEFAULT_TREES})")
     parser.add_argument("--csv", type=Path, help="write every cell that is not equal here")
+    parser.add_argument("--rounds", default=",".join(OLD_ROUNDS),
+                        help=f"comma-separated, of {', '.join(sorted(RESULT_LINE))} (default the shared trees': "
+                             f"{','.join(OLD_ROUNDS)}; the kept-back ones: {','.join(KEPT_BACK_ROUNDS)})")
     args = parser.parse_args(argv)
-    missing = [p for p in (args.db, *(args.trees / f"inference_results_{r}" for r in OLD_ROUNDS)) if not p.exists()]
+    rounds = tuple(r.strip() for r in args.rounds.split(",") if r.strip())
+    if unknown := [r for r in rounds if r not in RESULT_LINE]:
+        print(f"independent_reading: no rules for {unknown[0]} (known: {', '.join(sorted(RESULT_LINE))})",
+              file=sys.stderr)
+        return 2
+    missing = [p for p in (args.db, *(args.trees / f"inference_results_{r}" for r in rounds)) if not p.exists()]
     if missing:
         print(f"independent_reading: not found: {missing[0]}", file=sys.stderr)
         return 2
     import duckdb
     try:
         with duckdb.connect(str(args.db), read_only=True) as con:
-            c = compare(con, args.trees)
+            c = compare(con, args.trees, rounds)
     except duckdb.Error as e:
         print(f"independent_reading: {args.db}: {str(e).splitlines()[0]}", file=sys.stderr)
         return 2
-    print("\n".join(summary_lines(c)))
+    print("\n".join(summary_lines(c, rounds)))
     if args.csv:
         rows = difference_rows(c)
         with args.csv.open("w", newline="", encoding="utf-8") as f:
