@@ -49,14 +49,18 @@ def test_the_answer_table_shows_dollars_per_million_tokens_after_prices_load(sha
     assert (b200, gb200) == (103635.0, 810104.0)
     best, runner_up = million_tokens_cost(4.00, 8, b200), million_tokens_cost(5.00, 72, gb200)
     assert headers[-1] == "per dollar, among priced accelerators: dollars per million tokens"
-    assert f"B200 ${best:.3g} per million tokens" in cost and f"price: {B200_PRICE}" in cost
+    assert f"B200 ${best:.3g} per million tokens" in cost and "price: $4.00 per accelerator-hour*" in cost
+    # where the prices are from: once, under the table (issue 63: every cell repeated it)
+    assert "made-up example" not in cost
+    footnote = page.locator("#answer-table-prices").inner_text()
+    assert footnote.startswith("* Prices are yours") and "made-up example, not a quote, 2026-11-01 (" in footnote
     # the leaders of the other columns with no price: B300 (per accelerator, the estimated rack, per kW)
     # and GB300 (the measured rack, 6.0-0078)
     assert "not priced: B300, GB300 (lead another column)" in cost
     assert f"{(1 - best / runner_up) * 100:.1f}% less than GB200, ${runner_up:.3g}" in cost
     assert "6.0-0048" in cost
     sentence = page.locator("#answer-sentences li[data-benchmark='llama2-70b-99'][data-scenario='Server']").inner_text()
-    assert (f"the cheapest tokens among priced accelerators, B200 at ${best:.3g} per million ({B200_PRICE}, "
+    assert (f"the cheapest tokens among priced accelerators, B200 at ${best:.3g} per million ($4.00 per accelerator-hour, "
             "6.0-0048) (B300, GB300, leading elsewhere, have no price)") in sentence
     assert page.locator("#no-prices").count() == 0
 
