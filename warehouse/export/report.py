@@ -28,7 +28,7 @@ from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, r
                                           resolved_target, swap_in, warehouse_files, write_listing)
 from warehouse.export.report_answer import (Answer, Verdict, answers_by_market, dollars, evidence, number,
                                             opening_answer, percent, verdicts)
-from warehouse.export.report_charts import (Chart, accelerator_history_chart, generation_speedups_chart,
+from warehouse.export.report_charts import (READABLE, Chart, accelerator_history_chart, generation_speedups_chart,
                                             interactivity_chart, leaderboard_chart, scaling_efficiency_chart,
                                             software_gains_chart, token_economics_chart)
 from warehouse.export.report_efficiency import efficiency_history_chart
@@ -291,6 +291,7 @@ def _write_charts(drawn: list[Chart], directory: Path, previous: Path, images: b
         # Unvalidated: schema validation costs a second a report and finds nothing in specs this code
         # writes (tests/test_report.py draws every one in Chromium and with vl-convert).
         spec = inert_spec(chart.chart.to_dict(validate=False))
+        spec["config"] = {**READABLE, **spec.get("config", {})}
         # resize: the view is laid out again when a filter changes its rows, so a filtered chart shrinks
         specs[chart.name] = {**spec, "autosize": {"type": "pad", "resize": True}}
         if not images:

@@ -11,7 +11,8 @@ import altair as alt
 import polars as pl
 
 from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, AcceleratorPalette, Filter,
-                                                 filters_for, gain_scale, text_colour_on_gain)
+                                                 filters_for, gain_scale, leading, shade)
+from warehouse.export.report_interactive import COLOURED
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -23,7 +24,15 @@ OWN = "your replay"
 TOP_ENTRIES = 8
 WIDTH = 640
 LABEL_FONT = 11
-COMPACT = "~s"  # axis labels in compact units: 1.2M, 800k
+COMPACT = ".2~s"  # axis labels in compact units: 1.2M, 800k, 200k (never "0M 0.2M")
+# Every chart's text at 11 px or more as drawn, and no chart wider than a 1000 px window's page (its
+# content is about 930 px): a wider one is drawn scaled down, its text with it.
+READABLE = {"font": "DejaVu Sans, Liberation Sans, Arial, sans-serif",
+            "axis": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT, "titleFontWeight": "normal"},
+            "legend": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT, "orient": "bottom",
+                       "direction": "horizontal", "columns": 4, "labelLimit": 200},
+            "header": {"labelFontSize": 12, "titleFontSize": 12},
+            "text": {"fontSize": LABEL_FONT}, "title": {"fontSize": 13, "subtitleFontSize": LABEL_FONT}}
 
 
 @dataclass
@@ -124,7 +133,8 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
     opening = mlperf.filter(pl.col("round") == round_name) if round_name else mlperf
     benchmarks = sorted(opening["benchmark"].unique().to_list())
     x_scale, x_axis = snapped_log_scale(frame["per_user"])
-    panels = [_interactivity_panel(frame, benchmark, palette, x_scale, x_axis, filters.expression)
+    coloured = leading(mlperf, ["benchmark"], "per_accelerator")
+    panels = [_interactivity_panel(frame, benchmark, palette, x_scale, x_axis, filters.expression, coloured)
               for benchmark in benchmarks]
     rows = [alt.hconcat(*panels[i:i + 3]) for i in range(0, len(panels), 3)]
     grid = alt.vconcat(*rows, data=frame).resolve_scale(shape="shared", color="shared")
@@ -133,16 +143,16 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
 
 
 def _interactivity_panel(frame: pl.DataFrame, benchmark: str, palette: AcceleratorPalette, x_scale, x_axis,
-                         expression: str | None):
+                         expression: str | None, coloured: list[str]):
     rows = frame.filter(pl.col("benchmark") == benchmark)
     y_scale, y_axis = snapped_log_scale(rows["per_accelerator"])
-    base = alt.Chart().transform_filter(alt.datum.benchmark == benchmark)
+    base = alt.Chart().transform_filter(alt.datum.benchmark == benchmark).transform_calculate(**shade(coloured))
     if expression:
         base = base.transform_filter(expression)
     base = base.encode(
         x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)", scale=x_scale, axis=x_axis),
         y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=y_scale, axis=y_axis),
-        color=palette.encoding(frame),
+        color=palette.encoding(frame, coloured=coloured),
         tooltip=[*_identity("source", "round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
                             "accelerator_count", "stack", "verification", "per_user_from", "tpot_p99_ms"),
                  alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
@@ -154,9 +164,9 @@ def _interactivity_panel(frame: pl.DataFrame, benchmark: str, palette: Accelerat
                         scale=alt.Scale(domain=list(STACK_SHAPES), range=list(STACK_SHAPES.values()))),
         size=alt.condition(alt.datum.source == OWN, alt.value(220), alt.value(60)),
         fill=alt.condition(alt.datum.verification == "preview", alt.value("transparent"),
-                           palette.encoding(frame, legend=False)))
+                           palette.encoding(frame, legend=False, coloured=coloured)))
     layers = ([frontier] if rows["on_frontier"].fill_null(False).any() else []) + [points]
-    return alt.layer(*layers).properties(width=280, height=220, title=alt.TitleParams(
+    return alt.layer(*layers).properties(width=220, height=200, title=alt.TitleParams(
         benchmark, fontSize=12, anchor="middle"))
 
 
@@ -260,7 +270,7 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
                    Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
         bars = alt.Chart(frame).mark_bar().encode(
             x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit", axis=alt.Axis(format=COMPACT)),
-            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=420, labelFontSize=LABEL_FONT)),
+            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=360, labelFontSize=LABEL_FONT)),
             color=palette.encoding(frame),
             row=alt.Row("benchmark_unit:N", title=None,
                         header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=200)),
@@ -268,7 +278,7 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
                                 "result_id", "accelerator", "accelerator_count", "verification"),
                      alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"),
                      alt.Tooltip("system_result:Q", format=",.1f", title="whole system")],
-        ).properties(width=420).resolve_scale(x="independent", y="independent")
+        ).properties(width=340).resolve_scale(x="independent", y="independent")
         chart.chart = filters_for(frame, filters).apply(bars)
     return chart
 
@@ -288,8 +298,8 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
              "an estimate from whole servers is pale and labelled with the servers it rests on (estimates from "
              "less than one server are left out); in tokens/s where the benchmark's tokens are known, else its own "
              "unit (named beside the benchmark); mixed clusters and rows of a single accelerator left out (the answer "
-             "table has them); tokens per joule, every LLM benchmark on "
-             "one scale: measured power only "
+             "table has them); tokens per joule, a panel per benchmark on its own scale (one model's tokens are "
+             "not another's): measured power only "
              f"({', '.join(_rounds(joules, 'round')) or 'none loaded'}); opens on Offline")
     throughput = frame.filter(pl.col("panel") != "per_joule")
     chart = Chart("token_economics", "Tokens/s per accelerator, per rack and per joule", shows,
@@ -297,9 +307,11 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
                          key=round_sort_key), None)
     if throughput.height:
         filters = filters_for(frame, (Filter("scenario", "scenario", "Offline", allow_all=False), BENCHMARK, ACCELERATOR))
-        panels = [_token_panel(frame, panel, palette, filters.expression) for panel in TOKEN_PANELS
+        coloured = leading(frame, ["panel", "benchmark", "scenario"], "value")
+        panels = [_token_panel(frame, panel, palette, filters.expression, coloured) for panel in TOKEN_PANELS
                   if frame.filter(pl.col("panel") == panel).height]
-        concat = alt.hconcat(*panels, data=frame)
+        # side by side, each with its own panel per benchmark: two at a time fit a 1000 px window
+        concat = alt.vconcat(*[alt.hconcat(*panels[i:i + 2]) for i in range(0, len(panels), 2)], data=frame)
         chart.chart = concat.add_params(*filters.params) if filters.params else concat
     return chart
 
@@ -327,7 +339,7 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
             WHERE round = $round AND verification = 'verified' AND len(findings) = 0 AND rank_per_rack IS NOT NULL
               AND benchmark IN (FROM llm) AND accelerator NOT LIKE '% + %'
         ), per_joule AS (
-            SELECT 'per_joule' AS panel, benchmark || ' · ' || scenario || ' · ' || accelerator || ' · ' || round AS bar,
+            SELECT 'per_joule' AS panel, scenario || ' · ' || accelerator || ' · ' || round AS bar,
                    tokens_per_joule_measured AS value, 'tokens per joule' AS unit,
                    round, benchmark, scenario, accelerator, result_id, submitter, accelerator_count,
                    'not a rack' AS rack, NULL AS rack_basis
@@ -347,27 +359,26 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
         ORDER BY panel, benchmark, scenario, bar, result_id""", {"round": round_name or ""})
 
 
-def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None):
-    """Per accelerator and per rack: a row per benchmark, each on its own scale and unit. Tokens per
-    joule: one unit for every benchmark, so one scale and one bar chart (a row each would be a bar or two)."""
-    rows = alt.Chart().transform_filter(alt.datum.panel == panel)
+def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None,
+                 coloured: list[str]):
+    """A row per benchmark, each on its own scale and unit: tokens per joule too (a model's tokens are
+    not another model's: one scale across models would rank models, not parts)."""
+    rows = alt.Chart().transform_filter(alt.datum.panel == panel).transform_calculate(**shade(coloured))
     if expression:
         rows = rows.transform_filter(expression)
     encoding = dict(
-        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(format=COMPACT, labelOverlap=True)),
-        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=300)),
-        color=palette.encoding(frame, legend=False),
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(format=COMPACT, labelOverlap=True, tickCount=4)),
+        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=220)),
+        color=palette.encoding(frame, legend=False, coloured=coloured),
         opacity=alt.Opacity("rack:N", legend=None, scale=alt.Scale(type="ordinal", domain=list(RACK_OPACITY),
                                                                    range=list(RACK_OPACITY.values()))),
         tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "result_id", "accelerator",
                             "accelerator_count", "rack_basis", "unit"),
                  alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])])
     bars = rows.mark_bar(stroke="#333", strokeWidth=0.5)
-    if panel == "per_joule":
-        return bars.encode(**encoding).properties(width=220)
     return bars.encode(**encoding, row=alt.Row("benchmark_unit:N", title=None, header=alt.Header(
-        labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=230))
-    ).properties(width=190).resolve_scale(x="independent", y="independent")
+        labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=400))
+    ).properties(width=170).resolve_scale(x="independent", y="independent")
 
 
 def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
@@ -381,25 +392,41 @@ def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
                                    ORDER BY gain DESC, submitter, result_id_to) = 1
         ORDER BY rounds, benchmark, accelerator""")
     shows = ("verified results on both sides; the same submitter, accelerator and system size; the largest "
-             "gain across submitters, scenarios and sizes; blue: faster, red: slower, white: no change")
+             "gain across submitters, scenarios and sizes; a panel per benchmark, a row per pair of rounds, a dot "
+             "per part (hover for it): blue faster, red slower, grey within 2% of no change")
     chart = Chart("software_gains", "Software gains on the same hardware, round over round", shows,
                   _rounds(frame, "round_from", "round"), None)
     if frame.height:
+        frame = frame.with_columns(pl.when(pl.col("gain") > 1.02).then(pl.lit("faster"))
+                                   .when(pl.col("gain") < 1 / 1.02).then(pl.lit("slower"))
+                                   .otherwise(pl.lit("no change")).alias("direction"))
+        pairs = frame["rounds"].unique().to_list()
         base = alt.Chart().encode(
-            x=alt.X("benchmark:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT, labelAngle=-40)),
-            y=alt.Y("accelerator:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT)),
+            x=alt.X("gain:Q", title="gain (× later over earlier, log)",
+                    scale=fitted_log_scale(pl.concat([frame["gain"], pl.Series([1.0])])),
+                    axis=alt.Axis(values=GAIN_TICKS, format="~g", labelOverlap=True)),
+            y=alt.Y("rounds:N", title=None, sort=sorted(pairs, key=_pair_order)),
             tooltip=[*_identity("submitter", "system", "accelerator", "accelerator_count", "benchmark",
                                 "scenario", "rounds", "result_id_from", "result_id_to", "verification"),
                      alt.Tooltip("gain:Q", format=".2f", title="gain (× later over earlier)")])
-        heat = base.mark_rect().encode(color=alt.Color("gain:Q", title="gain (×)", scale=gain_scale(frame["gain"])))
-        labels = base.mark_text(fontSize=LABEL_FONT).encode(text=alt.Text("gain:Q", format=".2f"),
-                                                            color=text_colour_on_gain(frame["gain"]))
-        layered = alt.layer(heat, labels, data=frame).properties(width=alt.Step(48), height=alt.Step(24))
-        # each pair of rounds shows only the benchmarks it has a gain for: the chart fits the page unscaled
-        faceted = layered.facet(column=alt.Column("rounds:N", title=None, header=alt.Header(labelFontSize=12))
-                                ).resolve_scale(x="independent")
+        dots = base.mark_point(filled=True, size=45, opacity=0.75).encode(color=alt.Color(
+            "direction:N", title="software gain", scale=alt.Scale(domain=list(DIRECTION_COLOURS),
+                                                                  range=list(DIRECTION_COLOURS.values()))))
+        parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
+        faceted = alt.layer(parity, dots, data=frame).properties(width=170, height=alt.Step(16)).facet(
+            facet=alt.Facet("benchmark:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+            columns=4)
         chart.chart = filters_for(frame, (ROUND, BENCHMARK, ACCELERATOR)).apply(faceted)
     return chart
+
+
+GAIN_TICKS = [0.25, 0.5, 1, 2, 4, 8, 16]
+DIRECTION_COLOURS = {"faster": "#2166ac", "slower": "#b2182b", "no change": "#9e9e9e"}
+
+
+def _pair_order(rounds: str):
+    first, _, second = rounds.partition(" → ")
+    return round_sort_key(first), round_sort_key(second)
 
 
 def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
@@ -420,7 +447,7 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
     shows = ("closed-division results, verified or preview, of equal system size; one mark per pair of "
              f"generations of one vendor (its largest speedup); hollow triangles ({preview.height} of "
              f"{frame.height}) rest on a preview result: promising, not shipping; blue: the newer generation is "
-             "faster, red: slower")
+             "faster, red: slower; a panel per round")
     chart = Chart("generation_speedups", "Generation speedups per benchmark and scenario", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
@@ -433,17 +460,20 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
                                 "submitter_new", "result_id_new", "stack_new", "submitter_base", "result_id_base",
                                 "stack_base", "like_for_like", "rows_verification"),
                      alt.Tooltip("speedup:Q", format=".2f", title="speedup (×)")])
-        # A dark outline keeps points near 1.0x (white on the diverging scale) visible.
-        points = base.mark_point(size=70, strokeWidth=1.5, stroke="#444").encode(
+        frame = frame.with_columns(pl.when(pl.col("speedup") >= 1).then(pl.lit("faster")).otherwise(pl.lit("slower"))
+                                   .alias("direction"))
+        points = base.mark_point(size=60, strokeWidth=1.5).encode(
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
-            fill=alt.condition(alt.datum.verification == "verified",
-                               alt.Fill("speedup:Q", title="speedup (×)", scale=gain_scale(frame["speedup"])),
-                               alt.value("transparent")))
-        labels = base.mark_text(align="left", dx=7, fontSize=10, fontStyle="italic").encode(text="label:N")
+            color=alt.Color("direction:N", title="newer generation", scale=alt.Scale(
+                domain=["faster", "slower"], range=[DIRECTION_COLOURS["faster"], DIRECTION_COLOURS["slower"]])),
+            fill=alt.condition(alt.datum.verification == "verified", alt.Fill("direction:N", legend=None, scale=alt.Scale(
+                domain=["faster", "slower"], range=[DIRECTION_COLOURS["faster"], DIRECTION_COLOURS["slower"]])),
+                alt.value("transparent")))
         parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
-        faceted = alt.layer(parity, points, labels, data=frame).properties(width=300).facet(
-            column=alt.Column("round:N", title=None, header=alt.Header(labelFontSize=12)))
+        faceted = alt.layer(parity, points, data=frame).properties(width=220).facet(
+            facet=alt.Facet("round:N", title=None, header=alt.Header(labelFontSize=12)), columns=2
+        ).resolve_scale(y="independent")
         chart.chart = filters_for(frame).apply(faceted)
     return chart
 
@@ -475,12 +505,15 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
             tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerator_count_small",
                                 "result_id_small", "accelerator_count_large", "result_id_large", "rows_verification"),
                      alt.Tooltip("efficiency:Q", format=".3f", title="efficiency (1.0 = linear)")])
-        points = base.mark_point(size=60, filled=True, opacity=0.8).encode(
-            color=palette.encoding(frame),
+        coloured = frame["accelerator"].value_counts(sort=True)["accelerator"].head(COLOURED).to_list()
+        chart.shows += (f"; the {len(coloured)} parts compared most in colour, the others grey"
+                        if frame["accelerator"].n_unique() > len(coloured) else "")
+        points = base.transform_calculate(**shade(coloured)).mark_point(size=60, filled=True, opacity=0.8).encode(
+            color=palette.encoding(frame, coloured=coloured),
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))))
         labels = base.transform_filter(alt.datum.clipped == True).mark_text(  # noqa: E712
-            align="left", dx=6, fontSize=10, color="#b71c1c").encode(text="label:N")
+            align="left", dx=8, fontSize=LABEL_FONT, color="#b71c1c").encode(text="label:N")
         linear = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(y=alt.datum(1.0))
         layered = alt.layer(linear, points, labels, data=frame)
         chart.chart = filters_for(frame).apply(layered).properties(width=WIDTH, height=300)
@@ -660,7 +693,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
-    chart.chart = alt.layer(field, lines, points, gained, newest).properties(width=300, height=170, data=frame).facet(
+    chart.chart = alt.layer(field, lines, points, gained, newest).properties(width=230, height=170, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")
     return chart

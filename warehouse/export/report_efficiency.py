@@ -152,7 +152,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     # a label above its MaxQ record line, below its MaxP one, inside the panel
     labels = [base.transform_filter(f"datum.kind == 'label' && datum.power_setting == '{setting}' && "
                                     f"{'' if right else '!'}datum.right").mark_text(
-        align="right" if right else "left", dx=-4 if right else 4, dy=-9 if setting == "MaxQ" else 11, fontSize=10,
+        align="right" if right else "left", dx=-4 if right else 4, dy=-9 if setting == "MaxQ" else 11, fontSize=LABEL_FONT,
         fontWeight="bold", color="#424242", limit=230).encode(x=x, y=y, text="text:N")
         for setting in SETTING_DASH for right in (False, True)]
     parts = base.transform_filter("datum.kind == 'part'")
@@ -167,7 +167,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     points = coloured.mark_point(filled=True, size=40).encode(x=x, y=y, color=colour, tooltip=tooltip)
     order = frame.filter(pl.col("kind") == "part").select("panel", "panel_order").unique().sort("panel_order")
     chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels).properties(
-        width=300, height=170, data=frame).facet(
+        width=230, height=170, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, sort=order["panel"].to_list(),
                         header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")
