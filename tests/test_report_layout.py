@@ -12,7 +12,9 @@ import pytest
 
 from tests.conftest import ROOT, SHARED
 from tests.readers import connect_file
-from tests.report_screenshots import CHROMIUM, FLAGS, WINDOW, open_page, overflow, panels, write_screenshots
+from tests.report_screenshots import (CHROMIUM, FLAGS, MOST_COLOURS, WINDOW, WINDOWS, labels_over_marks, open_page,
+                                      overflow, panel_colours, panels, small_text, split_ids, verdict_lines,
+                                      write_screenshots)
 from tests.test_report import SCREENSHOTS
 from warehouse.identity.rounds import load_registry
 from warehouse.trees.run import rebuild_rounds
@@ -48,12 +50,13 @@ def page_with_trees(trees_warehouse, tmp_path_factory):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = open_page(browser.new_context(viewport=WINDOW), report)
-        yield page, str(path)
+        narrow = open_page(browser.new_context(viewport=WINDOWS[1]), report)
+        yield page, str(path), narrow
         browser.close()
 
 
 def test_the_page_fits_its_window_and_every_chart_panel_draws_marks(page_with_trees):
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     width, window = overflow(page)
     assert width <= window == 1400
     drawn = panels(page)
@@ -64,7 +67,7 @@ def test_the_page_fits_its_window_and_every_chart_panel_draws_marks(page_with_tr
 
 
 def test_no_consumer_laptop_or_workstation_part_answers_the_datacenter_buyer(page_with_trees):
-    page, path = page_with_trees
+    page, path, _ = page_with_trees
     with connect_file(path, read_only=True) as con:
         desk = {a for (a,) in con.execute("SELECT accelerator FROM dim_accelerators WHERE segment IN ?",
                                           [list(DESK_SEGMENTS)]).fetchall()}
@@ -83,7 +86,7 @@ def test_no_consumer_laptop_or_workstation_part_answers_the_datacenter_buyer(pag
 
 
 def test_cheapest_is_among_priced_accelerators_and_names_the_unpriced_leaders(page_with_trees):
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     # examples/prices.example.csv prices B200, GB200 and H200 SXM...; GB300, B300 and MI355X lead other
     # columns of v6.0 and have none
     note = page.locator("#answer-table-unpriced").inner_text()
@@ -94,7 +97,7 @@ def test_cheapest_is_among_priced_accelerators_and_names_the_unpriced_leaders(pa
 
 
 def test_the_history_chart_puts_each_part_on_a_time_axis_beside_the_fields_record(page_with_trees):
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     spec = page.evaluate("JSON.parse(document.getElementById('spec-accelerator_history').textContent)")
     rows = next(iter(spec["datasets"].values()))
     panels_drawn = {r["panel"] for r in rows}
@@ -132,7 +135,7 @@ def test_the_efficiency_chart_draws_work_per_joule_on_a_time_axis_beside_the_rec
     per power setting (MaxQ solid, MaxP dashed), the field's record per era and setting labelled where it
     was set; at most 8 parts in colour, the others grey."""
     from warehouse.export.report_efficiency import EFFICIENCY_COLOURED, OTHER
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     spec = page.evaluate("JSON.parse(document.getElementById('spec-efficiency_history').textContent)")
     rows = next(iter(spec["datasets"].values()))
     assert "resnet · samples per joule" in {r["panel"] for r in rows}
@@ -153,3 +156,53 @@ def test_the_efficiency_chart_draws_work_per_joule_on_a_time_axis_beside_the_rec
     # the answer of v6.0 (no entry measured its power) says where measured power is
     note = page.locator("#answer-table-no-measured-power").inner_text()
     assert note.startswith("No v6.0 entry here measured its power at the wall") and "v1.1, v2.1, v4.1, v5.1" in note
+
+
+@pytest.fixture(params=[w["width"] for w in WINDOWS], ids=lambda w: f"{w}px")
+def window(page_with_trees, request):
+    """The page at 1400 x 1000, then at 1000 x 1000."""
+    wide, _, narrow = page_with_trees
+    return wide if request.param == WINDOW["width"] else narrow
+
+
+def test_both_markets_verdicts_are_on_the_first_screen_with_ids_and_badges(window, page_with_trees):
+    """Issue 63 item 1: a line per market and workload family above the tables, naming the opening
+    answer's per-accelerator, per-rack and per-kW leaders with result IDs and badges."""
+    from warehouse.export.report_answer import answers_by_market, verdicts
+    _, path, _ = page_with_trees
+    lines = verdict_lines(window)
+    assert {v["market"] for v in lines if v["on_first_screen"]} == {"datacenter", "edge"}
+    with connect_file(path, read_only=True) as con:
+        newest = con.execute("SELECT max_by(round, round_order) FROM dim_rounds").fetchone()[0]
+        expected = verdicts(answers_by_market(con, newest, {}))
+    assert len(lines) == len(expected)
+    for line, verdict in zip(lines, expected):
+        lead = verdict.answer.per_accelerator.best
+        assert line["text"].startswith(f"{verdict.heading}: {lead.accelerator} leads per accelerator")
+        assert f"{lead.result_id} measured" in line["text"]
+        assert f"first in {verdict.led} of {verdict.workloads} workloads" in line["text"]
+    # the edge buyer's table is one click away
+    window.click("nav.segments a[href='#answer-table-edge-heading']")
+    top = window.locator("#answer-table-edge-heading").bounding_box()["y"]
+    window.evaluate("window.scrollTo(0, 0)")
+    assert 0 <= top < 100
+
+
+def test_no_text_is_drawn_under_11_px(window):
+    """Issue 63 item 2: the page's text and every chart's, as drawn at the window's width."""
+    assert small_text(window) == []
+
+
+def test_no_chart_panel_colours_more_than_8_series_nor_labels_over_its_marks(window):
+    crowded = {(name, p["panel"]): len(p["colours"]) for name, found in panel_colours(window).items()
+               for p in found if len(p["colours"]) > MOST_COLOURS}
+    assert crowded == {}
+    assert labels_over_marks(window) == {}
+
+
+def test_no_result_id_breaks_across_lines(window):
+    assert window.locator("#answer-table .rid").count() > 0
+    assert split_ids(window) == []
+    width, inner = overflow(window)
+    assert width <= inner
+    write_screenshots(window, SCREENSHOTS)

@@ -270,15 +270,15 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
                    Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
         bars = alt.Chart(frame).mark_bar().encode(
             x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit", axis=alt.Axis(format=COMPACT)),
-            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=360, labelFontSize=LABEL_FONT)),
+            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=260, labelFontSize=LABEL_FONT)),
             color=palette.encoding(frame),
             row=alt.Row("benchmark_unit:N", title=None,
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=200)),
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=150)),
             tooltip=[*_identity("round", "benchmark", "scenario", "rank_per_accelerator", "submitter", "system",
                                 "result_id", "accelerator", "accelerator_count", "verification"),
                      alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"),
                      alt.Tooltip("system_result:Q", format=",.1f", title="whole system")],
-        ).properties(width=340).resolve_scale(x="independent", y="independent")
+        ).properties(width=250).resolve_scale(x="independent", y="independent")
         chart.chart = filters_for(frame, filters).apply(bars)
     return chart
 
@@ -310,8 +310,8 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
         coloured = leading(frame, ["panel", "benchmark", "scenario"], "value")
         panels = [_token_panel(frame, panel, palette, filters.expression, coloured) for panel in TOKEN_PANELS
                   if frame.filter(pl.col("panel") == panel).height]
-        # side by side, each with its own panel per benchmark: two at a time fit a 1000 px window
-        concat = alt.vconcat(*[alt.hconcat(*panels[i:i + 2]) for i in range(0, len(panels), 2)], data=frame)
+        # one above the other, each with its own panel per benchmark: side by side they pass 1000 px
+        concat = alt.vconcat(*panels, data=frame)
         chart.chart = concat.add_params(*filters.params) if filters.params else concat
     return chart
 
@@ -535,6 +535,7 @@ def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tup
 
 
 HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
+HISTORY_WIDTH, HISTORY_HEIGHT = 205, 170  # a panel: three side by side fit a 1000 px window
 HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
 # Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
 HISTORY_SCENARIO = "Offline"
@@ -682,18 +683,23 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     base = alt.Chart()
     field = base.transform_filter("datum.kind == 'frontier'").mark_line(
         color="#9e9e9e", strokeWidth=6, opacity=0.4, interpolate="step-after").encode(x=x, y=y, detail="line:N")
+    # the labels sit in the panel's corners, off the lines: the record (from what to what) top left, where
+    # a history that rises has no line yet; the newest round's best bottom right, where it has none left
     gained = base.transform_filter("datum.kind == 'label'").mark_text(
-        align="left", dx=4, dy=-12, fontSize=11, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+        align="left", baseline="top", lineBreak=" -> ", limit=HISTORY_WIDTH - 8, fontSize=LABEL_FONT,
+        fontWeight="bold", color="#424242").encode(x=alt.value(4), y=alt.value(-30), text="text:N")
     newest = base.transform_filter("datum.kind == 'newest'").mark_text(
-        align="right", dx=-4, dy=12, fontSize=11, color="#616161").encode(x=x, y=y, text="text:N")
+        align="right", baseline="bottom", limit=HISTORY_WIDTH - 8, fontSize=LABEL_FONT, color="#616161").encode(
+        x=alt.value(HISTORY_WIDTH - 4), y=alt.value(HISTORY_HEIGHT + 28), text="text:N")
     parts = base.transform_filter("datum.kind == 'part'")
     colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
                        legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
-                                         labelLimit=260, columns=2))
+                                         labelLimit=170, columns=3))
     lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
-    chart.chart = alt.layer(field, lines, points, gained, newest).properties(width=230, height=170, data=frame).facet(
+    chart.chart = alt.layer(field, lines, points, gained, newest).properties(
+        width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")
     return chart

@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from warehouse.export.report_charts import (LABEL_FONT, RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds)
+from warehouse.export.report_charts import (HISTORY_HEIGHT, HISTORY_WIDTH, LABEL_FONT, RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds)
 from warehouse.export.report_interactive import AcceleratorPalette
 from warehouse.store import db
 
@@ -149,25 +149,24 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     record = base.transform_filter("datum.kind == 'frontier'").mark_line(
         color="#9e9e9e", strokeWidth=5, opacity=0.4, interpolate="step-after").encode(
         x=x, y=y, detail="line:N", strokeDash=dash)
-    # a label above its MaxQ record line, below its MaxP one, inside the panel
-    labels = [base.transform_filter(f"datum.kind == 'label' && datum.power_setting == '{setting}' && "
-                                    f"{'' if right else '!'}datum.right").mark_text(
-        align="right" if right else "left", dx=-4 if right else 4, dy=-9 if setting == "MaxQ" else 11, fontSize=LABEL_FONT,
-        fontWeight="bold", color="#424242", limit=230).encode(x=x, y=y, text="text:N")
-        for setting in SETTING_DASH for right in (False, True)]
+    # each setting's record label in the panel's top left corner, above the lines (MaxQ first, MaxP below)
+    labels = [base.transform_filter(f"datum.kind == 'label' && datum.power_setting == '{setting}'").mark_text(
+        align="left", baseline="top", fontSize=LABEL_FONT, fontWeight="bold", color="#424242",
+        limit=HISTORY_WIDTH - 8).encode(x=alt.value(4), y=alt.value(-32 + 14 * row), text="text:N")
+        for row, setting in enumerate(SETTING_DASH)]
     parts = base.transform_filter("datum.kind == 'part'")
     others = parts.transform_filter(f"datum.shade == '{OTHER}'")
     coloured = parts.transform_filter(f"datum.shade != '{OTHER}'")
     shown = sorted(frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))["accelerator"].unique().to_list())
     colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
-                       legend=alt.Legend(values=shown, labelLimit=260, columns=2))
+                       legend=alt.Legend(values=shown, labelLimit=170, columns=3))
     grey_lines = others.mark_line(color="#bdbdbd", strokeWidth=1.5).encode(x=x, y=y, detail="line:N", strokeDash=dash)
     grey_points = others.mark_point(color="#9e9e9e", filled=True, size=30).encode(x=x, y=y, tooltip=tooltip)
     lines = coloured.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N", strokeDash=dash)
     points = coloured.mark_point(filled=True, size=40).encode(x=x, y=y, color=colour, tooltip=tooltip)
     order = frame.filter(pl.col("kind") == "part").select("panel", "panel_order").unique().sort("panel_order")
     chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels).properties(
-        width=230, height=170, data=frame).facet(
+        width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, sort=order["panel"].to_list(),
                         header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
         columns=3).resolve_scale(y="independent")

@@ -43,12 +43,12 @@
   }
 
   // Only a web link the warehouse wrote becomes a link; anything else stays text.
+  // A result ID never breaks across lines (class rid: white-space nowrap).
   function link(url, text) {
     if (typeof url === "string" && /^https?:\/\//i.test(url)) {
-      const a = el("a", {href: url, title: "the entry's published page"}, text);
-      return a;
+      return el("a", {href: url, title: "the entry's published page", class: "rid"}, text);
     }
-    return document.createTextNode(text);
+    return el("span", {class: "rid"}, text);
   }
 
   // 'measured on 72 accelerators' -> 'measured on 72'; 'extrapolated from 8 accelerators' -> 'estimated from 8'
