@@ -24,6 +24,7 @@ from tests.shared_rows import published, record
 from warehouse.export.output_dirs import OutputDirRefused
 from warehouse.export.outputs import publish_after_load
 from warehouse.export.report import GRADE_COLOURS, render_report
+from warehouse.export.report_interactive import GREY, OTHER_PARTS, SHADE
 from warehouse.ingest.pipeline import RoundOutcome
 from warehouse.store import db
 
@@ -489,36 +490,38 @@ def test_a_rounds_note_joins_what_changed_and_its_unknown_columns():
         "first load: 3 results"
 
 
-def test_gains_diverge_around_one_with_readable_labels(browser, report):
-    gains = spec_of(report, "software_gains")["spec"]["layer"][0]["encoding"]["color"]["scale"]
-    speedups = spec_of(report, "generation_speedups")["spec"]["layer"][1]["encoding"]["fill"]["condition"]["scale"]
-    for scale in (gains, speedups):
-        assert scale["domainMid"] == 1 and scale["scheme"] == "redblue" and scale["type"] == "log"
+def test_gains_are_small_multiples_coloured_by_direction(browser, report):
+    # Issue 63: the heatmap's numbers were a few pixels high; now a panel per benchmark, a dot per part
+    # and pair of rounds on a log axis of the gain, blue faster, red slower (never "no change")
+    from warehouse.export.report_charts import DIRECTION_COLOURS
+    spec = spec_of(report, "software_gains")
+    assert spec["facet"]["field"] == "benchmark" and spec["spec"]["layer"][1]["encoding"]["x"]["scale"]["type"] == "log"
     page, *_ = open_report(browser, report)
-    cells = marks(page, "software_gains", "rect")
-    labels = marks(page, "software_gains", "text")
+    dots = marks(page, "software_gains", "symbol")
     page.close()
-    fill_of = {cell_key(c["datum"]): rgb(c["fill"]) for c in cells}
-    slower = [rgb(c["fill"]) for c in cells if c["datum"]["gain"] < 0.9]
-    faster = [rgb(c["fill"]) for c in cells if c["datum"]["gain"] > 1.3]
-    assert slower and all(r > b for r, _, b in slower)  # a regression is red, never "no change"
-    assert faster and all(b > r for r, _, b in faster)
-    for label in labels:
-        assert contrast(rgb(label["fill"]), fill_of[cell_key(label["datum"])]) >= 3, label["datum"]
+    slower = {d["fill"] for d in dots if d["datum"]["gain"] < 0.9}
+    faster = {d["fill"] for d in dots if d["datum"]["gain"] > 1.3}
+    assert slower == {DIRECTION_COLOURS["slower"]} and faster == {DIRECTION_COLOURS["faster"]}
 
 
 def test_an_accelerator_has_one_colour_on_every_chart(browser, report):
-    scales = [spec_of(report, name) for name in ("leaderboard", "scaling_efficiency", "interactivity")]
-    colour_scales = {json.dumps(find_accelerator_scale(spec), sort_keys=True) for spec in scales}
-    assert len(colour_scales) == 1
+    # the leaderboard colours every part; a chart that colours only the parts it leads with maps each
+    # of them as the leaderboard does, and every other part grey
+    full = find_accelerator_scale(spec_of(report, "leaderboard"))
+    colour_of = dict(zip(full["domain"], full["range"]))
+    for name in ("scaling_efficiency", "interactivity"):
+        scale = find_accelerator_scale(spec_of(report, name))
+        assert scale is not None and scale["domain"][-1] == OTHER_PARTS, name
+        assert [colour_of.get(d, GREY) for d in scale["domain"][:-1]] + [GREY] == scale["range"], name
     page, *_ = open_report(browser, report)
     drawn = {"leaderboard": marks(page, "leaderboard", "rect"), "token_economics": marks(page, "token_economics", "rect"),
              "scaling_efficiency": marks(page, "scaling_efficiency", "symbol")}
     page.close()
     colours = {}
     for found in drawn.values():
-        for mark in found:
-            colours.setdefault(mark["datum"]["accelerator"], set()).add(mark["fill"])
+        for mark in found:  # a part a chart does not lead with is grey there (at most 8 coloured a chart)
+            if mark["fill"] != GREY:
+                colours.setdefault(mark["datum"]["accelerator"], set()).add(mark["fill"])
     assert all(len(fills) == 1 for fills in colours.values()), colours
     assert len({next(iter(f)) for f in colours.values()}) == len(colours)  # and two accelerators never share one
     assert {"GB300", "B200"} <= set(colours)
@@ -528,7 +531,7 @@ def find_accelerator_scale(spec):
     """The scale of the first colour channel over the accelerator field, anywhere in the spec."""
     if isinstance(spec, dict):
         colour = spec.get("color")
-        if isinstance(colour, dict) and colour.get("field") == "accelerator":
+        if isinstance(colour, dict) and colour.get("field") in ("accelerator", SHADE):
             return colour["scale"]
         children = spec.values()
     elif isinstance(spec, list):
@@ -536,24 +539,3 @@ def find_accelerator_scale(spec):
     else:
         return None
     return next((found for child in children if (found := find_accelerator_scale(child))), None)
-
-
-def cell_key(datum):
-    return datum["accelerator"], datum["benchmark"], datum["rounds"]
-
-
-def rgb(colour: str) -> tuple[int, int, int]:
-    if colour.startswith("#"):
-        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    if colour == "white":
-        return 255, 255, 255
-    return tuple(int(v) for v in re.findall(r"\d+", colour)[:3])
-
-
-def contrast(a, b) -> float:
-    """WCAG contrast ratio of two sRGB colours."""
-    def luminance(colour):
-        linear = [(c / 255) / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in colour]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)

@@ -173,7 +173,7 @@ def test_both_markets_verdicts_are_on_the_first_screen_with_ids_and_badges(windo
     lines = verdict_lines(window)
     assert {v["market"] for v in lines if v["on_first_screen"]} == {"datacenter", "edge"}
     with connect_file(path, read_only=True) as con:
-        newest = con.execute("SELECT max_by(round, round_order) FROM dim_rounds").fetchone()[0]
+        [(newest,)] = con.execute("SELECT max_by(round, round_order) FROM dim_rounds").fetchall()
         expected = verdicts(answers_by_market(con, newest, {}))
     assert len(lines) == len(expected)
     for line, verdict in zip(lines, expected):
@@ -185,7 +185,7 @@ def test_both_markets_verdicts_are_on_the_first_screen_with_ids_and_badges(windo
     window.click("nav.segments a[href='#answer-table-edge-heading']")
     top = window.locator("#answer-table-edge-heading").bounding_box()["y"]
     window.evaluate("window.scrollTo(0, 0)")
-    assert 0 <= top < 100
+    assert -1 <= top < 100  # the heading at the top of the window (a fraction of a pixel either way)
 
 
 def test_no_text_is_drawn_under_11_px(window):
