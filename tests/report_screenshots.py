@@ -111,6 +111,20 @@ SPLIT_IDS_JS = """() => [...document.querySelectorAll('.rid, a')]
   .filter(e => /^(v?\\d+\\.\\d+-\\d{4})$/.test(e.textContent.trim()))
   .filter(e => new Set([...e.getClientRects()].map(r => Math.round(r.top))).size > 1)
   .map(e => e.textContent.trim() + ' in ' + (e.closest('[id]')?.id || 'the page'))"""
+# Words drawn on more than one line inside the tables `selector` finds (a word: a run without spaces;
+# "gener ation_ speed up" was one), each with its table's id
+BROKEN_WORDS_JS = """(selector) => { const found = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) found.push(match[0] + ' in ' + (cell.closest('table[id]')?.id || 'a table'));
+      } } }
+  return found; }"""
+LEDGER_TABLES = "#table-claim_audit td, #table-claim_audit th, #table-decisions_due td, #table-decisions_due th"
 # Each market's verdict line: its text, and whether all of it is on the first screen
 VERDICTS_JS = """() => { window.scrollTo(0, 0); return [...document.querySelectorAll('#verdict li.verdict')].map(li => {
   const r = li.getBoundingClientRect();
@@ -136,6 +150,10 @@ def split_ids(page) -> list[str]:
     return page.evaluate(SPLIT_IDS_JS)
 
 
+def broken_words(page, selector: str = LEDGER_TABLES) -> list[str]:
+    return page.evaluate(BROKEN_WORDS_JS, selector)
+
+
 def verdict_lines(page) -> list[dict]:
     return page.evaluate(VERDICTS_JS)
 
@@ -151,6 +169,7 @@ def problems(page) -> list[str]:
     found += [f"{width} px: {name}: label over a mark: {label!r}" for name, labels in labels_over_marks(page).items()
               for label in labels]
     found += [f"{width} px: result ID on two lines: {rid}" for rid in split_ids(page)]
+    found += [f"{width} px: a word broken across lines: {word}" for word in broken_words(page)]
     markets = {v["market"] for v in verdict_lines(page) if v["on_first_screen"]}
     found += [f"{width} px: no {market} verdict on the first screen" for market in ("datacenter", "edge")
               if market not in markets]
@@ -175,14 +194,20 @@ def overflow(page) -> tuple[int, int]:
 
 
 def write_screenshots(page, out: Path) -> list[Path]:
-    """The first screen and every chart the page draws, named by the window's width
-    (first-screen-1400.png, chart-accelerator_history-1400.png)."""
+    """The first screen, the ledger's tables and every chart the page draws, named by the window's width
+    (first-screen-1400.png, table-claim_audit-1400.png, chart-accelerator_history-1400.png)."""
     out.mkdir(parents=True, exist_ok=True)
     width = page.viewport_size["width"]
     first = out / f"first-screen-{width}.png"
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(first))
     written = [first]
+    for table in ("claim_audit", "decisions_due"):
+        section = page.locator(f"#section-{table}")
+        if section.count() and page.locator(f"#table-{table}").count():
+            shot = out / f"table-{table}-{width}.png"
+            section.screenshot(path=str(shot))
+            written.append(shot)
     for chart in page.evaluate("Object.keys(window.reportViews)"):
         shot = out / f"chart-{chart}-{width}.png"
         page.locator(f"#chart-{chart}").screenshot(path=str(shot))

@@ -25,6 +25,8 @@ TOP_ENTRIES = 8
 WIDTH = 640
 LABEL_FONT = 11
 COMPACT = ".2~s"  # axis labels in compact units: 1.2M, 800k, 200k (never "0M 0.2M")
+PLAIN = "~r"      # an axis whose figures stay under 1,000: 0.5, 0.05, 250, 10 (".2~s" says "500m"; "~g", with
+# the precision Vega gives a linear axis's step, says "1e+1")
 # Every chart's text at 11 px or more as drawn, and no chart wider than a 1000 px window's page (its
 # content is about 930 px): a wider one is drawn scaled down, its text with it.
 READABLE = {"font": "DejaVu Sans, Liberation Sans, Arial, sans-serif",
@@ -102,8 +104,17 @@ def log_ticks(values: pl.Series | list, margin: float = 1.15) -> list[float]:
     return [t for t in steps if first <= t <= last]
 
 
-def snapped_log_scale(values, format: str = COMPACT, margin: float = 1.15) -> tuple[alt.Scale, alt.Axis]:
+def tick_format(values: pl.Series | list) -> str:
+    """An axis' number format by its field's range: compact units (1.2M, 200k) once it reaches 1,000,
+    plain figures below (0.5, 0.05: SI prefixes would read "500m")."""
+    present = [abs(v) for v in (values.drop_nulls().to_list() if isinstance(values, pl.Series) else values)
+               if v is not None]
+    return COMPACT if present and max(present) >= 1000 else PLAIN
+
+
+def snapped_log_scale(values, format: str | None = None, margin: float = 1.15) -> tuple[alt.Scale, alt.Axis]:
     ticks = log_ticks(values, margin)
+    format = format or tick_format(ticks)
     return (alt.Scale(type="log", domain=[ticks[0], ticks[-1]], nice=False),
             alt.Axis(values=ticks, format=format, labelOverlap=True, grid=True))
 
@@ -269,7 +280,8 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
         filters = (Filter("round", "round", round_name, allow_all=False),
                    Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
         bars = alt.Chart(frame).mark_bar().encode(
-            x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit", axis=alt.Axis(format=COMPACT)),
+            x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit",
+                    axis=alt.Axis(format=tick_format(frame["per_accelerator"]), labelOverlap=True)),
             y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=260, labelFontSize=LABEL_FONT)),
             color=palette.encoding(frame),
             row=alt.Row("benchmark_unit:N", title=None,
@@ -367,7 +379,8 @@ def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, e
     if expression:
         rows = rows.transform_filter(expression)
     encoding = dict(
-        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(format=COMPACT, labelOverlap=True, tickCount=4)),
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(
+            format=tick_format(frame.filter(pl.col("panel") == panel)["value"]), labelOverlap=True, tickCount=4)),
         y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=220)),
         color=palette.encoding(frame, legend=False, coloured=coloured),
         opacity=alt.Opacity("rack:N", legend=None, scale=alt.Scale(type="ordinal", domain=list(RACK_OPACITY),
@@ -493,10 +506,11 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     chart = Chart("scaling_efficiency", "Scaling efficiency: what a larger system keeps of linear scaling", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
-        frame, (low, high) = clipped_to_bulk(frame, "efficiency")
+        frame, (low, high) = clipped_to_bulk(frame, "efficiency", scale_from=pl.col("verification") == "verified")
         outside = frame.filter(pl.col("clipped")).height
-        chart.shows += (f"; {outside} comparison{'s' if outside != 1 else ''} outside {low:g}-{high:g} drawn at the "
-                        "edge and labelled with its value" if outside else "")
+        chart.shows += (f"; the scale is the procurement-grade comparisons' ({low:g}-{high:g}): a preview or flagged "
+                        "outlier never sets it" + (f"; {outside} comparison{'s' if outside != 1 else ''} outside it "
+                                                  "drawn at the edge, labelled with their values" if outside else ""))
         y_scale, y_axis = snapped_log_scale([low, high], format="~g", margin=1)
         base = alt.Chart().encode(
             x=alt.X("accelerator_count_large:Q", title="accelerators in the larger system",
@@ -512,18 +526,26 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
             color=palette.encoding(frame, coloured=coloured),
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))))
-        labels = base.transform_filter(alt.datum.clipped == True).mark_text(  # noqa: E712
-            align="left", dx=8, fontSize=LABEL_FONT, color="#b71c1c").encode(text="label:N")
+        # one label per place at the edge, naming each value clipped there once (dlrm-99 and dlrm-99.9 share
+        # one 351.48x): labels of rows the filters keep, joined after the filters ran
+        labels = alt.Chart().transform_filter(alt.datum.clipped == True).transform_aggregate(  # noqa: E712
+            groupby=["accelerator_count_large", "shown", "label"]).transform_aggregate(
+            labels="values(label)", groupby=["accelerator_count_large", "shown"]).transform_calculate(
+            text="join(pluck(datum.labels, 'label'), ', ')").mark_text(
+            align="left", dx=8, fontSize=LABEL_FONT, color="#b71c1c").encode(
+            x=alt.X("accelerator_count_large:Q"), y=alt.Y("shown:Q"), text="text:N")
         linear = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(y=alt.datum(1.0))
         layered = alt.layer(linear, points, labels, data=frame)
         chart.chart = filters_for(frame).apply(layered).properties(width=WIDTH, height=300)
     return chart
 
 
-def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tuple[float, float]]:
-    """A robust range for a ratio (the 2nd to the 98th percentile, always holding 0.5-1.25 around
-    1.0): values beyond it are drawn at its edge (`shown`), marked `clipped` and labelled."""
-    values = frame[column].drop_nulls()
+def clipped_to_bulk(frame: pl.DataFrame, column: str, scale_from: pl.Expr = pl.lit(True)
+                    ) -> tuple[pl.DataFrame, tuple[float, float]]:
+    """A robust range for a ratio (the 2nd to the 98th percentile of the rows `scale_from` keeps, always
+    holding 0.5-1.25 around 1.0): values beyond it are drawn at its edge (`shown`), marked `clipped` and
+    labelled (`label`, rounded to 3 places)."""
+    values = frame.filter(scale_from)[column].drop_nulls()
     low = min(0.5, values.quantile(0.02) or 0.5)
     high = max(1.25, values.quantile(0.98) or 1.25)
     ticks = log_ticks([low, high], margin=1)
@@ -535,7 +557,10 @@ def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tup
 
 
 HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
-HISTORY_WIDTH, HISTORY_HEIGHT = 205, 170  # a panel: three side by side fit a 1000 px window
+HISTORY_WIDTH, HISTORY_HEIGHT = 320, 170  # a panel: two side by side fit a 1000 px window
+HISTORY_COLUMNS = 2
+HISTORY_GUTTER = 120  # px at a panel's right, after the newest round: each coloured line's label
+END_LABEL_GAP = 13   # px between two line-end labels' baselines (11 px text)
 HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
 # Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
 HISTORY_SCENARIO = "Offline"
@@ -661,6 +686,50 @@ def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
     return ids
 
 
+def time_axis_with_gutter(frame: pl.DataFrame) -> tuple[alt.Scale, alt.Axis]:
+    """A time axis over the rows' dates that leaves HISTORY_GUTTER px after the newest for the line-end
+    labels, ticked at the years the data spans only (no year after the newest round; every other year
+    where more than five would crowd the panel)."""
+    first, last = frame["published_on"].min(), frame["published_on"].max()
+    span = last - first
+    after = last + span * (HISTORY_GUTTER / (HISTORY_WIDTH - HISTORY_GUTTER))
+    before = first - span * 0.03
+    spanned = list(range(first.year + (first.month > 1 or first.day > 1), last.year + 1))
+    years = [alt.DateTime(year=y) for y in spanned[::-1][::1 if len(spanned) <= 5 else 2][::-1]]  # ~40 px a label
+    return (alt.Scale(domain=[before.isoformat(), after.isoformat()], nice=False),
+            alt.Axis(format="%Y", values=years, labelFontSize=LABEL_FONT, grid=True))
+
+
+def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn: pl.DataFrame) -> pl.DataFrame:
+    """A label per coloured line (kind 'end'): the series' name just after the newest round (published_on
+    `newest`, drawn 8 px to its right, in the panel's gutter), at the height of the line's last point, nudged apart so no
+    two labels of a panel overlap (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`)."""
+    ends = (parts.sort("published_on").group_by("panel", series, maintain_order=True).last()
+            .sort("panel", value))
+    rows = []
+    for (panel,), group in ends.group_by("panel", maintain_order=True):
+        everything = drawn.filter((pl.col("panel") == panel) & pl.col(value).is_not_null())[value]
+        low, high = math.log(everything.min()), math.log(everything.max())
+        per_px = max(high - low, 1e-9) / (HISTORY_HEIGHT - 12)   # the scale's padding: 6 px either end
+        heights = _spread([math.log(v) for v in group[value].to_list()], END_LABEL_GAP * per_px, low, high)
+        rows += [{**row, value: math.exp(h)} for row, h in zip(group.to_dicts(), heights)]
+    return pl.DataFrame(rows, schema=ends.schema).with_columns(
+        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col(series).alias("text"))
+
+
+def _spread(heights: list[float], gap: float, low: float, high: float) -> list[float]:
+    """Sorted heights moved apart to at least `gap`, kept within low-high where they fit."""
+    placed = []
+    for h in heights:
+        placed.append(max(h, placed[-1] + gap) if placed else h)
+    over = placed[-1] - high if placed else 0
+    if over > 0:
+        placed = [h - over for h in placed]
+        for i in range(len(placed) - 2, -1, -1):
+            placed[i] = min(placed[i], placed[i + 1] - gap)
+    return placed
+
+
 def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = history_panels(accelerator_history_frame(con), field_records_frame(con))
     shows = (f"verified {HISTORY_SCENARIO} results without an anomaly finding, per accelerator (the system's result / its "
@@ -674,9 +743,14 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
                   _rounds(frame, "round"), None)
     if frame.is_empty():
         return chart
-    x = alt.X("published_on:T", title=None, axis=alt.Axis(format="%Y", tickCount="year", labelFontSize=LABEL_FONT))
+    x_scale, x_axis = time_axis_with_gutter(frame)
+    x = alt.X("published_on:T", title=None, scale=x_scale, axis=x_axis)
     y = alt.Y("per_accelerator:Q", title="per accelerator (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
+    parts_only = frame.filter(pl.col("kind") == "part")
+    frame = pl.concat([frame, line_end_labels(parts_only, "per_accelerator", "accelerator", frame["published_on"].max(),
+                                      frame.filter(pl.col("kind").is_in(["part", "frontier"])))],
+                      how="diagonal_relaxed")
     tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),
                alt.Tooltip("published_on:T", format="%Y-%m-%d", title="published"),
                alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"), "result_unit:N"]
@@ -686,20 +760,22 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     # the labels sit in the panel's corners, off the lines: the record (from what to what) top left, where
     # a history that rises has no line yet; the newest round's best bottom right, where it has none left
     gained = base.transform_filter("datum.kind == 'label'").mark_text(
-        align="left", baseline="top", lineBreak=" -> ", limit=HISTORY_WIDTH - 8, fontSize=LABEL_FONT,
+        align="left", baseline="top", lineBreak=" -> ", fontSize=LABEL_FONT,
         fontWeight="bold", color="#424242").encode(x=alt.value(4), y=alt.value(-30), text="text:N")
     newest = base.transform_filter("datum.kind == 'newest'").mark_text(
-        align="right", baseline="bottom", limit=HISTORY_WIDTH - 8, fontSize=LABEL_FONT, color="#616161").encode(
+        align="right", baseline="bottom", fontSize=LABEL_FONT, color="#616161").encode(
         x=alt.value(HISTORY_WIDTH - 4), y=alt.value(HISTORY_HEIGHT + 28), text="text:N")
     parts = base.transform_filter("datum.kind == 'part'")
-    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
-                       legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
-                                         labelLimit=170, columns=3))
+    # each line named at its end, in its colour: no legend to match colours against
+    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(), legend=None)
     lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
-    chart.chart = alt.layer(field, lines, points, gained, newest).properties(
+    ends = base.transform_filter("datum.kind == 'end'").mark_text(
+        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=HISTORY_GUTTER - 10).encode(
+        x=x, y=y, color=colour, text="text:N")
+    chart.chart = alt.layer(field, lines, points, gained, newest, ends).properties(
         width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
-        columns=3).resolve_scale(y="independent")
+        columns=HISTORY_COLUMNS).resolve_scale(y="independent")
     return chart
