@@ -34,7 +34,7 @@ from warehouse.export.report_charts import (READABLE, Chart, accelerator_history
 from warehouse.export.report_efficiency import efficiency_history_chart
 from warehouse.export.report_data import PageData, page_data
 from warehouse.export.report_interactive import (AcceleratorPalette, RuntimeInBackground, inert_spec, inert_value,
-                                                 spec_json, whole_words)
+                                                 spec_json, words)
 from warehouse.store import db
 
 GRADE_COLOURS = {"holds": "#2e7d32", "understated": "#1565c0", "overstated": "#c62828", "unsupported": "#757575"}
@@ -248,7 +248,7 @@ def _render(con, target: Path, warehouse_file: str | None, images: bool | None, 
         specs = _write_charts(page.charts, staging / "charts", target / "charts", draw)
         environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
                                   finalize=inert_value)
-        environment.filters.update(number=number, percent=percent, dollars=dollars, whole_words=whole_words)
+        environment.filters.update(number=number, percent=percent, dollars=dollars, words=words)
         html = environment.get_template("report.html").render(
             page=page, specs={name: spec_json(spec) for name, spec in specs.items()},
             data=spec_json(inert_spec({**page.data.as_json_ready(), "defaults": page.defaults()})),
