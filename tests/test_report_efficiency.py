@@ -16,12 +16,13 @@ def test_per_kw_takes_measured_power_wherever_a_measured_figure_exists(shared_co
     # v4.1 llama2-70b-99 Offline: one accelerator has a measured figure, NVIDIA's H200 MaxQ v4.1-0049,
     # 25,262.1 tokens/s at 6,152.984435 W: 25,262.1 / 6.152984435 = 4,105.67 tokens/s per kW. Before,
     # the answer took the system estimate (several accelerators have one) over a measurement of one.
-    found = {a.key: a for a in answers(shared_con, "v4.1", {})}
-    best = found["llama2-70b-99 · Offline"].per_kw.best
+    # (-99 and -99.9 Offline have one answer in v4.1: one row, named by both)
+    found = {(a.benchmark, a.scenario): a for a in answers(shared_con, "v4.1", {})}
+    best = found["llama2-70b-99", "Offline"].per_kw.best
     assert (best.accelerator, best.result_id, best.power_basis) == ("H200 SXM", "v4.1-0049", "measured")
     assert best.value == pytest.approx(25262.1 / 6.152984435, rel=1e-9)
     assert best.basis == "measured system power (the whole system at the wall, during the run)"
-    assert found["llama2-70b-99 · Offline"].per_kw.runner_up is None   # no other measured figure: none ranked beside it
+    assert found["llama2-70b-99", "Offline"].per_kw.runner_up is None   # no other measured figure: none ranked beside it
     # a benchmark no entry measured keeps an estimate, named
     v60 = answers(shared_con, "v6.0", {})
     assert v60 and all(a.per_kw.best is None or a.per_kw.best.power_basis in ("system estimate", "accelerators only")

@@ -12,8 +12,10 @@ import pytest
 
 from tests.conftest import ROOT, SHARED
 from tests.readers import connect_file
-from tests.report_screenshots import CHROMIUM, FLAGS, WINDOW, open_page, overflow, panels, write_screenshots
-from tests.test_report import SCREENSHOTS
+from tests.report_screenshots import (CHROMIUM, FLAGS, MOST_COLOURS, WINDOW, WINDOWS, labels_over_marks, open_page,
+                                      overflow, panel_colours, panels, small_text, split_ids, verdict_lines,
+                                      write_screenshots)
+from tests.test_report import SCREENSHOTS, marks
 from warehouse.identity.rounds import load_registry
 from warehouse.trees.run import rebuild_rounds
 from warehouse.views import rebuild as rebuild_views
@@ -48,12 +50,13 @@ def page_with_trees(trees_warehouse, tmp_path_factory):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = open_page(browser.new_context(viewport=WINDOW), report)
-        yield page, str(path)
+        narrow = open_page(browser.new_context(viewport=WINDOWS[1]), report)
+        yield page, str(path), narrow
         browser.close()
 
 
 def test_the_page_fits_its_window_and_every_chart_panel_draws_marks(page_with_trees):
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     width, window = overflow(page)
     assert width <= window == 1400
     drawn = panels(page)
@@ -64,7 +67,7 @@ def test_the_page_fits_its_window_and_every_chart_panel_draws_marks(page_with_tr
 
 
 def test_no_consumer_laptop_or_workstation_part_answers_the_datacenter_buyer(page_with_trees):
-    page, path = page_with_trees
+    page, path, _ = page_with_trees
     with connect_file(path, read_only=True) as con:
         desk = {a for (a,) in con.execute("SELECT accelerator FROM dim_accelerators WHERE segment IN ?",
                                           [list(DESK_SEGMENTS)]).fetchall()}
@@ -83,18 +86,18 @@ def test_no_consumer_laptop_or_workstation_part_answers_the_datacenter_buyer(pag
 
 
 def test_cheapest_is_among_priced_accelerators_and_names_the_unpriced_leaders(page_with_trees):
-    page, _ = page_with_trees
-    # examples/prices.example.csv prices B200, GB200 and H200 SXM...; GB300, B300 and MI355X lead other
-    # columns of v6.0 and have none
+    page, *_ = page_with_trees
+    # examples/prices.example.csv prices B200, GB200 and H200 SXM...; B300, GB300, MI350X and MI355X lead
+    # other columns of v6.1 and have none (MI350X: per kW of llama2-70b-99.9 Interactive, 6.1-0068)
     note = page.locator("#answer-table-unpriced").inner_text()
-    assert "Per dollar ranks only the accelerators you priced; B300, GB300, MI355X" in note
+    assert "Per dollar ranks only the accelerators you priced; B300, GB300, MI350X, MI355X lead" in note
     assert "mlperf-wh prices load FILE" in note
     header = page.locator("#answer-table thead th").last.inner_text()
     assert header == "per dollar, among priced accelerators: dollars per million tokens"
 
 
 def test_the_history_chart_puts_each_part_on_a_time_axis_beside_the_fields_record(page_with_trees):
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     spec = page.evaluate("JSON.parse(document.getElementById('spec-accelerator_history').textContent)")
     rows = next(iter(spec["datasets"].values()))
     panels_drawn = {r["panel"] for r in rows}
@@ -132,7 +135,7 @@ def test_the_efficiency_chart_draws_work_per_joule_on_a_time_axis_beside_the_rec
     per power setting (MaxQ solid, MaxP dashed), the field's record per era and setting labelled where it
     was set; at most 8 parts in colour, the others grey."""
     from warehouse.export.report_efficiency import EFFICIENCY_COLOURED, OTHER
-    page, _ = page_with_trees
+    page, *_ = page_with_trees
     spec = page.evaluate("JSON.parse(document.getElementById('spec-efficiency_history').textContent)")
     rows = next(iter(spec["datasets"].values()))
     assert "resnet · samples per joule" in {r["panel"] for r in rows}
@@ -150,6 +153,127 @@ def test_the_efficiency_chart_draws_work_per_joule_on_a_time_axis_beside_the_rec
     assert {e.get("type") for e in _encodings(spec) if e.get("field") == "published_on"} == {"temporal"}
     drawn = panels(page)["efficiency_history"]
     assert len(drawn) >= 4 and all(p["marks"] for p in drawn)
-    # the answer of v6.0 (no entry measured its power) says where measured power is
+    # the answer of v6.1 (no entry measured its power) says where measured power is
     note = page.locator("#answer-table-no-measured-power").inner_text()
-    assert note.startswith("No v6.0 entry here measured its power at the wall") and "v1.1, v2.1, v4.1, v5.1" in note
+    assert note.startswith("No v6.1 entry here measured its power at the wall") and "v1.1, v2.1, v4.1, v5.1" in note
+
+
+def test_a_preview_outlier_sets_no_scale_and_is_labelled_once(page_with_trees):
+    """Issue 63: v2.1's preview comparisons of A100 PCIe 80GB on dlrm-99 and dlrm-99.9 Server, 3 -> 4
+    accelerators (351.48x each), owned the top edge with two labels drawn over each other. The scale is
+    the procurement-grade comparisons'; a value outside it is drawn at the edge, one label per place."""
+    page, *_ = page_with_trees
+    spec = page.evaluate("JSON.parse(document.getElementById('spec-scaling_efficiency').textContent)")
+    rows = next(iter(spec["datasets"].values()))
+    points = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "point")
+    low, high = points["encoding"]["y"]["scale"]["domain"]
+    outliers = [r for r in rows if r["efficiency"] > 300]
+    assert {(r["round"], r["accelerator"], r["benchmark"], r["verification"], round(r["efficiency"], 2))
+            for r in outliers} == {("v2.1", "A100 PCIe 80GB", b, "preview", 351.48) for b in ("dlrm-99", "dlrm-99.9")}
+    assert all(r["clipped"] and r["shown"] == high for r in outliers)
+    assert high <= 2 and max(r["efficiency"] for r in rows if r["verification"] == "verified") < 2 * high
+    labels = marks(page, "scaling_efficiency", "text")
+    texts = [m["datum"]["text"] for m in labels]
+    assert texts.count("351.48×") == 1
+    places = [(round(m["x"]), round(m["y"])) for m in labels]
+    assert len(places) == len(set(places))
+    assert all(any(r["label"] in t.split(", ") for t in texts) for r in rows if r["clipped"])
+    assert "a preview or flagged outlier never sets it" in page.locator("#section-scaling_efficiency p.shows").inner_text()
+
+
+# A chart's text marks from its scenegraph: the text drawn, its row's kind and panel, and its box in
+# its panel's coordinates
+TEXTS_JS = """(name) => { const found = [];
+  const visit = (mark) => { for (const item of mark.items || []) {
+      if (mark.marktype === 'text' && mark.role === 'mark' && item.datum && item.text)
+        found.push({text: String(item.text), kind: item.datum.kind, panel: item.datum.panel, series: item.datum.series || null,
+                    box: [item.bounds.x1, item.bounds.y1, item.bounds.x2, item.bounds.y2]});
+      if (mark.marktype === 'group') for (const child of item.items || []) visit(child); } };
+  visit(window.reportViews[name].scenegraph().root); return found; }"""
+
+
+@pytest.mark.parametrize("chart", ["accelerator_history", "efficiency_history"])
+def test_each_coloured_line_is_named_at_its_end_and_grey_ones_are_not(page_with_trees, chart):
+    """Issue 63 item 2: no legend of 25 colours; each coloured series named in its colour just after the
+    newest round at the height of its last point, the names of a panel never on top of each other."""
+    from warehouse.export.report_efficiency import OTHER
+    page, *_ = page_with_trees
+    spec = page.evaluate(f"JSON.parse(document.getElementById('spec-{chart}').textContent)")
+    rows = next(iter(spec["datasets"].values()))
+    series = "series" if chart == "efficiency_history" else "accelerator"
+    coloured = {(r["panel"], r[series]) for r in rows if r["kind"] == "part" and r.get("shade") != OTHER}
+    ends = [r for r in rows if r["kind"] == "end"]
+    assert coloured and {(r["panel"], r[series]) for r in ends} == coloured
+    assert all(r["text"] == r["accelerator"] for r in ends)
+    assert {r["published_on"] for r in ends} == {max(r["published_on"] for r in rows if r["kind"] == "part")}
+    assert all(e.get("legend", "none") is None for e in _encodings(spec) if e.get("field") == "accelerator" and "scale" in e)
+    drawn = [t for t in page.evaluate(TEXTS_JS, chart) if t["kind"] == "end"]
+    assert len(drawn) == len(ends)
+    for panel in {t["panel"] for t in drawn}:
+        boxes = sorted(t["box"] for t in drawn if t["panel"] == panel)
+        assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                    if a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1], panel
+
+
+def test_no_record_label_loses_its_figure(page_with_trees):
+    """Issue 63 item 4: the efficiency records' labels were cut to 'MaxQ record: A100 PCIe 80G…'."""
+    page, *_ = page_with_trees
+    for chart in ("accelerator_history", "efficiency_history"):
+        spec = page.evaluate(f"JSON.parse(document.getElementById('spec-{chart}').textContent)")
+        written = {r["text"] for r in next(iter(spec["datasets"].values())) if r["kind"] in ("label", "newest")}
+        drawn = {t["text"] for t in page.evaluate(TEXTS_JS, chart) if t["kind"] in ("label", "newest")}
+        assert written and drawn == written, chart
+        assert not [t for t in page.locator(f"#chart-{chart} g.mark-text text").all_text_contents() if "record" in t and "…" in t]
+
+
+@pytest.fixture(params=[w["width"] for w in WINDOWS], ids=lambda w: f"{w}px")
+def window(page_with_trees, request):
+    """The page at 1400 x 1000, then at 1000 x 1000."""
+    wide, _, narrow = page_with_trees
+    return wide if request.param == WINDOW["width"] else narrow
+
+
+def test_both_markets_verdicts_are_on_the_first_screen_with_ids_and_badges(window, page_with_trees):
+    """Issue 63 item 1: a line per market and workload family above the tables, naming the opening
+    answer's per-accelerator, per-rack and per-kW leaders with result IDs and badges."""
+    from warehouse.export.report_answer import answers_by_market, verdicts
+    _, path, _ = page_with_trees
+    lines = verdict_lines(window)
+    assert {v["market"] for v in lines if v["on_first_screen"]} == {"datacenter", "edge"}
+    with connect_file(path, read_only=True) as con:
+        [(newest,)] = con.execute("SELECT max_by(round, round_order) FROM dim_rounds").fetchall()
+        expected = verdicts(answers_by_market(con, newest, {}))
+    assert len(lines) == len(expected)
+    for line, verdict in zip(lines, expected):
+        lead = verdict.answer.per_accelerator.best
+        assert line["text"].startswith(f"{verdict.heading}: {lead.accelerator} leads per accelerator")
+        assert f"{lead.result_id} measured" in line["text"]
+        assert f"first in {verdict.led} of {verdict.workloads} workloads" in line["text"]
+    # the edge buyer's table is one click away
+    window.click("nav.segments a[href='#answer-table-edge-heading']")
+    top = window.locator("#answer-table-edge-heading").bounding_box()["y"]
+    scrolled = window.evaluate("window.scrollY")
+    window.evaluate("window.scrollTo(0, 0)")
+    # the page scrolled to put the heading at the window's top edge (Chromium lands within a fraction of
+    # a pixel of it: -0.23 px at 1400 px)
+    assert scrolled > 0 and abs(top) < 1
+
+
+def test_no_text_is_drawn_under_11_px(window):
+    """Issue 63 item 2: the page's text and every chart's, as drawn at the window's width."""
+    assert small_text(window) == []
+
+
+def test_no_chart_panel_colours_more_than_8_series_nor_labels_over_its_marks(window):
+    crowded = {(name, p["panel"]): len(p["colours"]) for name, found in panel_colours(window).items()
+               for p in found if len(p["colours"]) > MOST_COLOURS}
+    assert crowded == {}
+    assert labels_over_marks(window) == {}
+
+
+def test_no_result_id_breaks_across_lines(window):
+    assert window.locator("#answer-table .rid").count() > 0
+    assert split_ids(window) == []
+    width, inner = overflow(window)
+    assert width <= inner
+    write_screenshots(window, SCREENSHOTS)

@@ -26,14 +26,15 @@ import polars as pl
 from warehouse.errors import needs_extra
 from warehouse.export.output_dirs import (check_replaceable, make_staging_dir, remove_abandoned_partials,
                                           resolved_target, swap_in, warehouse_files, write_listing)
-from warehouse.export.report_answer import Answer, answers_by_market, dollars, number, percent
-from warehouse.export.report_charts import (Chart, accelerator_history_chart, generation_speedups_chart,
+from warehouse.export.report_answer import (Answer, Verdict, answers_by_market, dollars, evidence, number,
+                                            opening_answer, percent, verdicts)
+from warehouse.export.report_charts import (READABLE, Chart, accelerator_history_chart, generation_speedups_chart,
                                             interactivity_chart, leaderboard_chart, scaling_efficiency_chart,
                                             software_gains_chart, token_economics_chart)
 from warehouse.export.report_efficiency import efficiency_history_chart
 from warehouse.export.report_data import PageData, page_data
 from warehouse.export.report_interactive import (AcceleratorPalette, RuntimeInBackground, inert_spec, inert_value,
-                                                 spec_json)
+                                                 spec_json, words)
 from warehouse.store import db
 
 GRADE_COLOURS = {"holds": "#2e7d32", "understated": "#1565c0", "overstated": "#c62828", "unsupported": "#757575"}
@@ -80,13 +81,17 @@ class Page:
                  "suite, workstation and client parts (consumer cards, laptop GPUs)", self.edge_answers)]
 
     @property
+    def verdicts(self) -> list[Verdict]:
+        return verdicts({"datacenter": self.answers, "edge": self.edge_answers})
+
+    @property
     def charts(self) -> list[Chart]:
         return [self.interactivity, *self.appendix]
 
     def defaults(self) -> dict:
         """What the results table and the comparison open on: the first LLM benchmark of the answer,
         Server when it has one; its best and runner-up entries side by side."""
-        opening = next((a for a in self.answers if a.scenario == "Server"), self.answers[0] if self.answers else None)
+        opening = opening_answer(self.answers)
         if opening is None:
             return {"round": self.round}
         lead = opening.per_accelerator
@@ -102,6 +107,45 @@ def power_bases_used(answers: list[Answer]) -> dict[str, list[str]]:
         if answer.per_kw.best is not None and answer.per_kw.best.power_basis:
             used.setdefault(answer.per_kw.best.power_basis, []).append(answer.key)
     return used
+
+
+# The answer table's figure columns: (measure, heading, its name in a line, why a table leaves it out
+# when no row has a figure in it)
+ANSWER_COLUMNS = (
+    ("per_accelerator", "per accelerator", "per accelerator", "no result"),
+    ("rack_measured", "per rack, measured", "per rack, measured", "no entry here ran a whole rack"),
+    ("rack_estimated", "per rack, estimated", "per rack, estimated",
+     "no entry here has a whole server to scale a rack from"),
+    ("per_kw", "per kW (power basis in each cell)", "per kW", "no entry here has a power figure or an estimate"),
+    ("per_dollar", "per dollar, among priced accelerators: dollars per million tokens", "per dollar",
+     "no accelerator here has a price and tokens"))
+
+
+def answer_columns(answers: list[Answer], priced: bool) -> tuple[list[tuple[str, str]], list[str]]:
+    """The figure columns a buyer's table shows, (measure, heading), and a line for each it leaves out
+    because no row has a figure in it (per dollar only when prices are loaded: the page says how)."""
+    shown, left_out = [], []
+    for measure, heading, name, because in ANSWER_COLUMNS:
+        if measure == "per_dollar" and not priced:
+            continue
+        if any(getattr(a, measure).best is not None for a in answers):
+            shown.append((measure, heading))
+        else:
+            left_out.append(f"{name} ({because})")
+    return shown, left_out
+
+
+def price_footnote(answers: list[Answer]) -> list[tuple[str, list[str]]]:
+    """Where the prices of a table's per-dollar figures are from, once a table: (source and date, the
+    accelerators priced by it), in the order first met."""
+    found: dict[str, list[str]] = {}
+    for answer in answers:
+        for figure in (answer.per_dollar.best, answer.per_dollar.runner_up):
+            if figure is not None:
+                priced = found.setdefault(figure.provenance or "no source given", [])
+                if figure.accelerator not in priced:
+                    priced.append(figure.accelerator)
+    return list(found.items())
 
 
 def newest_round(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -204,13 +248,14 @@ def _render(con, target: Path, warehouse_file: str | None, images: bool | None, 
         specs = _write_charts(page.charts, staging / "charts", target / "charts", draw)
         environment = Environment(loader=PackageLoader("warehouse.export", "templates"), autoescape=select_autoescape(),
                                   finalize=inert_value)
-        environment.filters.update(number=number, percent=percent, dollars=dollars)
+        environment.filters.update(number=number, percent=percent, dollars=dollars, words=words)
         html = environment.get_template("report.html").render(
             page=page, specs={name: spec_json(spec) for name, spec in specs.items()},
             data=spec_json(inert_spec({**page.data.as_json_ready(), "defaults": page.defaults()})),
             style=page_asset("report.css"), script=page_asset("report.js"),
             runtime=runtime.result() if specs else None, images=draw, generated_at=datetime.now(timezone.utc),
-            warehouse=warehouse_file, rounds=_loaded_rounds(con), power_bases_used=power_bases_used)
+            warehouse=warehouse_file, rounds=_loaded_rounds(con), power_bases_used=power_bases_used,
+            answer_columns=answer_columns, price_footnote=price_footnote, evidence=evidence)
         (staging / "index.html").write_text(html, encoding="utf-8")
         write_listing(staging, KIND)
     except BaseException:
@@ -246,6 +291,7 @@ def _write_charts(drawn: list[Chart], directory: Path, previous: Path, images: b
         # Unvalidated: schema validation costs a second a report and finds nothing in specs this code
         # writes (tests/test_report.py draws every one in Chromium and with vl-convert).
         spec = inert_spec(chart.chart.to_dict(validate=False))
+        spec["config"] = {**READABLE, **spec.get("config", {})}
         # resize: the view is laid out again when a filter changes its rows, so a filtered chart shrinks
         specs[chart.name] = {**spec, "autosize": {"type": "pad", "resize": True}}
         if not images:

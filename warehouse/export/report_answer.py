@@ -13,13 +13,14 @@ sections 4, 5 and 6b.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 import polars as pl
 
 from warehouse.figures import dollars, human_number
 from warehouse.store import db
+from warehouse.twins import merged_subject, twin_key
 
 MEASURES = ("per_accelerator", "rack_measured", "rack_estimated", "per_kw", "per_dollar")
 # the measures where less is better (the fewest dollars per million tokens)
@@ -98,9 +99,9 @@ per_kw AS (
 per_dollar AS (
     SELECT t.benchmark, t.scenario, t.throughput_unit, 'per_dollar' AS measure, t.accelerator,
            t.dollars_per_million_tokens AS value, t.result_id, t.submitter, t.accelerator_count,
-           '$' || printf('%.2f', p.dollars_per_accelerator_hour) || ' per accelerator-hour'
-               || coalesce(', ' || coalesce(p.source, p.note), '')
-               || coalesce(', ' || strftime(p.priced_on, '%Y-%m-%d'), '') AS basis
+           '$' || printf('%.2f', p.dollars_per_accelerator_hour) || ' per accelerator-hour' AS basis,
+           -- where the price is from: once a table, in its footnote (price_footnote)
+           nullif(concat_ws(', ', coalesce(p.source, p.note), strftime(p.priced_on, '%Y-%m-%d')), '') AS provenance
     FROM graded AS t JOIN stg_prices AS p USING (accelerator)
     WHERE t.dollars_per_million_tokens IS NOT NULL
     QUALIFY row_number() OVER (PARTITION BY t.benchmark, t.scenario, t.throughput_unit, t.accelerator
@@ -166,6 +167,7 @@ class Figure:
     basis: str | None = None  # how a rack was got, which power, or why a row is outside procurement grade
     segment: str | None = None  # who the part is sold to (datacenter, workstation, edge, client)
     power_basis: str | None = None  # per kW: measured, nameplate, system estimate or accelerators only
+    provenance: str | None = None  # per dollar: the price's source and date
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,12 @@ class Answer:
     outside_grade: Figure | None = None
     unpriced_leaders: tuple[str, ...] = ()  # accelerators leading another column that have no price
     market: str = "datacenter"
+    twins: tuple[str, ...] = ()  # the benchmark's other accuracy targets with this very answer (merged_twins)
+
+    @property
+    def label(self) -> str:
+        """The benchmark as the row names it: 'llama2-70b-99 / -99.9' for twins with one answer."""
+        return merged_subject([self.benchmark, *self.twins]) if self.twins else self.benchmark
 
     @property
     def rate(self) -> str:
@@ -207,7 +215,7 @@ class Answer:
 
     @property
     def key(self) -> str:
-        return f"{self.benchmark} · {self.scenario}"
+        return f"{self.label} · {self.scenario}"
 
     def sentence(self) -> list:
         """One sentence, as segments: text, or a Figure (written as its result ID, linked)."""
@@ -271,8 +279,8 @@ def answers_by_market(con: duckdb.DuckDBPyConnection, round_name: str | None, li
     if round_name is None:
         return {market: [] for market in markets}
     competitors = db.query_frame(con, COMPETITORS_SQL, {"round": round_name})
-    return {market: order_answers(assemble(answer_frame(con, round_name, market), round_name, links, market),
-                                  competitors) for market in markets}
+    return {market: merged_twins(order_answers(assemble(answer_frame(con, round_name, market), round_name, links,
+                                                        market), competitors)) for market in markets}
 
 
 def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str], market: str = "datacenter") -> list[Answer]:
@@ -294,7 +302,8 @@ def assemble(frame: pl.DataFrame, round_name: str, links: dict[str, str], market
 
 def _figure(row: dict, links: dict[str, str]) -> Figure:
     return Figure(row["accelerator"], row["value"], row["result_id"], row["submitter"], row["accelerator_count"],
-                  links.get(row["result_id"], ""), row["basis"], row.get("segment"), row.get("power_basis"))
+                  links.get(row["result_id"], ""), row["basis"], row.get("segment"), row.get("power_basis"),
+                  row.get("provenance"))
 
 
 def order_answers(built: list[Answer], competitors: pl.DataFrame) -> list[Answer]:
@@ -310,3 +319,83 @@ def order_answers(built: list[Answer], competitors: pl.DataFrame) -> list[Answer
         return (not answer.llm, -counts.get(name, 0), name, answer.benchmark,
                 SCENARIO_ORDER.get(answer.scenario, 9), answer.scenario, answer.unit)
     return sorted(built, key=key)
+
+
+def merged_twins(built: list[Answer]) -> list[Answer]:
+    """One answer for a benchmark's accuracy targets when every figure of theirs is the same result
+    (llama2-70b-99 and -99.9 Server, led alike in each column): the rule the run's message merges its
+    leaders by (warehouse.twins); answers that differ in any figure stay apart. Order kept."""
+    kept: list[Answer] = []
+    for answer in built:
+        twin = twin_key(answer.benchmark)
+        same = twin and next((k for k in kept if twin_key(k.benchmark) == twin and k.scenario == answer.scenario
+                              and replace(answer, benchmark=k.benchmark) == replace(k, twins=())), None)
+        if same:
+            kept[kept.index(same)] = replace(same, twins=(*same.twins, answer.benchmark))
+        else:
+            kept.append(answer)
+    return kept
+
+
+def opening_answer(built: list[Answer]) -> Answer | None:
+    """The answer a reader starts from: the first (the most compared workload), on Server when it
+    has one (a service's figure, not a batch job's)."""
+    return next((a for a in built if a.scenario == "Server"), built[0] if built else None)
+
+
+# The verdict's lines: per market, the LLM workloads, then the others
+FAMILIES = ((True, "LLM serving"), (False, "other workloads"))
+MARKET_NAMES = {"datacenter": "Datacenter", "edge": "Edge and desk"}
+# How far a figure is measured, as its badge says: (badge class, words)
+POWER_EVIDENCE = {"measured": ("measured", "measured power"), "nameplate": ("estimated", "nameplate power"),
+                  "system estimate": ("estimated", "system power estimated"),
+                  "accelerators only": ("estimated", "accelerators-only estimate")}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to buy for one market and workload family, in one line: the figures of its opening answer
+    (opening_answer), and how many of the family's workloads the per-accelerator leader leads."""
+    market: str
+    family: str
+    answer: Answer
+    workloads: int
+    led: int
+
+    @property
+    def heading(self) -> str:
+        return f"{MARKET_NAMES.get(self.market, self.market)}, {self.family}"
+
+    @property
+    def rack(self) -> tuple[Figure | None, str]:
+        """The per-rack figure and its evidence: a rack measured whole, else the estimate."""
+        if self.answer.rack_measured.best is not None:
+            return self.answer.rack_measured.best, "measured"
+        return self.answer.rack_estimated.best, "estimated"
+
+
+def evidence(measure: str, figure: Figure) -> tuple[str, str]:
+    """(badge class, words) of a figure: a result is measured; a rack measured whole or estimated;
+    per kW by its power basis; a cost rests on your price."""
+    if measure == "per_kw":
+        return POWER_EVIDENCE.get(figure.power_basis, ("estimated", figure.power_basis or "estimated"))
+    if measure == "rack_estimated":
+        return "estimated", "estimated rack"
+    if measure == "per_dollar":
+        return "estimated", "your price"
+    return "measured", "measured rack" if measure == "rack_measured" else "measured"
+
+
+def verdicts(by_market: dict[str, list[Answer]]) -> list[Verdict]:
+    """A verdict per market and family that has an answer with a per-accelerator leader."""
+    found = []
+    for market, built in by_market.items():
+        for llm, family in FAMILIES:
+            answered = [a for a in built if a.llm == llm and a.per_accelerator.best is not None]
+            opening = opening_answer(answered)
+            if opening is None:
+                continue
+            leader = opening.per_accelerator.best.accelerator
+            led = sum(1 for a in answered if a.per_accelerator.best.accelerator == leader)
+            found.append(Verdict(market, family, opening, len(answered), led))
+    return found

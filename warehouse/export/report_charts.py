@@ -11,7 +11,8 @@ import altair as alt
 import polars as pl
 
 from warehouse.export.report_interactive import (ACCELERATOR, BENCHMARK, ROUND, AcceleratorPalette, Filter,
-                                                 filters_for, gain_scale, text_colour_on_gain)
+                                                 filters_for, gain_scale, leading, shade)
+from warehouse.export.report_interactive import COLOURED
 from warehouse.identity.rounds import round_sort_key
 from warehouse.store import db
 
@@ -23,7 +24,17 @@ OWN = "your replay"
 TOP_ENTRIES = 8
 WIDTH = 640
 LABEL_FONT = 11
-COMPACT = "~s"  # axis labels in compact units: 1.2M, 800k
+COMPACT = ".2~s"  # axis labels in compact units: 1.2M, 800k, 200k (never "0M 0.2M")
+PLAIN = "~r"      # an axis whose figures stay under 1,000: 0.5, 0.05, 250, 10 (".2~s" says "500m"; "~g", with
+# the precision Vega gives a linear axis's step, says "1e+1")
+# Every chart's text at 11 px or more as drawn, and no chart wider than a 1000 px window's page (its
+# content is about 930 px): a wider one is drawn scaled down, its text with it.
+READABLE = {"font": "DejaVu Sans, Liberation Sans, Arial, sans-serif",
+            "axis": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT, "titleFontWeight": "normal"},
+            "legend": {"labelFontSize": LABEL_FONT, "titleFontSize": LABEL_FONT, "orient": "bottom",
+                       "direction": "horizontal", "columns": 4, "labelLimit": 200},
+            "header": {"labelFontSize": 12, "titleFontSize": 12},
+            "text": {"fontSize": LABEL_FONT}, "title": {"fontSize": 13, "subtitleFontSize": LABEL_FONT}}
 
 
 @dataclass
@@ -93,8 +104,17 @@ def log_ticks(values: pl.Series | list, margin: float = 1.15) -> list[float]:
     return [t for t in steps if first <= t <= last]
 
 
-def snapped_log_scale(values, format: str = COMPACT, margin: float = 1.15) -> tuple[alt.Scale, alt.Axis]:
+def tick_format(values: pl.Series | list) -> str:
+    """An axis' number format by its field's range: compact units (1.2M, 200k) once it reaches 1,000,
+    plain figures below (0.5, 0.05: SI prefixes would read "500m")."""
+    present = [abs(v) for v in (values.drop_nulls().to_list() if isinstance(values, pl.Series) else values)
+               if v is not None]
+    return COMPACT if present and max(present) >= 1000 else PLAIN
+
+
+def snapped_log_scale(values, format: str | None = None, margin: float = 1.15) -> tuple[alt.Scale, alt.Axis]:
     ticks = log_ticks(values, margin)
+    format = format or tick_format(ticks)
     return (alt.Scale(type="log", domain=[ticks[0], ticks[-1]], nice=False),
             alt.Axis(values=ticks, format=format, labelOverlap=True, grid=True))
 
@@ -124,7 +144,8 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
     opening = mlperf.filter(pl.col("round") == round_name) if round_name else mlperf
     benchmarks = sorted(opening["benchmark"].unique().to_list())
     x_scale, x_axis = snapped_log_scale(frame["per_user"])
-    panels = [_interactivity_panel(frame, benchmark, palette, x_scale, x_axis, filters.expression)
+    coloured = leading(mlperf, ["benchmark"], "per_accelerator")
+    panels = [_interactivity_panel(frame, benchmark, palette, x_scale, x_axis, filters.expression, coloured)
               for benchmark in benchmarks]
     rows = [alt.hconcat(*panels[i:i + 3]) for i in range(0, len(panels), 3)]
     grid = alt.vconcat(*rows, data=frame).resolve_scale(shape="shared", color="shared")
@@ -133,16 +154,16 @@ def interactivity_chart(con, round_name: str | None, palette: AcceleratorPalette
 
 
 def _interactivity_panel(frame: pl.DataFrame, benchmark: str, palette: AcceleratorPalette, x_scale, x_axis,
-                         expression: str | None):
+                         expression: str | None, coloured: list[str]):
     rows = frame.filter(pl.col("benchmark") == benchmark)
     y_scale, y_axis = snapped_log_scale(rows["per_accelerator"])
-    base = alt.Chart().transform_filter(alt.datum.benchmark == benchmark)
+    base = alt.Chart().transform_filter(alt.datum.benchmark == benchmark).transform_calculate(**shade(coloured))
     if expression:
         base = base.transform_filter(expression)
     base = base.encode(
         x=alt.X("per_user:Q", title="tokens/s per user (1 / time per output token)", scale=x_scale, axis=x_axis),
         y=alt.Y("per_accelerator:Q", title="tokens/s per accelerator", scale=y_scale, axis=y_axis),
-        color=palette.encoding(frame),
+        color=palette.encoding(frame, coloured=coloured),
         tooltip=[*_identity("source", "round", "benchmark", "scenario", "submitter", "system", "result_id", "accelerator",
                             "accelerator_count", "stack", "verification", "per_user_from", "tpot_p99_ms"),
                  alt.Tooltip("per_accelerator:Q", format=",.0f", title="tokens/s per accelerator"),
@@ -154,9 +175,9 @@ def _interactivity_panel(frame: pl.DataFrame, benchmark: str, palette: Accelerat
                         scale=alt.Scale(domain=list(STACK_SHAPES), range=list(STACK_SHAPES.values()))),
         size=alt.condition(alt.datum.source == OWN, alt.value(220), alt.value(60)),
         fill=alt.condition(alt.datum.verification == "preview", alt.value("transparent"),
-                           palette.encoding(frame, legend=False)))
+                           palette.encoding(frame, legend=False, coloured=coloured)))
     layers = ([frontier] if rows["on_frontier"].fill_null(False).any() else []) + [points]
-    return alt.layer(*layers).properties(width=280, height=220, title=alt.TitleParams(
+    return alt.layer(*layers).properties(width=220, height=200, title=alt.TitleParams(
         benchmark, fontSize=12, anchor="middle"))
 
 
@@ -259,16 +280,17 @@ def leaderboard_chart(con, round_name: str | None, palette: AcceleratorPalette) 
         filters = (Filter("round", "round", round_name, allow_all=False),
                    Filter("scenario", "scenario", "Server", allow_all=False), BENCHMARK, ACCELERATOR)
         bars = alt.Chart(frame).mark_bar().encode(
-            x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit", axis=alt.Axis(format=COMPACT)),
-            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=420, labelFontSize=LABEL_FONT)),
+            x=alt.X("per_accelerator:Q", title="per accelerator, in the row's unit",
+                    axis=alt.Axis(format=tick_format(frame["per_accelerator"]), labelOverlap=True)),
+            y=alt.Y("entry:N", title=None, sort="-x", axis=alt.Axis(labelLimit=260, labelFontSize=LABEL_FONT)),
             color=palette.encoding(frame),
             row=alt.Row("benchmark_unit:N", title=None,
-                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=200)),
+                        header=alt.Header(labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=150)),
             tooltip=[*_identity("round", "benchmark", "scenario", "rank_per_accelerator", "submitter", "system",
                                 "result_id", "accelerator", "accelerator_count", "verification"),
                      alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"),
                      alt.Tooltip("system_result:Q", format=",.1f", title="whole system")],
-        ).properties(width=420).resolve_scale(x="independent", y="independent")
+        ).properties(width=250).resolve_scale(x="independent", y="independent")
         chart.chart = filters_for(frame, filters).apply(bars)
     return chart
 
@@ -288,8 +310,8 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
              "an estimate from whole servers is pale and labelled with the servers it rests on (estimates from "
              "less than one server are left out); in tokens/s where the benchmark's tokens are known, else its own "
              "unit (named beside the benchmark); mixed clusters and rows of a single accelerator left out (the answer "
-             "table has them); tokens per joule, every LLM benchmark on "
-             "one scale: measured power only "
+             "table has them); tokens per joule, a panel per benchmark on its own scale (one model's tokens are "
+             "not another's): measured power only "
              f"({', '.join(_rounds(joules, 'round')) or 'none loaded'}); opens on Offline")
     throughput = frame.filter(pl.col("panel") != "per_joule")
     chart = Chart("token_economics", "Tokens/s per accelerator, per rack and per joule", shows,
@@ -297,9 +319,11 @@ def token_economics_chart(con, round_name: str | None, palette: AcceleratorPalet
                          key=round_sort_key), None)
     if throughput.height:
         filters = filters_for(frame, (Filter("scenario", "scenario", "Offline", allow_all=False), BENCHMARK, ACCELERATOR))
-        panels = [_token_panel(frame, panel, palette, filters.expression) for panel in TOKEN_PANELS
+        coloured = leading(frame, ["panel", "benchmark", "scenario"], "value")
+        panels = [_token_panel(frame, panel, palette, filters.expression, coloured) for panel in TOKEN_PANELS
                   if frame.filter(pl.col("panel") == panel).height]
-        concat = alt.hconcat(*panels, data=frame)
+        # one above the other, each with its own panel per benchmark: side by side they pass 1000 px
+        concat = alt.vconcat(*panels, data=frame)
         chart.chart = concat.add_params(*filters.params) if filters.params else concat
     return chart
 
@@ -327,7 +351,7 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
             WHERE round = $round AND verification = 'verified' AND len(findings) = 0 AND rank_per_rack IS NOT NULL
               AND benchmark IN (FROM llm) AND accelerator NOT LIKE '% + %'
         ), per_joule AS (
-            SELECT 'per_joule' AS panel, benchmark || ' · ' || scenario || ' · ' || accelerator || ' · ' || round AS bar,
+            SELECT 'per_joule' AS panel, scenario || ' · ' || accelerator || ' · ' || round AS bar,
                    tokens_per_joule_measured AS value, 'tokens per joule' AS unit,
                    round, benchmark, scenario, accelerator, result_id, submitter, accelerator_count,
                    'not a rack' AS rack, NULL AS rack_basis
@@ -347,27 +371,27 @@ def token_economics_frame(con, round_name: str | None) -> pl.DataFrame:
         ORDER BY panel, benchmark, scenario, bar, result_id""", {"round": round_name or ""})
 
 
-def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None):
-    """Per accelerator and per rack: a row per benchmark, each on its own scale and unit. Tokens per
-    joule: one unit for every benchmark, so one scale and one bar chart (a row each would be a bar or two)."""
-    rows = alt.Chart().transform_filter(alt.datum.panel == panel)
+def _token_panel(frame: pl.DataFrame, panel: str, palette: AcceleratorPalette, expression: str | None,
+                 coloured: list[str]):
+    """A row per benchmark, each on its own scale and unit: tokens per joule too (a model's tokens are
+    not another model's: one scale across models would rank models, not parts)."""
+    rows = alt.Chart().transform_filter(alt.datum.panel == panel).transform_calculate(**shade(coloured))
     if expression:
         rows = rows.transform_filter(expression)
     encoding = dict(
-        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(format=COMPACT, labelOverlap=True)),
-        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=300)),
-        color=palette.encoding(frame, legend=False),
+        x=alt.X("value:Q", title=TOKEN_PANELS[panel], axis=alt.Axis(
+            format=tick_format(frame.filter(pl.col("panel") == panel)["value"]), labelOverlap=True, tickCount=4)),
+        y=alt.Y("bar:N", title=None, sort="-x", axis=alt.Axis(labelFontSize=LABEL_FONT, labelLimit=220)),
+        color=palette.encoding(frame, legend=False, coloured=coloured),
         opacity=alt.Opacity("rack:N", legend=None, scale=alt.Scale(type="ordinal", domain=list(RACK_OPACITY),
                                                                    range=list(RACK_OPACITY.values()))),
         tooltip=[*_identity("round", "benchmark", "scenario", "submitter", "result_id", "accelerator",
                             "accelerator_count", "rack_basis", "unit"),
                  alt.Tooltip("value:Q", format=",.1f", title=TOKEN_PANELS[panel])])
     bars = rows.mark_bar(stroke="#333", strokeWidth=0.5)
-    if panel == "per_joule":
-        return bars.encode(**encoding).properties(width=220)
     return bars.encode(**encoding, row=alt.Row("benchmark_unit:N", title=None, header=alt.Header(
-        labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=230))
-    ).properties(width=190).resolve_scale(x="independent", y="independent")
+        labelAngle=0, labelAlign="left", labelFontSize=12, labelLimit=400))
+    ).properties(width=170).resolve_scale(x="independent", y="independent")
 
 
 def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
@@ -381,25 +405,41 @@ def software_gains_chart(con, palette: AcceleratorPalette) -> Chart:
                                    ORDER BY gain DESC, submitter, result_id_to) = 1
         ORDER BY rounds, benchmark, accelerator""")
     shows = ("verified results on both sides; the same submitter, accelerator and system size; the largest "
-             "gain across submitters, scenarios and sizes; blue: faster, red: slower, white: no change")
+             "gain across submitters, scenarios and sizes; a panel per benchmark, a row per pair of rounds, a dot "
+             "per part (hover for it): blue faster, red slower, grey within 2% of no change")
     chart = Chart("software_gains", "Software gains on the same hardware, round over round", shows,
                   _rounds(frame, "round_from", "round"), None)
     if frame.height:
+        frame = frame.with_columns(pl.when(pl.col("gain") > 1.02).then(pl.lit("faster"))
+                                   .when(pl.col("gain") < 1 / 1.02).then(pl.lit("slower"))
+                                   .otherwise(pl.lit("no change")).alias("direction"))
+        pairs = frame["rounds"].unique().to_list()
         base = alt.Chart().encode(
-            x=alt.X("benchmark:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT, labelAngle=-40)),
-            y=alt.Y("accelerator:N", title=None, axis=alt.Axis(labelFontSize=LABEL_FONT)),
+            x=alt.X("gain:Q", title="gain (× later over earlier, log)",
+                    scale=fitted_log_scale(pl.concat([frame["gain"], pl.Series([1.0])])),
+                    axis=alt.Axis(values=GAIN_TICKS, format="~g", labelOverlap=True)),
+            y=alt.Y("rounds:N", title=None, sort=sorted(pairs, key=_pair_order)),
             tooltip=[*_identity("submitter", "system", "accelerator", "accelerator_count", "benchmark",
                                 "scenario", "rounds", "result_id_from", "result_id_to", "verification"),
                      alt.Tooltip("gain:Q", format=".2f", title="gain (× later over earlier)")])
-        heat = base.mark_rect().encode(color=alt.Color("gain:Q", title="gain (×)", scale=gain_scale(frame["gain"])))
-        labels = base.mark_text(fontSize=LABEL_FONT).encode(text=alt.Text("gain:Q", format=".2f"),
-                                                            color=text_colour_on_gain(frame["gain"]))
-        layered = alt.layer(heat, labels, data=frame).properties(width=alt.Step(48), height=alt.Step(24))
-        # each pair of rounds shows only the benchmarks it has a gain for: the chart fits the page unscaled
-        faceted = layered.facet(column=alt.Column("rounds:N", title=None, header=alt.Header(labelFontSize=12))
-                                ).resolve_scale(x="independent")
+        dots = base.mark_point(filled=True, size=45, opacity=0.75).encode(color=alt.Color(
+            "direction:N", title="software gain", scale=alt.Scale(domain=list(DIRECTION_COLOURS),
+                                                                  range=list(DIRECTION_COLOURS.values()))))
+        parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
+        faceted = alt.layer(parity, dots, data=frame).properties(width=170, height=alt.Step(16)).facet(
+            facet=alt.Facet("benchmark:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+            columns=4)
         chart.chart = filters_for(frame, (ROUND, BENCHMARK, ACCELERATOR)).apply(faceted)
     return chart
+
+
+GAIN_TICKS = [0.25, 0.5, 1, 2, 4, 8, 16]
+DIRECTION_COLOURS = {"faster": "#2166ac", "slower": "#b2182b", "no change": "#9e9e9e"}
+
+
+def _pair_order(rounds: str):
+    first, _, second = rounds.partition(" → ")
+    return round_sort_key(first), round_sort_key(second)
 
 
 def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
@@ -420,7 +460,7 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
     shows = ("closed-division results, verified or preview, of equal system size; one mark per pair of "
              f"generations of one vendor (its largest speedup); hollow triangles ({preview.height} of "
              f"{frame.height}) rest on a preview result: promising, not shipping; blue: the newer generation is "
-             "faster, red: slower")
+             "faster, red: slower; a panel per round")
     chart = Chart("generation_speedups", "Generation speedups per benchmark and scenario", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
@@ -433,17 +473,20 @@ def generation_speedups_chart(con, palette: AcceleratorPalette) -> Chart:
                                 "submitter_new", "result_id_new", "stack_new", "submitter_base", "result_id_base",
                                 "stack_base", "like_for_like", "rows_verification"),
                      alt.Tooltip("speedup:Q", format=".2f", title="speedup (×)")])
-        # A dark outline keeps points near 1.0x (white on the diverging scale) visible.
-        points = base.mark_point(size=70, strokeWidth=1.5, stroke="#444").encode(
+        frame = frame.with_columns(pl.when(pl.col("speedup") >= 1).then(pl.lit("faster")).otherwise(pl.lit("slower"))
+                                   .alias("direction"))
+        points = base.mark_point(size=60, strokeWidth=1.5).encode(
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))),
-            fill=alt.condition(alt.datum.verification == "verified",
-                               alt.Fill("speedup:Q", title="speedup (×)", scale=gain_scale(frame["speedup"])),
-                               alt.value("transparent")))
-        labels = base.mark_text(align="left", dx=7, fontSize=10, fontStyle="italic").encode(text="label:N")
+            color=alt.Color("direction:N", title="newer generation", scale=alt.Scale(
+                domain=["faster", "slower"], range=[DIRECTION_COLOURS["faster"], DIRECTION_COLOURS["slower"]])),
+            fill=alt.condition(alt.datum.verification == "verified", alt.Fill("direction:N", legend=None, scale=alt.Scale(
+                domain=["faster", "slower"], range=[DIRECTION_COLOURS["faster"], DIRECTION_COLOURS["slower"]])),
+                alt.value("transparent")))
         parity = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(x=alt.datum(1.0))
-        faceted = alt.layer(parity, points, labels, data=frame).properties(width=300).facet(
-            column=alt.Column("round:N", title=None, header=alt.Header(labelFontSize=12)))
+        faceted = alt.layer(parity, points, data=frame).properties(width=220).facet(
+            facet=alt.Facet("round:N", title=None, header=alt.Header(labelFontSize=12)), columns=2
+        ).resolve_scale(y="independent")
         chart.chart = filters_for(frame).apply(faceted)
     return chart
 
@@ -463,10 +506,11 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
     chart = Chart("scaling_efficiency", "Scaling efficiency: what a larger system keeps of linear scaling", shows,
                   _rounds(frame, "round"), None)
     if frame.height:
-        frame, (low, high) = clipped_to_bulk(frame, "efficiency")
+        frame, (low, high) = clipped_to_bulk(frame, "efficiency", scale_from=pl.col("verification") == "verified")
         outside = frame.filter(pl.col("clipped")).height
-        chart.shows += (f"; {outside} comparison{'s' if outside != 1 else ''} outside {low:g}-{high:g} drawn at the "
-                        "edge and labelled with its value" if outside else "")
+        chart.shows += (f"; the scale is the procurement-grade comparisons' ({low:g}-{high:g}): a preview or flagged "
+                        "outlier never sets it" + (f"; {outside} comparison{'s' if outside != 1 else ''} outside it "
+                                                  "drawn at the edge, labelled with their values" if outside else ""))
         y_scale, y_axis = snapped_log_scale([low, high], format="~g", margin=1)
         base = alt.Chart().encode(
             x=alt.X("accelerator_count_large:Q", title="accelerators in the larger system",
@@ -475,22 +519,33 @@ def scaling_efficiency_chart(con, palette: AcceleratorPalette) -> Chart:
             tooltip=[*_identity("round", "submitter", "accelerator", "benchmark", "scenario", "accelerator_count_small",
                                 "result_id_small", "accelerator_count_large", "result_id_large", "rows_verification"),
                      alt.Tooltip("efficiency:Q", format=".3f", title="efficiency (1.0 = linear)")])
-        points = base.mark_point(size=60, filled=True, opacity=0.8).encode(
-            color=palette.encoding(frame),
+        coloured = frame["accelerator"].value_counts(sort=True)["accelerator"].head(COLOURED).to_list()
+        chart.shows += (f"; the {len(coloured)} parts compared most in colour, the others grey"
+                        if frame["accelerator"].n_unique() > len(coloured) else "")
+        points = base.transform_calculate(**shade(coloured)).mark_point(size=60, filled=True, opacity=0.8).encode(
+            color=palette.encoding(frame, coloured=coloured),
             shape=alt.Shape("verification:N", title="rows", scale=alt.Scale(
                 domain=list(VERIFICATION_SHAPES), range=list(VERIFICATION_SHAPES.values()))))
-        labels = base.transform_filter(alt.datum.clipped == True).mark_text(  # noqa: E712
-            align="left", dx=6, fontSize=10, color="#b71c1c").encode(text="label:N")
+        # one label per place at the edge, naming each value clipped there once (dlrm-99 and dlrm-99.9 share
+        # one 351.48x): labels of rows the filters keep, joined after the filters ran
+        labels = alt.Chart().transform_filter(alt.datum.clipped == True).transform_aggregate(  # noqa: E712
+            groupby=["accelerator_count_large", "shown", "label"]).transform_aggregate(
+            labels="values(label)", groupby=["accelerator_count_large", "shown"]).transform_calculate(
+            text="join(pluck(datum.labels, 'label'), ', ')").mark_text(
+            align="left", dx=8, fontSize=LABEL_FONT, color="#b71c1c").encode(
+            x=alt.X("accelerator_count_large:Q"), y=alt.Y("shown:Q"), text="text:N")
         linear = alt.Chart().mark_rule(strokeDash=[4, 4], color="#999").encode(y=alt.datum(1.0))
         layered = alt.layer(linear, points, labels, data=frame)
         chart.chart = filters_for(frame).apply(layered).properties(width=WIDTH, height=300)
     return chart
 
 
-def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tuple[float, float]]:
-    """A robust range for a ratio (the 2nd to the 98th percentile, always holding 0.5-1.25 around
-    1.0): values beyond it are drawn at its edge (`shown`), marked `clipped` and labelled."""
-    values = frame[column].drop_nulls()
+def clipped_to_bulk(frame: pl.DataFrame, column: str, scale_from: pl.Expr = pl.lit(True)
+                    ) -> tuple[pl.DataFrame, tuple[float, float]]:
+    """A robust range for a ratio (the 2nd to the 98th percentile of the rows `scale_from` keeps, always
+    holding 0.5-1.25 around 1.0): values beyond it are drawn at its edge (`shown`), marked `clipped` and
+    labelled (`label`, rounded to 3 places)."""
+    values = frame.filter(scale_from)[column].drop_nulls()
     low = min(0.5, values.quantile(0.02) or 0.5)
     high = max(1.25, values.quantile(0.98) or 1.25)
     ticks = log_ticks([low, high], margin=1)
@@ -502,6 +557,10 @@ def clipped_to_bulk(frame: pl.DataFrame, column: str) -> tuple[pl.DataFrame, tup
 
 
 HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
+HISTORY_WIDTH, HISTORY_HEIGHT = 320, 170  # a panel: two side by side fit a 1000 px window
+HISTORY_COLUMNS = 2
+HISTORY_GUTTER = 120  # px at a panel's right, after the newest round: each coloured line's label
+END_LABEL_GAP = 13   # px between two line-end labels' baselines (11 px text)
 HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
 # Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
 HISTORY_SCENARIO = "Offline"
@@ -627,6 +686,50 @@ def _line_ids(points: list[dict], ran: dict[str, list[int]]) -> list[str]:
     return ids
 
 
+def time_axis_with_gutter(frame: pl.DataFrame) -> tuple[alt.Scale, alt.Axis]:
+    """A time axis over the rows' dates that leaves HISTORY_GUTTER px after the newest for the line-end
+    labels, ticked at the years the data spans only (no year after the newest round; every other year
+    where more than five would crowd the panel)."""
+    first, last = frame["published_on"].min(), frame["published_on"].max()
+    span = last - first
+    after = last + span * (HISTORY_GUTTER / (HISTORY_WIDTH - HISTORY_GUTTER))
+    before = first - span * 0.03
+    spanned = list(range(first.year + (first.month > 1 or first.day > 1), last.year + 1))
+    years = [alt.DateTime(year=y) for y in spanned[::-1][::1 if len(spanned) <= 5 else 2][::-1]]  # ~40 px a label
+    return (alt.Scale(domain=[before.isoformat(), after.isoformat()], nice=False),
+            alt.Axis(format="%Y", values=years, labelFontSize=LABEL_FONT, grid=True))
+
+
+def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn: pl.DataFrame) -> pl.DataFrame:
+    """A label per coloured line (kind 'end'): the series' name just after the newest round (published_on
+    `newest`, drawn 8 px to its right, in the panel's gutter), at the height of the line's last point, nudged apart so no
+    two labels of a panel overlap (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`)."""
+    ends = (parts.sort("published_on").group_by("panel", series, maintain_order=True).last()
+            .sort("panel", value))
+    rows = []
+    for (panel,), group in ends.group_by("panel", maintain_order=True):
+        everything = drawn.filter((pl.col("panel") == panel) & pl.col(value).is_not_null())[value]
+        low, high = math.log(everything.min()), math.log(everything.max())
+        per_px = max(high - low, 1e-9) / (HISTORY_HEIGHT - 12)   # the scale's padding: 6 px either end
+        heights = _spread([math.log(v) for v in group[value].to_list()], END_LABEL_GAP * per_px, low, high)
+        rows += [{**row, value: math.exp(h)} for row, h in zip(group.to_dicts(), heights)]
+    return pl.DataFrame(rows, schema=ends.schema).with_columns(
+        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col(series).alias("text"))
+
+
+def _spread(heights: list[float], gap: float, low: float, high: float) -> list[float]:
+    """Sorted heights moved apart to at least `gap`, kept within low-high where they fit."""
+    placed = []
+    for h in heights:
+        placed.append(max(h, placed[-1] + gap) if placed else h)
+    over = placed[-1] - high if placed else 0
+    if over > 0:
+        placed = [h - over for h in placed]
+        for i in range(len(placed) - 2, -1, -1):
+            placed[i] = min(placed[i], placed[i + 1] - gap)
+    return placed
+
+
 def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     frame = history_panels(accelerator_history_frame(con), field_records_frame(con))
     shows = (f"verified {HISTORY_SCENARIO} results without an anomaly finding, per accelerator (the system's result / its "
@@ -640,27 +743,39 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
                   _rounds(frame, "round"), None)
     if frame.is_empty():
         return chart
-    x = alt.X("published_on:T", title=None, axis=alt.Axis(format="%Y", tickCount="year", labelFontSize=LABEL_FONT))
+    x_scale, x_axis = time_axis_with_gutter(frame)
+    x = alt.X("published_on:T", title=None, scale=x_scale, axis=x_axis)
     y = alt.Y("per_accelerator:Q", title="per accelerator (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
+    parts_only = frame.filter(pl.col("kind") == "part")
+    frame = pl.concat([frame, line_end_labels(parts_only, "per_accelerator", "accelerator", frame["published_on"].max(),
+                                      frame.filter(pl.col("kind").is_in(["part", "frontier"])))],
+                      how="diagonal_relaxed")
     tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),
                alt.Tooltip("published_on:T", format="%Y-%m-%d", title="published"),
                alt.Tooltip("per_accelerator:Q", format=",.1f", title="per accelerator"), "result_unit:N"]
     base = alt.Chart()
     field = base.transform_filter("datum.kind == 'frontier'").mark_line(
         color="#9e9e9e", strokeWidth=6, opacity=0.4, interpolate="step-after").encode(x=x, y=y, detail="line:N")
+    # the labels sit in the panel's corners, off the lines: the record (from what to what) top left, where
+    # a history that rises has no line yet; the newest round's best bottom right, where it has none left
     gained = base.transform_filter("datum.kind == 'label'").mark_text(
-        align="left", dx=4, dy=-12, fontSize=11, fontWeight="bold", color="#424242").encode(x=x, y=y, text="text:N")
+        align="left", baseline="top", lineBreak=" -> ", fontSize=LABEL_FONT,
+        fontWeight="bold", color="#424242").encode(x=alt.value(4), y=alt.value(-30), text="text:N")
     newest = base.transform_filter("datum.kind == 'newest'").mark_text(
-        align="right", dx=-4, dy=12, fontSize=11, color="#616161").encode(x=x, y=y, text="text:N")
+        align="right", baseline="bottom", fontSize=LABEL_FONT, color="#616161").encode(
+        x=alt.value(HISTORY_WIDTH - 4), y=alt.value(HISTORY_HEIGHT + 28), text="text:N")
     parts = base.transform_filter("datum.kind == 'part'")
-    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
-                       legend=alt.Legend(values=sorted(frame.filter(pl.col("kind") == "part")["accelerator"].unique().to_list()),
-                                         labelLimit=260, columns=2))
+    # each line named at its end, in its colour: no legend to match colours against
+    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(), legend=None)
     lines = parts.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N")
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
-    chart.chart = alt.layer(field, lines, points, gained, newest).properties(width=300, height=170, data=frame).facet(
+    ends = base.transform_filter("datum.kind == 'end'").mark_text(
+        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=HISTORY_GUTTER - 10).encode(
+        x=x, y=y, color=colour, text="text:N")
+    chart.chart = alt.layer(field, lines, points, gained, newest, ends).properties(
+        width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
-        columns=3).resolve_scale(y="independent")
+        columns=HISTORY_COLUMNS).resolve_scale(y="independent")
     return chart

@@ -58,11 +58,13 @@ RESULT_FIELDS = ["entry", "benchmark", "scenario", "result", "unit", "per_accele
                  "measured_rack", "measured_watts", "system_estimate_watts", "per_kw_measured",
                  "per_kw_system_estimate", "per_user", "findings", "procurement_grade", "dollars_per_million_tokens"]
 ENTRY_FIELDS = ["id", "round", "submitter", "system", "accelerator", "accelerator_count", "division",
-                "availability", "verification", "stack", "url", "price"]
-# the user's price of the entry's accelerator, as the page prints it beside a cost (null: no price)
+                "availability", "verification", "stack", "url", "price", "price_source"]
+# the user's price of the entry's accelerator as the page prints it beside a cost, and where it is from
+# (its source and date: once, in the comparison's footnote, not in each cell); null: no price
 PRICES_SQL = """
-SELECT accelerator, '$' || printf('%.2f', dollars_per_accelerator_hour) || ' per accelerator-hour'
-       || coalesce(', ' || coalesce(source, note), '') || coalesce(', ' || strftime(priced_on, '%Y-%m-%d'), '') AS price
+SELECT accelerator, '$' || printf('%.2f', dollars_per_accelerator_hour) || ' per accelerator-hour' AS price,
+       coalesce(nullif(concat_ws(', ', coalesce(source, note), strftime(priced_on, '%Y-%m-%d')), ''),
+                'no source given') AS price_source
 FROM stg_prices
 """
 
@@ -107,9 +109,9 @@ def _default_repository(round_name: str) -> tuple[str, str]:
 def page_data(con: duckdb.DuckDBPyConnection) -> PageData:
     repositories = {name: (r.repository, r.branch) for name, r in load_registry().items()}
     entries = db.query_frame(con, ENTRIES_SQL).to_dicts()
-    prices = dict(db.query_frame(con, PRICES_SQL).iter_rows())
+    prices = {accelerator: (price, source) for accelerator, price, source in db.query_frame(con, PRICES_SQL).iter_rows()}
     for entry in entries:
-        entry["price"] = prices.get(entry["accelerator"])
+        entry["price"], entry["price_source"] = prices.get(entry["accelerator"], (None, None))
         entry["id"] = entry.pop("result_id")
         entry["url"] = entry_url(entry.pop("details"), entry["round"], entry.pop("location"), repositories)
         entry["accelerator"] = entry["accelerator"] or entry.pop("accelerator_raw") or "no accelerator"
@@ -136,7 +138,8 @@ def own_replays(runs: pl.DataFrame, first_index: int) -> tuple[list[dict], list[
                         "system": run["system"] or f"{run['tool']} {run['backend'] or ''}".strip(),
                         "accelerator": run["accelerator"], "accelerator_count": run["accelerator_count"],
                         "division": "own measurement", "availability": "", "verification": "own measurement",
-                        "stack": run["tool"], "url": "", "price": None})
+                        "stack": run["tool"], "url": "", "price": None,
+                        "price_source": None})
         for benchmark in run["benchmarks"] or []:
             fields = {"entry": first_index + number, "benchmark": benchmark, "scenario": "*",
                       "result": run["tokens_per_second"], "unit": "Tokens/s",

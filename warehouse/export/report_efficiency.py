@@ -8,7 +8,9 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from warehouse.export.report_charts import (LABEL_FONT, RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds)
+from warehouse.export.report_charts import (HISTORY_COLUMNS, HISTORY_GUTTER, HISTORY_HEIGHT, HISTORY_WIDTH, LABEL_FONT,
+                                            RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds, line_end_labels,
+                                            time_axis_with_gutter)
 from warehouse.export.report_interactive import AcceleratorPalette
 from warehouse.store import db
 
@@ -135,7 +137,13 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
                   "or `mlperf-wh trees` for the old rounds' power files")
     if frame.is_empty():
         return chart
-    x = alt.X("published_on:T", title=None, axis=alt.Axis(format="%Y", tickCount="year", labelFontSize=LABEL_FONT))
+    x_scale, x_axis = time_axis_with_gutter(frame)
+    x = alt.X("published_on:T", title=None, scale=x_scale, axis=x_axis)
+    # each coloured line (a part at a power setting) named at its end; grey lines unnamed
+    coloured_rows = frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))
+    frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", "series", frame["published_on"].max(),
+                                       frame.filter(pl.col("kind").is_in(["part", "frontier"])))
+                       .with_columns(pl.col("accelerator").alias("text"))], how="diagonal_relaxed")
     y = alt.Y("per_joule:Q", title="per joule (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~g", labelFontSize=LABEL_FONT, tickCount=5))  # 0.01 and 400, never "10m"
     dash = alt.StrokeDash("power_setting:N", title="power setting",
@@ -149,26 +157,25 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     record = base.transform_filter("datum.kind == 'frontier'").mark_line(
         color="#9e9e9e", strokeWidth=5, opacity=0.4, interpolate="step-after").encode(
         x=x, y=y, detail="line:N", strokeDash=dash)
-    # a label above its MaxQ record line, below its MaxP one, inside the panel
-    labels = [base.transform_filter(f"datum.kind == 'label' && datum.power_setting == '{setting}' && "
-                                    f"{'' if right else '!'}datum.right").mark_text(
-        align="right" if right else "left", dx=-4 if right else 4, dy=-9 if setting == "MaxQ" else 11, fontSize=10,
-        fontWeight="bold", color="#424242", limit=230).encode(x=x, y=y, text="text:N")
-        for setting in SETTING_DASH for right in (False, True)]
+    # each setting's record label in the panel's top left corner, above the lines (MaxQ first, MaxP below)
+    labels = [base.transform_filter(f"datum.kind == 'label' && datum.power_setting == '{setting}'").mark_text(
+        align="left", baseline="top", fontSize=LABEL_FONT, fontWeight="bold", color="#424242").encode(x=alt.value(4), y=alt.value(-32 + 14 * row), text="text:N")
+        for row, setting in enumerate(SETTING_DASH)]
     parts = base.transform_filter("datum.kind == 'part'")
     others = parts.transform_filter(f"datum.shade == '{OTHER}'")
     coloured = parts.transform_filter(f"datum.shade != '{OTHER}'")
-    shown = sorted(frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))["accelerator"].unique().to_list())
-    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(),
-                       legend=alt.Legend(values=shown, labelLimit=260, columns=2))
+    colour = alt.Color("accelerator:N", title="accelerator", scale=palette.scale(), legend=None)
     grey_lines = others.mark_line(color="#bdbdbd", strokeWidth=1.5).encode(x=x, y=y, detail="line:N", strokeDash=dash)
     grey_points = others.mark_point(color="#9e9e9e", filled=True, size=30).encode(x=x, y=y, tooltip=tooltip)
     lines = coloured.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N", strokeDash=dash)
     points = coloured.mark_point(filled=True, size=40).encode(x=x, y=y, color=colour, tooltip=tooltip)
+    ends = base.transform_filter("datum.kind == 'end'").mark_text(
+        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=HISTORY_GUTTER - 10).encode(
+        x=x, y=y, color=colour, text="text:N")
     order = frame.filter(pl.col("kind") == "part").select("panel", "panel_order").unique().sort("panel_order")
-    chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels).properties(
-        width=300, height=170, data=frame).facet(
+    chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels, ends).properties(
+        width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, sort=order["panel"].to_list(),
                         header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
-        columns=3).resolve_scale(y="independent")
+        columns=HISTORY_COLUMNS).resolve_scale(y="independent")
     return chart

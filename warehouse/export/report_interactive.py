@@ -28,7 +28,11 @@ _CATEGORY20B = ["#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3"
                 "#ad494a", "#a55194", "#6b6ecf", "#b5cf6b", "#e7ba52", "#d6616b", "#ce6dbd", "#9c9ede",
                 "#cedb9c", "#e7cb94", "#e7969c", "#de9ed6"]
 ACCELERATOR_COLOURS = _TABLEAU20[0::2] + _TABLEAU20[1::2] + _CATEGORY20B
-GAIN_SCHEME = "redblue"     # red below 1 (slower), white at 1, blue above (faster)
+GAIN_SCHEME = "redblue"
+COLOURED = 8        # series a panel colours at most: the parts that lead; the rest grey
+GREY = "#bdbdbd"
+OTHER_PARTS = "other parts"
+SHADE = "shade"     # red below 1 (slower), white at 1, blue above (faster)
 
 
 # --- filters ------------------------------------------------------------------------------------
@@ -122,11 +126,38 @@ class AcceleratorPalette:
     def scale(self) -> alt.Scale:
         return alt.Scale(domain=list(self.domain), range=self.range)
 
-    def encoding(self, frame: pl.DataFrame, field: str = "accelerator", legend: bool = True):
-        """The colour channel: the page's mapping, with a legend listing only this chart's accelerators."""
+    def encoding(self, frame: pl.DataFrame, field: str = "accelerator", legend: bool = True,
+                 coloured: list[str] | None = None):
+        """The colour channel: the page's mapping, with a legend listing only this chart's accelerators;
+        with `coloured`, only those keep their colour (the few a chart leads with) and every other is grey."""
         shown = sorted(frame[field].drop_nulls().unique().to_list())
-        return alt.Color(f"{field}:N", title="accelerator", scale=self.scale(),
-                         legend=alt.Legend(values=shown) if legend else None)
+        if coloured is None:
+            return alt.Color(f"{field}:N", title="accelerator", scale=self.scale(),
+                             legend=alt.Legend(values=shown) if legend else None)
+        domain = sorted(coloured) + [OTHER_PARTS]
+        return alt.Color(f"{SHADE}:N", title="accelerator", scale=alt.Scale(
+            domain=domain, range=[self.colour_of(a) if a in self.domain else GREY for a in domain[:-1]] + [GREY]),
+            legend=alt.Legend(values=domain) if legend else None)
+
+
+def shade(coloured: list[str], field: str = "accelerator") -> dict:
+    """The calculated field `encoding(..., coloured=...)` colours by: the accelerator when it is one
+    of `coloured`, else OTHER_PARTS (`chart.transform_calculate(**shade(...))`)."""
+    return {SHADE: f"indexof({json.dumps(sorted(coloured))}, datum['{field}']) >= 0 ? datum['{field}'] : "
+                   f"'{OTHER_PARTS}'"}
+
+
+def leading(frame: pl.DataFrame, panel: list[str], value: str, field: str = "accelerator",
+            most: int = COLOURED) -> list[str]:
+    """The accelerators a chart colours (at most `most`, so no panel has more): those that rank
+    highest by `value` in any of its panels (the columns `panel`), the more panels the better."""
+    if frame.is_empty():
+        return []
+    ranked = (frame.drop_nulls([field, value]).group_by(*panel, field).agg(pl.col(value).max())
+              .with_columns(pl.col(value).rank("ordinal", descending=True).over(panel).alias("place")))
+    scored = (ranked.group_by(field).agg(pl.col("place").min().alias("best"), pl.len().alias("panels"))
+              .sort(["best", "panels", field], descending=[False, True, False]))
+    return scored[field].head(most).to_list()
 
 
 def gain_scale(values: pl.Series) -> alt.Scale:
@@ -247,3 +278,11 @@ def inert_value(value):
     if isinstance(value, bool):
         return truth(value)
     return inert_text(value) if isinstance(value, str) and not hasattr(value, "__html__") else value
+
+
+def words(value) -> list[str]:
+    """A ledger table's cell (templates/report.html) as its words, each inert: the page puts each in a
+    span that never wraps, so a line breaks at spaces only (not at the hyphen or dot of 'llama2-70b-99'
+    or '6.1-0074', nor inside 'generation_speedup')."""
+    text = inert_value(value)
+    return [] if text is None else str(text).split()

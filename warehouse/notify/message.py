@@ -5,7 +5,6 @@ whose grade changed, decisions due), then the published rows each load added, ch
 nothing composes no message (None)."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 import duckdb
@@ -15,6 +14,7 @@ from warehouse.figures import human_number
 from warehouse.ingest.changes import LATEST_LOAD_CHANGES
 from warehouse.notify.answers import Move
 from warehouse.notify.deliver import Message, capped
+from warehouse.twins import merged_subject, twin_key
 
 SHOWN = 8          # lines per section; the rest is counted, and in answer_changes / published_changes
 CHANGED_SHOWN = 10
@@ -123,28 +123,16 @@ def _section(title: str, lines: list[str], shown: int = SHOWN, more: str = "") -
     return out + [""]
 
 
-TWIN = re.compile(r"^(?P<family>\S+?)-(?P<target>9\d(?:\.9)?)(?P<rest> .*)$")
-
-
 def merged_twins(leaders: list[Move]) -> list[Move]:
     """One line for a benchmark's accuracy targets when one run leads both alike (llama2-70b-99 and
     -99.9 Offline, the same result and figure): 'llama2-70b-99 / -99.9 Offline Tokens/s'."""
     groups: dict[tuple, list[Move]] = {}
     for move in leaders:
-        found = TWIN.match(move.subject)
-        key = ((move.kind, found["family"], found["rest"], move.after, move.before) if found
-               else (move.kind, move.subject))
+        twin = twin_key(move.subject)
+        key = (move.kind, *twin, move.after, move.before) if twin else (move.kind, move.subject)
         groups.setdefault(key, []).append(move)
-    merged = []
-    for moves in groups.values():
-        if len(moves) == 1:
-            merged.append(moves[0])
-            continue
-        targets = sorted((TWIN.match(m.subject)["target"] for m in moves), key=float)
-        found = TWIN.match(moves[0].subject)
-        subject = f"{found['family']}-{targets[0]}" + "".join(f" / -{t}" for t in targets[1:]) + found["rest"]
-        merged.append(replace(moves[0], subject=subject))
-    return merged
+    return [moves[0] if len(moves) == 1 else replace(moves[0], subject=merged_subject([m.subject for m in moves]))
+            for moves in groups.values()]
 
 
 def leader_line(move: Move) -> str:

@@ -43,12 +43,12 @@
   }
 
   // Only a web link the warehouse wrote becomes a link; anything else stays text.
+  // A result ID never breaks across lines (class rid: white-space nowrap).
   function link(url, text) {
     if (typeof url === "string" && /^https?:\/\//i.test(url)) {
-      const a = el("a", {href: url, title: "the entry's published page"}, text);
-      return a;
+      return el("a", {href: url, title: "the entry's published page", class: "rid"}, text);
     }
-    return document.createTextNode(text);
+    return el("span", {class: "rid"}, text);
   }
 
   // 'measured on 72 accelerators' -> 'measured on 72'; 'extrapolated from 8 accelerators' -> 'estimated from 8'
@@ -273,12 +273,31 @@
     return [null, null, "no common power basis"];
   }
 
-  // a cost with the price it comes from: "$0.0855 ($4.00 per accelerator-hour, source, date)"
+  // a cost with the price it comes from, "$0.0855 ($4.00 per accelerator-hour)*": the price's source
+  // and date once, in the footnote under the table (priceFootnote), as the answer tables do
   function costText(r) {
     if (r.dollars_per_million_tokens == null) return "";
     const v = Number(r.dollars_per_million_tokens);
     const money = "$" + (Math.abs(v) >= 1 ? v.toFixed(2) : String(Number(v.toPrecision(3))));  // figures.py dollars
-    return r.e.price ? money + " (" + r.e.price + ")" : money;
+    return r.e.price ? money + " (" + r.e.price + ")*" : money;
+  }
+
+  // "* Prices are yours (...), per accelerator-hour: source, date (B200, GB200)." for the priced entries shown
+  function priceFootnote(shown) {
+    const note = document.getElementById("compare-prices");
+    const sources = new Map();
+    for (const entry of shown) {
+      if (!entry.price) continue;
+      const priced = sources.get(entry.price_source) || [];
+      if (!priced.includes(entry.accelerator)) priced.push(entry.accelerator);
+      sources.set(entry.price_source, priced);
+    }
+    note.replaceChildren();
+    note.hidden = sources.size === 0;
+    if (note.hidden) return;
+    note.append(el("sup", {}, "*"), " Prices are yours (", el("code", {}, "mlperf-wh prices load"),
+                "), per accelerator-hour: " +
+                [...sources].map(([source, priced]) => `${source} (${priced.join(", ")})`).join("; ") + ".");
   }
 
   function measures(left, right) {
@@ -314,6 +333,7 @@
     const table = document.getElementById("compare-table");
     table.tHead.replaceChildren();
     table.tBodies[0].replaceChildren();
+    priceFootnote([]);
     if (a === null || b === null) return;
     const header = el("tr");
     header.append(el("th", {}, "benchmark · scenario"), el("th", {}, "measure"));
@@ -344,6 +364,8 @@
         table.tBodies[0].appendChild(tr);
       });
     }
+    const costed = pairs.some(([left, right]) => left.dollars_per_million_tokens != null || right.dollars_per_million_tokens != null);
+    priceFootnote(costed ? [entries[a], entries[b]] : []);
   }
 
   buildFilters();
