@@ -9,7 +9,9 @@ against (tests/test_power_readings.py).
     .venv/bin/python bench/power_floor.py --json TREE_ROOT [TREE_ROOT ...]   one JSON line per power run
 
 A tree root is named as the shared trees are (inference_results_vX.Y): the version picks the era rules
-(before v2.0 LoadGen logged no query count; energy in Joules until v2.1, millijoules from v3.0).
+(v1.0 logged local times: the window + performance/power/client.json's "timezone" seconds and each sample
++ server.json's, as check_power_dir of the v2.1-era checker adds them; before v2.0 LoadGen logged no
+query count; energy in Joules until v2.1, millijoules from v3.0).
 """
 from __future__ import annotations
 
@@ -37,16 +39,28 @@ def detail_log(path: str) -> dict:
     return values
 
 
+def timezone(run: str, side: str) -> datetime.timedelta:
+    """The power-dev session file's offset (v1.0): zero for a round that logged UTC."""
+    with open(os.path.join(os.path.dirname(run), "power", f"{side}.json")) as f:
+        seconds = json.load(f)["timezone"]
+    if type(seconds) is not int or abs(seconds) > 14 * 3600:
+        raise ValueError(f"{side}.json: timezone {seconds!r} is no offset")
+    return datetime.timedelta(seconds=seconds)
+
+
 def power_figure(run: str, version: tuple[int, int]) -> tuple[float, str]:
     log = detail_log(os.path.join(run, "mlperf_log_detail.txt"))
-    begin = datetime.datetime.strptime(log["power_begin"], FORMAT)
-    end = datetime.datetime.strptime(log["power_end"], FORMAT)
+    local = version < (1, 1)
+    client = timezone(run, "client") if local else datetime.timedelta(0)
+    server = timezone(run, "server") if local else datetime.timedelta(0)
+    begin = datetime.datetime.strptime(log["power_begin"], FORMAT) + client
+    end = datetime.datetime.strptime(log["power_end"], FORMAT) + client
     power = []
     with open(os.path.join(run, "spl.txt")) as f:
         for line in f:
             if not line.startswith("Time"):
                 continue
-            timestamp = datetime.datetime.strptime(line.split(",")[1], FORMAT)
+            timestamp = datetime.datetime.strptime(line.split(",")[1], FORMAT) + server
             if begin < timestamp < end:
                 watts = float(line.split(",")[3])
                 if watts > 0:

@@ -1,7 +1,8 @@
 """power_readings: one measured power figure per run folder of a round rebuilt from its tree, beside
 the run's performance row (the same round, source_id and run path), computed from the run's spl.txt
-and mlperf_log_detail.txt as MLCommons' checker computes it (warehouse/trees/power.py). A figure that
-fails a check here is quarantined (source_id 'rebuilt/<round>/power') with every check it failed.
+and mlperf_log_detail.txt (and, in v1.0, its power folder's timezone files) as MLCommons' checker
+computes it (warehouse/trees/power.py). A figure that fails a check here is quarantined (source_id
+'rebuilt/<round>/power') with every check it failed.
 
 The columns a published table's power row carries line up: round, source_id, run_path (results.location
 of a table round), system, model, scenario, value, unit ('Watts' or, per query, 'Joules' /
@@ -49,7 +50,8 @@ class PowerReading(pa.DataFrameModel):
                                                            "checker skips them (the analyzer's marker of a missing "
                                                            "reading)")
     power_begin: pl.Datetime("us") = pa.Field(description="the detail log's power_begin, as logged (UTC from "
-                                                          "v1.1): the window's start")
+                                                          "v1.1; v1.0's local time, to which the checker adds "
+                                                          "power/client.json's timezone: see rule): the window's start")
     power_end: pl.Datetime("us") = pa.Field(description="the detail log's power_end: the window's end")
     duration_s: float = pa.Field(gt=0, description="power_end - power_begin, seconds")
     query_count: float = pa.Field(nullable=True, gt=0, description="the queries the energy is divided by, counted "

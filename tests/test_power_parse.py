@@ -1,7 +1,8 @@
 """A run's power figure as MLCommons' checker computes it (issue 62, item 1), on a hand-made trimmed run
 (tests/fixtures/power): the two files parsed as the checker reads them, the mean of the positive samples
 strictly inside the window, Watts or energy per query by the era rules of the round; and every
-malformed file refused with the line it names (item 2)."""
+malformed file refused with the line it names (item 2). A v1.0 run (tests/fixtures/power_v1.0) logged
+local times: its window and samples shifted by its power folder's timezones as the checker adds them."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -11,8 +12,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from warehouse.trees.parsing import UnparsableFile
-from warehouse.trees.parsing_power import parse_detail, spl_window, timestamp_us
-from warehouse.trees.power import Bounds, figure, power_rule
+from warehouse.trees.parsing_power import parse_detail, parse_timezone, spl_window, timestamp_us
+from warehouse.trees.power import Bounds, figure, power_rule, sample_window
 
 pytestmark = pytest.mark.unit
 
@@ -72,11 +73,86 @@ def test_the_checkers_order_of_operations_is_kept_to_the_last_bit():
     assert found["value"] == mean * 4.0 * 1000 / 400   # power_check.py: avg * duration * 1000 / num_queries
 
 
-def test_v1_0_local_times_and_rounds_before_power_are_not_computed():
+def test_v1_0_local_times_without_timezones_and_rounds_before_power_are_not_computed():
     detail, spl = _read()
-    assert "timezone" in figure(power_rule("v1.0"), "Offline", detail, spl, LENIENT)[1][0]
+    assert "without both, not computed" in figure(power_rule("v1.0"), "Offline", detail, spl, LENIENT)[1][0]
+    assert figure(power_rule("v1.1"), "Offline", detail, spl, LENIENT, (0, 0))[1] == [
+        "timezones given for a round whose logs are in UTC"]
     assert figure(power_rule("v0.7"), "Offline", detail, spl, LENIENT)[1] == [
         "MLPerf Inference measured no power before v1.0"]
+
+
+# ---------------------------------------------------------------------------------------------
+# v1.0: local times, shifted by performance/power/client.json and server.json
+
+V10 = Path(__file__).parent / "fixtures" / "power_v1.0"
+V10_DETAIL = (V10 / "mlperf_log_detail.txt").read_bytes()
+V10_SPL = (V10 / "spl.txt").read_bytes()
+
+
+def _v10_figure(client: int, server: int, spl: bytes = V10_SPL) -> dict:
+    detail = parse_detail(V10_DETAIL, "detail")
+    begin, end = sample_window(detail, (client, server))
+    found, reasons = figure(power_rule("v1.0"), "Offline", detail, spl_window(spl, begin, end, "spl"), LENIENT,
+                            (client, server))
+    assert reasons == []
+    return found
+
+
+def test_equal_timezones_give_the_unshifted_reading():
+    found = _v10_figure(28800, 28800)
+    # strictly inside 20:00:01.500 to 20:00:05.500: the samples of 02, 03, 04 and 05 s
+    assert found["value"] == (210 + 220 + 230 + 240) / 4 and (found["samples"], found["duration_s"]) == (4, 4.0)
+    assert "power_begin and power_end + client.json's timezone (28800 s), each sample's time + server.json's " \
+           "(28800 s)" in found["rule"]
+
+
+def test_different_timezones_shift_the_window_as_the_checker_adds_them():
+    # the checker keeps a sample when its time + 28798 > power_begin + 28800, that is time > power_begin + 2 s:
+    # 20:00:03.500 to 20:00:07.500 on the analyzer's clock, the samples of 04, 05, 06 and 07 s
+    found = _v10_figure(28800, 28798)
+    assert found["value"] == (230 + 240 + 250 + 900) / 4 and found["duration_s"] == 4.0
+    # subtracting the timezones instead would read 19:59:59.500 to 20:00:03.500: 100, 200, 210, 220 W
+    assert found["value"] != (100 + 200 + 210 + 220) / 4
+
+
+def test_an_analyzer_logging_utc_lines_up_with_a_sut_logging_local_time():
+    # the director's clock in UTC (server.json 0), the SUT's 7 h west of it (client.json 25200): the
+    # analyzer logged 03:00 of the next day for the SUT's 20:00
+    in_utc = V10_SPL.replace(b"03-17-2021 20:", b"03-18-2021 03:")
+    assert _v10_figure(25200, 0, in_utc)["value"] == 225.0
+
+
+def test_a_shifted_window_outside_the_log_names_the_analyzers_clock():
+    detail = parse_detail(V10_DETAIL, "detail")
+    begin, end = sample_window(detail, (28800, 28790))
+    reasons = figure(power_rule("v1.0"), "Offline", detail, spl_window(V10_SPL, begin, end, "spl"), LENIENT,
+                     (28800, 28790))[1]
+    assert "on the analyzer's clock 03-17-2021 20:00:11.500 to 03-17-2021 20:00:15.500" in reasons[0]
+
+
+@pytest.mark.parametrize("content, said", [
+    (b'{"timezone": "28800"}', '"timezone" is "28800", not a whole number of seconds'),
+    (b'{"timezone": 28800.5}', '"timezone" is 28800.5, not a whole number of seconds'),
+    (b'{"timezone": true}', '"timezone" is true, not a whole number of seconds'),
+    (b'{"timezone": null}', '"timezone" is null, not a whole number of seconds'),
+    (b'{"timezone": 90000}', '"timezone" is 90000 s, beyond any zone on Earth (at most 14 h from UTC)'),
+    (b'{"timezone": -50401}', '"timezone" is -50401 s, beyond any zone on Earth (at most 14 h from UTC)'),
+    (b'{"version": "1.0"}', 'not a JSON object with a "timezone"'),
+    (b"[28800]", 'not a JSON object with a "timezone"'),
+    (b'{"timezone": 288', "not JSON"),
+    (b"", "not JSON"),
+    (b'{"timezone": 28800}\xff', "not valid UTF-8 at byte 19"),
+])
+def test_a_timezone_file_that_gives_no_offset_is_refused(content, said):
+    with pytest.raises(UnparsableFile) as refused:
+        parse_timezone(content, "client.json")
+    assert refused.value.reasons == [said]
+
+
+def test_a_timezone_file_is_read_at_its_offset():
+    assert parse_timezone((V10 / "client.json").read_bytes(), "client.json") == {"timezone": 28800}
+    assert parse_timezone(b'{"timezone": -50400}', "server.json") == {"timezone": -50400}
 
 
 def test_skipped_samples_past_the_share_quarantine_the_figure():

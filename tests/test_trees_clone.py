@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import SHARED
 from tests.readers import connect_file
+from tests.trees_layout import v10_paths, v10_repository
 from warehouse.identity.rounds import load_registry
 from warehouse.trees.clone_folders import MARKER
 from warehouse.trees.cloning import CloneFailed, clone_round
@@ -150,3 +151,27 @@ def test_a_tree_git_refuses_a_path_of_still_gives_its_power_files(tmp_path):
     assert checked_out(cloned.root) == POWER_KEPT | {MARKER} and never_fetched(cloned.root, bare, left_out)
     assert [path for path, _ in cloned.left_out] == ["closed/.git/systems/x.json"]
     assert [r["run_path"] for r in rebuild_tree("v1.1", cloned.root).power_rows] == [POWERED]
+
+
+V10_SCENARIO = "closed/AcmeAI/results/edgebox_MaxQ/resnet50"
+# a run without spl.txt: neither its detail log nor its power folder is fetched
+V10_LEFT_OUT = {f"{V10_SCENARIO}/SingleStream/performance/run_1/mlperf_log_detail.txt",
+                f"{V10_SCENARIO}/SingleStream/performance/power/client.json"}
+
+
+@pytest.mark.parametrize("refused", [None, "closed"])
+def test_a_v1_0_clone_holds_the_timezone_files_of_power_runs_only(tmp_path, refused):
+    """A round of local times (v1.0): the clone checks out a power run's performance/power/client.json
+    and server.json beside its spl.txt and detail log, by sparse checkout or (a tree git refuses a
+    path of) by their paths, and the rebuild reads the figure on the checker's shifted clocks."""
+    kept = set(v10_paths().values())
+    bare = served(tmp_path, v10_repository(tmp_path / "fixture" / "inference_results_v1.0"), kept, V10_LEFT_OUT,
+                  refused=refused)
+    base = f"file://{bare.parent}"
+    tree = clone_round(base, load_registry()["v1.0"], tmp_path / "cache").root
+    assert checked_out(tree) == kept | {MARKER} and never_fetched(tree, bare, V10_LEFT_OUT)
+    assert [(r["value"], r["unit"]) for r in rebuild_tree("v1.0", tree).power_rows] == [(225.0, "Watts")]
+    if refused is None:  # a second run finds the sparse checkout its own and brings the clone up to date in place
+        made = (tree / ".git").stat().st_ino
+        assert clone_round(base, load_registry()["v1.0"], tmp_path / "cache").root == tree
+        assert (tree / ".git").stat().st_ino == made

@@ -1,7 +1,7 @@
 """The shared trees/ and mirror/ laid out as the round repositories are published
 (`inference_results_vX.Y/main/{summary_results.json,closed/...,open/...}`), so a loopback HTTP server
 or `trees --source DIR` can read them; and the v6.1 fixtures (tests/fixtures/trees_v6.1) laid out at
-their published paths.
+their published paths, and the made-up v1.0 power round (tests/fixtures/power_v1.0) at its paths.
 
 The trees are hard links into ../shared/mlcommons (copies where a hard link cannot be made), not
 symbolic links: the tree readers follow no symbolic link below a tree's root
@@ -20,6 +20,7 @@ from tests.conftest import MIRROR, ROOT, SHARED, SHARED_ROUNDS
 
 TREES = SHARED / "trees"
 V61_FIXTURES = ROOT / "tests" / "fixtures" / "trees_v6.1"
+V10_FIXTURES = ROOT / "tests" / "fixtures" / "power_v1.0"
 # the session warehouse's rounds whose tree the shared data holds (v6.1's table alone is shared)
 TREE_ROUNDS = tuple(r for r in SHARED_ROUNDS if (TREES / f"inference_results_{r}").is_dir())
 
@@ -90,10 +91,28 @@ def v61_repository(root: Path) -> Path:
     """tests/fixtures/trees_v6.1 laid out as published (manifest.toml: each file's path), copied under
     root/inference_results_v6.1/: the trees at the repository's root, as ../shared/mlcommons/trees
     holds them, and the constructed final table at main/summary_results.json."""
-    with (V61_FIXTURES / "manifest.toml").open("rb") as f:
+    _laid_out(V61_FIXTURES, root / "inference_results_v6.1", shutil.copyfile)
+    return root
+
+
+def v10_repository(tree: Path) -> Path:
+    """tests/fixtures/power_v1.0 laid out at its manifest's paths in `tree` (a round's tree root, named
+    inference_results_<round> for a --source), its files' times kept."""
+    _laid_out(V10_FIXTURES, tree, shutil.copy2)
+    return tree
+
+
+def v10_paths() -> dict[str, str]:
+    """The power_v1.0 fixture's file names -> their paths in the round."""
+    with (V10_FIXTURES / "manifest.toml").open("rb") as f:
+        return {entry["name"]: entry["path"] for entry in tomllib.load(f)["file"]}
+
+
+def _laid_out(fixtures: Path, tree: Path, copy) -> None:
+    """A fixture folder's files copied (`copy`) to their manifest.toml paths under `tree`."""
+    with (fixtures / "manifest.toml").open("rb") as f:
         manifest = tomllib.load(f)
     for entry in manifest["file"]:
-        target = root / "inference_results_v6.1" / entry["path"]
+        target = tree / entry["path"]
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(V61_FIXTURES / entry["name"], target)
-    return root
+        copy(fixtures / entry["name"], target)

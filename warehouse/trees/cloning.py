@@ -9,7 +9,8 @@ rebuild reads and nothing else.
 
 The clone holds the commit and its trees (directory listings) and only the blobs the checkout needs:
 systems/*.json and performance/run_1/mlperf_log_summary.txt, and a power run's spl.txt and (added by
-its path once the checkout shows the spl.txt) its mlperf_log_detail.txt, a few MB where a round
+its path once the checkout shows the spl.txt) its mlperf_log_detail.txt (and, in a round of local
+times, v1.0, its performance/power/client.json and server.json), a few MB where a round
 repository is several GB of logs. The server must allow filtering (GitHub does; a self-hosted one needs
 uploadpack.allowFilter); one that does not is refused, naming that, rather than cloned whole.
 
@@ -47,6 +48,8 @@ from warehouse.trees.clone_folders import (clone_place, mark, marked_temporary, 
                                             remove_ours, taken)
 from warehouse.trees.git_network import NetworkBudget, connects_within, first_hop
 from warehouse.trees.git_remote import ALLOWED_PROTOCOLS, TOKEN_ENV, USERNAME_ENV, GitRemote, parse_git_url
+from warehouse.trees.parsing_power import POWER_FOLDER, TIMEZONE_FILES
+from warehouse.trees.power import power_rule, reads_timezones
 from warehouse.interrupt import die_with_parent, stop_process_group
 
 SPARSE_PATTERNS = ("/*/*/systems/*.json",
@@ -55,6 +58,8 @@ SPARSE_PATTERNS = ("/*/*/systems/*.json",
 # A power run's detail log (every run has one; only a power run's is read, beside its spl.txt): added
 # to the sparse checkout by its literal path once the checkout shows which runs hold spl.txt.
 POWER_DETAIL = "performance/run_1/mlperf_log_detail.txt"
+# A power run's timezone files, added the same way for a round of local times only (trees/power.py)
+POWER_TIMEZONES = tuple(f"{POWER_FOLDER}/{name}" for name in TIMEZONE_FILES)
 # The same files as pathspecs, for a tree git refuses to check out whole (a path it finds invalid); its
 # power files are checked out after them, by their literal paths (a glob that matches nothing fails)
 PATHSPECS = tuple(f":(glob){pattern.lstrip('/')}" for pattern in SPARSE_PATTERNS[:2])
@@ -152,12 +157,13 @@ def _clone(git: "Git", round, cache: Path) -> ClonedTree:
 def _cloned(git: "Git", round, place: Path) -> tuple[str, ...]:
     """The clone at `place` (the warehouse's, or nothing there) brought up to date, or made again;
     the paths git refused."""
-    if taken(place) and _whole_clone_of(place, git.remote, round.branch) and _updated(git, place, round.branch):
+    power = _power_files_of(round.name)
+    if taken(place) and _whole_clone_of(place, git.remote, round.branch) and _updated(git, place, round.branch, power):
         return ()
     temporary = marked_temporary(place.parent, round, "clone", git.remote.url)
     try:
         fresh = temporary / round.repository
-        refused = _clone_into(git, fresh, round.branch)
+        refused = _clone_into(git, fresh, round.branch, power)
         mark(fresh, round, git.remote.url)
         put_in_place(fresh, place, round)
     finally:
@@ -181,13 +187,19 @@ def _undecodable_names_removed(root: Path) -> list[str]:
     return sorted(removed)
 
 
-def _updated(git: "Git", dest: Path, branch: str) -> bool:
+def _power_files_of(round_name: str) -> tuple[str, ...]:
+    """What of a power run's scenario folder the round's figure reads beside its spl.txt: the detail
+    log, and in a round of local times the power folder's timezone files."""
+    return (POWER_DETAIL, *(POWER_TIMEZONES if reads_timezones(power_rule(round_name)) else ()))
+
+
+def _updated(git: "Git", dest: Path, branch: str, power: tuple[str, ...] = (POWER_DETAIL,)) -> bool:
     """The clone at `dest` moved to the branch's latest commit, fetched from the remote; False when git
     refuses a path of that commit (a new clone then checks out the files it can)."""
     git(["-C", str(dest), "fetch", "--filter=blob:none", "--depth", "1", "--", git.remote.url, branch])
     try:
         git(["-C", str(dest), "checkout", "--detach", "FETCH_HEAD", "--"])
-        _with_power_detail_logs(git, dest)
+        _with_power_detail_logs(git, dest, power)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
@@ -195,7 +207,7 @@ def _updated(git: "Git", dest: Path, branch: str) -> bool:
     return True
 
 
-def _clone_into(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
+def _clone_into(git: "Git", fresh: Path, branch: str, power: tuple[str, ...] = (POWER_DETAIL,)) -> tuple[str, ...]:
     """Clone the remote into `fresh`; the paths git refused to check out."""
     said = git(["clone", "--filter=blob:none", "--sparse", "--no-checkout", "--depth", "1", "--branch", branch,
                 "--", git.remote.url, str(fresh)])
@@ -205,23 +217,23 @@ def _clone_into(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
     git(["-C", str(fresh), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS])
     try:
         git(["-C", str(fresh), "checkout", branch, "--"])
-        _with_power_detail_logs(git, fresh)
+        _with_power_detail_logs(git, fresh, power)
     except CloneFailed as exc:
         if not _invalid_paths(exc.said):
             raise
-        return _check_out_files(git, fresh, branch)
+        return _check_out_files(git, fresh, branch, power)
     return ()
 
 
-def _with_power_detail_logs(git: "Git", clone: Path) -> None:
-    """The detail log of each run the checkout shows a spl.txt for, added to the sparse checkout by
-    its literal path (a pattern cannot say "beside a spl.txt"), so only power runs' detail logs are
-    fetched. A tree git refuses a path of keeps its power runs without them (their figures are then
-    quarantined, naming the missing log)."""
+def _with_power_detail_logs(git: "Git", clone: Path, power: tuple[str, ...] = (POWER_DETAIL,)) -> None:
+    """The detail log (and `power`'s other files: a round of local times's timezone files) of each run
+    the checkout shows a spl.txt for, added to the sparse checkout by literal path (a pattern cannot
+    say "beside a spl.txt"), so only power runs' files are fetched. A tree git refuses a path of
+    keeps its power runs without them (their figures are then quarantined, naming the missing file)."""
     scenarios = sorted(spl.parents[2].relative_to(clone).as_posix()
                        for spl in clone.glob("*/*/results/*/*/*/performance/run_1/spl.txt") if spl.is_file())
     if scenarios:
-        details = ["/" + _literal(f"{scenario}/{POWER_DETAIL}") for scenario in scenarios]
+        details = ["/" + _literal(f"{scenario}/{name}") for scenario in scenarios for name in power]
         git(["-C", str(clone), "sparse-checkout", "set", "--no-cone", "--", *SPARSE_PATTERNS, *details])
 
 
@@ -231,12 +243,14 @@ def _literal(path: str) -> str:
 
 
 def _ours(patterns: list[str]) -> bool:
-    """The sparse checkout a clone of ours sets: SPARSE_PATTERNS, then power runs' detail logs."""
+    """The sparse checkout a clone of ours sets: SPARSE_PATTERNS, then power runs' detail logs (and
+    timezone files)."""
     return tuple(patterns[:len(SPARSE_PATTERNS)]) == SPARSE_PATTERNS and all(
-        p.startswith("/") and p.endswith(f"/{POWER_DETAIL}") for p in patterns[len(SPARSE_PATTERNS):])
+        p.startswith("/") and p.endswith(tuple(f"/{name}" for name in (POWER_DETAIL, *POWER_TIMEZONES)))
+        for p in patterns[len(SPARSE_PATTERNS):])
 
 
-def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
+def _check_out_files(git: "Git", fresh: Path, branch: str, power: tuple[str, ...] = (POWER_DETAIL,)) -> tuple[str, ...]:
     """The rebuild's files checked out by pathspec (git then verifies only those paths, not the whole
     tree's), leaving out each one git names as invalid; the paths left out. git may name one and still
     succeed (the file is not written), or fail on it: then it is excluded and the checkout redone."""
@@ -246,7 +260,7 @@ def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
         try:
             said = git(["-C", str(fresh), "checkout", branch, "--", *PATHSPECS, *excluded])
             refused += [path for path in _invalid_paths(said) if path not in refused]
-            _power_files_by_path(git, fresh, branch, refused)
+            _power_files_by_path(git, fresh, branch, refused, power)
             return tuple(refused)
         except CloneFailed as exc:
             named = [path for path in _invalid_paths(exc.said) if path not in refused]
@@ -257,14 +271,15 @@ def _check_out_files(git: "Git", fresh: Path, branch: str) -> tuple[str, ...]:
                       f"({', '.join(refused[:3])}, ...); nothing was kept")
 
 
-def _power_files_by_path(git: "Git", clone: Path, branch: str, refused: list[str]) -> None:
+def _power_files_by_path(git: "Git", clone: Path, branch: str, refused: list[str],
+                         power: tuple[str, ...] = (POWER_DETAIL,)) -> None:
     """In a tree checked out by pathspec (its sparse checkout cannot be applied again): each power
-    run's spl.txt and detail log, by their paths in the tree's listing (a blobless clone holds every
-    folder listing). A power file git refuses too leaves its run without it: its figure is then a
-    quarantine record naming the missing file."""
+    run's spl.txt and detail log (and `power`'s timezone files), by their paths in the tree's listing
+    (a blobless clone holds every folder listing). A power file git refuses too leaves its run without
+    it: its figure is then a quarantine record naming the missing file."""
     listed = set((_answer(["ls-tree", "-r", "-z", "--name-only", branch], clone) or "").split("\0"))
     spls = sorted(path for path in listed if SPL_PATH.fullmatch(path) and path not in refused)
-    details = [f"{spl.rsplit('/', 1)[0]}/mlperf_log_detail.txt" for spl in spls]
+    details = [f"{spl.rsplit('/', 3)[0]}/{name}" for spl in spls for name in power]
     wanted = spls + [path for path in details if path in listed and path not in refused]
     if not wanted:
         return

@@ -17,7 +17,7 @@ from typing import Callable
 
 from warehouse.ingest.fetch import FetchError
 from warehouse.trees.parsing import SUMMARY_FILE
-from warehouse.trees.parsing_power import DETAIL_FILE, SPL_FILE
+from warehouse.trees.parsing_power import DETAIL_FILE, POWER_FOLDER, SPL_FILE, TIMEZONE_FILES
 from warehouse.trees.reading import RefusedTreeFile, _open_folder, _open_root, folder_identity_of
 
 RUN_FOLDER = ("performance", "run_1")
@@ -118,9 +118,10 @@ def walk_tree_folder(root: str | Path, relative: str, at_most: int = WALKED_AT_M
 @dataclass
 class Listing:
     """A tree's files: run summaries and system descriptions (paths relative to the root), a power
-    run's spl.txt and its mlperf_log_detail.txt, the run folders that hold no summary (path, what is
-    there), and the symbolic links met on the way (never followed: each is one quarantine record
-    naming its path in the tree)."""
+    run's spl.txt and its mlperf_log_detail.txt (and, with `timezones`, for a round of local times,
+    its performance/power/client.json and server.json), the run folders that hold no summary (path,
+    what is there), and the symbolic links met on the way (never followed: each is one quarantine
+    record naming its path in the tree)."""
     summaries: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)
     power: list[str] = field(default_factory=list)
@@ -130,6 +131,7 @@ class Listing:
     # called with the open folder, the name and the tree path of each file listed, while its folder
     # is open: a reader that reads it there opens no folder again (rebuilding.read_part)
     visit: Callable[[TreeFolder, str, str], None] | None = field(default=None, repr=False, compare=False)
+    timezones: bool = False
 
     def found(self, kept: list[str], folder: TreeFolder, name: str) -> str:
         path = _inside(folder, name)
@@ -252,7 +254,7 @@ def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
     hold is never read, nor listed (two folder listings in three, most of a cold pass's waits on the
     disk)."""
     with ExitStack() as opened:
-        listed, folder = _entries(scenario, listing), scenario
+        listed, folder, performance = _entries(scenario, listing), scenario, None
         for part in RUN_FOLDER:
             kind = _listed_kind(listed, part) if folder is scenario else _kind_by_lstat(folder, part)
             if kind == "link":
@@ -261,32 +263,55 @@ def _run_summary(scenario: TreeFolder, listing: Listing) -> str | None:
                 return LINKED
             if kind != "folder" or (below := _entered(folder, part, listing)) is None:
                 return None
-            folder = opened.enter_context(below)
+            performance, folder = folder, opened.enter_context(below)
             listing.folders.append((folder.path, folder_identity_of(os.fstat(folder.descriptor))))
         if _kind_by_lstat(folder, SUMMARY_FILE) in (None, "folder"):
             return None
         found = listing.found(listing.summaries, folder, SUMMARY_FILE)
-        _power_files(folder, listing)
+        _power_files(performance, folder, listing)
         return found
 
 
-def _power_files(run: TreeFolder, listing: Listing) -> None:
+def _power_files(performance: TreeFolder, run: TreeFolder, listing: Listing) -> None:
     """A run measured with a power analyzer: its spl.txt and, beside it, the detail log that holds the
-    run's power window (found in that order: the sample log is read against the window). The detail
-    log of a run without spl.txt is not looked at (every run has one; only a power run's is read). A
-    link in place of either is recorded, never followed."""
+    run's power window (found in that order: the sample log is read against the window), and in a
+    round of local times the power folder's timezone files before them. The detail log of a run
+    without spl.txt is not looked at (every run has one; only a power run's is read). A link in place
+    of any is recorded, never followed."""
     spl = _kind_by_lstat(run, SPL_FILE)
     if spl in (None, "folder"):
         return
     if spl == "link":
         listing.links.append(_inside(run, SPL_FILE))
         return
-    detail = _kind_by_lstat(run, DETAIL_FILE)
-    if detail == "link":
-        listing.links.append(_inside(run, DETAIL_FILE))
-    elif detail == "file":
-        listing.found(listing.power, run, DETAIL_FILE)
+    _found_file(run, DETAIL_FILE, listing)
+    if listing.timezones:
+        _timezone_files(performance, listing)
     listing.found(listing.power, run, SPL_FILE)
+
+
+def _timezone_files(performance: TreeFolder, listing: Listing) -> None:
+    """performance/power/client.json and server.json, the power folder's identity recorded (a file
+    added to it later changes its mtime); a link on the way recorded, never followed."""
+    name = POWER_FOLDER.rsplit("/", 1)[-1]
+    kind = _kind_by_lstat(performance, name)
+    if kind == "link":
+        listing.links.append(_inside(performance, name))
+    if kind != "folder" or (power := _entered(performance, name, listing)) is None:
+        return
+    with power:
+        listing.folders.append((power.path, folder_identity_of(os.fstat(power.descriptor))))
+        for zone in TIMEZONE_FILES:
+            _found_file(power, zone, listing)
+
+
+def _found_file(folder: TreeFolder, name: str, listing: Listing) -> None:
+    """A power file found (listing.power) when it is one; a link in its place recorded, never followed."""
+    kind = _kind_by_lstat(folder, name)
+    if kind == "link":
+        listing.links.append(_inside(folder, name))
+    elif kind == "file":
+        listing.found(listing.power, folder, name)
 
 
 def _listed_kind(entries: Entries, name: str) -> str | None:

@@ -373,7 +373,8 @@ def load_rebuilt(con, rebuilt: Rebuilt, tree_identity: str | None = None,
 def power_frames_together(rebuilts: list[Rebuilt]) -> list[tuple[pl.DataFrame, pl.DataFrame]]:
     """Each round's power figures that pass PowerReading (one validation pass for all rounds), and its
     quarantine records: a run whose figure could not be computed, or failed a check, with its run
-    folder, its two files, their hashes and every reason."""
+    folder, its files (two; with the timezone files in a round of local times), their hashes and
+    every reason."""
     rows = [{**r, "source_id": source_id(rebuilt.round)} for rebuilt in rebuilts for r in rebuilt.power_rows]
     frame = pl.DataFrame(rows, schema=polars_types(PowerReading))
     failed: dict[int, list[str]] = {}
@@ -387,7 +388,7 @@ def power_frames_together(rebuilts: list[Rebuilt]) -> list[tuple[pl.DataFrame, p
         end = start + len(rebuilt.power_rows)
         bad = [i - start for i in failed if start <= i < end]
         good = frame.slice(start, end - start).filter(~pl.int_range(pl.len()).is_in(bad))
-        records = [({k: q[k] for k in lineage}, q["reasons"]) for q in rebuilt.power_quarantined]
+        records = [({k: v for k, v in q.items() if k != "reasons"}, q["reasons"]) for q in rebuilt.power_quarantined]
         records += [({k: rows[start + i][k] for k in lineage}, failed[start + i]) for i in sorted(bad)]
         quarantine = pl.DataFrame(
             [{"round": rebuilt.round, "source_id": power_source_id(rebuilt.round), "record_no": n,

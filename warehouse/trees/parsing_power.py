@@ -13,6 +13,11 @@ spl.txt  the power analyzer's sample log (PTDaemon): `Time,<MM-DD-YYYY hh:mm:ss.
     non-positive ones there (the checker skips them), and the log's first and last sample times.
     A sample line that is not one (too few fields, a time or a Watts that does not read) or a time
     earlier than the line before refuses the file, naming the line.
+performance/power/client.json, server.json  read only for a round whose LoadGen and analyzer logged
+    local times (v1.0: the checker's has_power_utc_timestamps() is false): the power-dev client's and
+    server's session files, a JSON object whose "timezone" is the machine's offset in seconds west of
+    UTC (Python's time.timezone). Its record is {"timezone": seconds}; anything else (not JSON, not an
+    object, no "timezone", not a whole number of seconds, beyond any zone on Earth) refuses the file.
 """
 from __future__ import annotations
 
@@ -27,6 +32,9 @@ from warehouse.trees.parsing import UnparsableFile
 SPL_FILE = "spl.txt"
 DETAIL_FILE = "mlperf_log_detail.txt"
 POWER_FILES = (DETAIL_FILE, SPL_FILE)
+POWER_FOLDER = "performance/power"              # beside performance/run_1: the power-dev session's files
+TIMEZONE_FILES = ("client.json", "server.json")  # the SUT's clock (LoadGen's window) and the analyzer host's
+MAX_TIMEZONE_S = 14 * 3600                      # UTC offsets on Earth run from -12 h to +14 h
 MARKER = ":::MLLOG"
 TIME_FORMAT = "%m-%d-%Y %H:%M:%S.%f"   # the checker's datetime_format, of both files
 TIME_WORDS = "MM-DD-YYYY hh:mm:ss.fff"
@@ -42,7 +50,16 @@ MICROSECONDS = 1_000_000
 
 
 def is_power_file(path: str) -> bool:
-    return path.rsplit("/", 1)[-1] in POWER_FILES
+    """A run's spl.txt or detail log, or a timezone file of its power folder (a system description
+    may be named client.json: only the power folder's are timezone files)."""
+    folder, _, name = path.rpartition("/")
+    return name in POWER_FILES or (name in TIMEZONE_FILES and folder.endswith(f"/{POWER_FOLDER}"))
+
+
+def timezone_paths(run_path: str) -> tuple[str, str]:
+    """client.json's and server.json's paths for the run folder <scenario>/performance/run_1."""
+    scenario = run_path.rsplit("/", 2)[0]
+    return tuple(f"{scenario}/{POWER_FOLDER}/{name}" for name in TIMEZONE_FILES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,3 +232,27 @@ def _watts(text: str, number: int, label: str) -> float:
 
 def _shown(text: str) -> str:
     return repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text)} characters)"
+
+
+# ---------------------------------------------------------------------------------------------
+# performance/power/client.json and server.json
+
+
+def parse_timezone(content: bytes, label: str) -> dict:
+    """{"timezone": seconds} of a power-dev session file, read as the checker reads it
+    (datetime.timedelta(seconds=json.load(f)["timezone"])); UnparsableFile saying why it is not one."""
+    try:
+        record = json.loads(content.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
+    except (ValueError, RecursionError):
+        raise UnparsableFile(label, ["not JSON"]) from None
+    if not isinstance(record, dict) or "timezone" not in record:
+        raise UnparsableFile(label, ['not a JSON object with a "timezone"'])
+    offset = record["timezone"]
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise UnparsableFile(label, [f'"timezone" is {json.dumps(offset)[:40]}, not a whole number of seconds'])
+    if abs(offset) > MAX_TIMEZONE_S:
+        raise UnparsableFile(label, [f'"timezone" is {offset} s, beyond any zone on Earth (at most '
+                                     f"{MAX_TIMEZONE_S // 3600} h from UTC)"])
+    return {"timezone": offset}

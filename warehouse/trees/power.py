@@ -7,7 +7,11 @@ The figure (tools/submission/submission_checker/checks/power_check.py `get_power
 
   mean W   the mean of the positive Watts samples of spl.txt strictly between the detail log's
            power_begin and power_end (times as logged, no timezone added: UTC from v1.1 on,
-           `has_power_utc_timestamps`); a non-positive sample is skipped, as the checker skips it
+           `has_power_utc_timestamps`); a non-positive sample is skipped, as the checker skips it.
+           Before v1.1 both logs kept local time and the checker adds each machine's timezone
+           (check_power_dir of the v2.1-era checker: power_begin and power_end + power/client.json's
+           "timezone", each sample's time + power/server.json's): the window read on the analyzer's
+           clock is power_begin/end + (client - server) seconds; the duration is the logged one.
   Offline, Server, Interactive   the figure is the mean, in Watts
   SingleStream, MultiStream      energy per query: mean W x (power_end - power_begin) / queries, in
            Joules (the checker's unit until v2.1) or millijoules (x 1000, from v3.0), with the
@@ -33,6 +37,9 @@ WATTS = UNITS[0]
 MULTISTREAM_SAMPLES = 8   # the checker's samples_per_query of a MultiStream query inferred from SingleStream
 CHECKER = ("tools/submission/submission_checker/checks/power_check.py get_power_metric_check; "
            "tools/submission/submission_checker.py get_power_metric (v2.x)")
+# The rule for local times, as the v2.1-era checker (its default version v2.1) still keeps it
+CHECKER_LOCAL_TIMES = ("tools/submission/submission_checker.py check_power_dir (v2.1 era): power_begin and "
+                       "power_end + power/client.json's timezone, sample times + power/server.json's")
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,21 @@ def power_rule(round_name: str) -> PowerRule | None:
     return found[-1] if found else None
 
 
+def reads_timezones(rule: PowerRule | None) -> bool:
+    """The round's power runs need performance/power/client.json and server.json (local times)."""
+    return rule is not None and not rule.utc
+
+
+Offsets = tuple[int, int]   # (client.json's, server.json's) "timezone", seconds
+
+
+def sample_window(detail: dict, offsets: Offsets | None) -> tuple[int, int]:
+    """The detail log's window on the analyzer's clock, microseconds: the checker keeps a sample when
+    time + server > power_begin + client, that is time > power_begin + (client - server)."""
+    shift = 0 if offsets is None else (offsets[0] - offsets[1]) * MICROSECONDS
+    return detail["power_begin_us"] + shift, detail["power_end_us"] + shift
+
+
 @dataclass(frozen=True)
 class Bounds:
     """The warehouse's bounds on a figure (warehouse/settings.py)."""
@@ -88,11 +110,12 @@ class Bounds:
         return [self.skipped_share, self.window_grace_s]
 
 
-def figure(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bounds: Bounds
-           ) -> tuple[dict | None, list[str]]:
+def figure(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bounds: Bounds,
+           offsets: Offsets | None = None) -> tuple[dict | None, list[str]]:
     """The run's power figure from its detail log's record and its sample log's record for that
-    window (parsing_power), in the columns of power_readings; or None and why not."""
-    reasons = _unusable(rule, scenario, detail, spl, bounds)
+    window (parsing_power; read on the analyzer's clock, sample_window, for a round of local times
+    with its `offsets`), in the columns of power_readings; or None and why not."""
+    reasons = _unusable(rule, scenario, detail, spl, bounds, offsets)
     if reasons:
         return None, reasons
     mean_watts = spl["watts_sum"] / spl["samples"]
@@ -102,7 +125,7 @@ def figure(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bound
            "loadgen_version": detail["loadgen_version"]}
     if scenario in WATTS_SCENARIOS:
         return {**row, "value": mean_watts, "unit": WATTS, "query_count": None,
-                "rule": "mean W of the samples inside the window"}, []
+                "rule": f"mean W of the samples inside the window{_clocks(offsets)}"}, []
     queries, counted, why = _queries(rule, scenario, detail, duration_s)
     if queries is None:
         return None, [why]
@@ -116,19 +139,30 @@ def figure(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bound
     scaled = " x 1000" if rule.energy_scale != 1.0 else ""
     eight = " x 8 (MultiStream inferred from a SingleStream run)" if times_eight else ""
     return {**row, "value": energy / queries, "unit": unit, "query_count": float(queries),
-            "rule": f"mean W x window seconds{scaled}{eight} / {counted}"}, []
+            "rule": f"mean W x window seconds{scaled}{eight} / {counted}{_clocks(offsets)}"}, []
 
 
-def _unusable(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bounds: Bounds) -> list[str]:
+def _clocks(offsets: Offsets | None) -> str:
+    if offsets is None:
+        return ""
+    return (f"; local times: power_begin and power_end + client.json's timezone ({offsets[0]} s), each sample's "
+            f"time + server.json's ({offsets[1]} s)")
+
+
+def _unusable(rule: PowerRule | None, scenario: str, detail: dict, spl: dict, bounds: Bounds,
+              offsets: Offsets | None) -> list[str]:
     if rule is None:
         return ["MLPerf Inference measured no power before v1.0"]
-    if not rule.utc:
-        return [f"rounds before v1.1 logged local times; the checker shifts them by the timezone of "
-                "performance/power/client.json and server.json, which the warehouse does not read: not computed"]
+    if reads_timezones(rule) != (offsets is not None):
+        return ["rounds before v1.1 logged local times and the checker shifts them by the timezones of "
+                "performance/power/client.json and server.json: without both, not computed" if offsets is None else
+                "timezones given for a round whose logs are in UTC"]
     if scenario not in [*WATTS_SCENARIOS, *ENERGY_SCENARIOS]:
         return [f"no power unit for the scenario {scenario!r}"]
-    begin, end = detail["power_begin_us"], detail["power_end_us"]
+    begin, end = sample_window(detail, offsets)
     window = f"power_begin {detail['power_begin']} to power_end {detail['power_end']}"
+    if offsets is not None and offsets[0] != offsets[1]:
+        window += f", on the analyzer's clock {shown_time(begin)} to {shown_time(end)}"
     if spl["samples"] == 0:
         return [f"spl.txt has no positive Watts sample strictly inside the window ({window}): the checker's "
                 "'no power samples falling in power range'"]

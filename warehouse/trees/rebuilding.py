@@ -46,9 +46,10 @@ from warehouse.ingest.fetch import FetchError, FetchSettings
 from warehouse.trees.listing import LINK_NOTE, RUN_FOLDER, Listing, list_folder, submitter_folders
 from warehouse.trees.reading import identity_in_folder, read_in_folder, read_tree_file as read_inside_tree, settled
 from warehouse.trees.parsing import SUMMARY_FILE, SYSTEM_ROW_FIELDS, UnparsableFile, parse_summary, parse_system
-from warehouse.trees.parsing_power import (DETAIL_FILE, SPL_FILE, is_power_file, parse_detail, spl_window,
-                                           timestamp_datetime)
-from warehouse.trees.power import CHECKER, Bounds, figure, power_rule
+from warehouse.trees.parsing_power import (DETAIL_FILE, POWER_FOLDER, SPL_FILE, TIMEZONE_FILES, is_power_file, parse_detail,
+                                           parse_timezone, spl_window, timestamp_datetime, timezone_paths)
+from warehouse.trees.power import (CHECKER, CHECKER_LOCAL_TIMES, Bounds, Offsets, figure, power_rule, reads_timezones,
+                                   sample_window)
 
 SOURCE_PREFIX = "rebuilt"      # results.source_id 'rebuilt/<round>'; sources.origin 'tree'
 ORIGIN = "tree"
@@ -98,7 +99,7 @@ def _size_cap() -> int:
     return FetchSettings.from_env().max_bytes
 
 
-REBUILD_VERSION = 2   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
+REBUILD_VERSION = 3   # raise it when the rows rebuilt from the same files change: every round is rebuilt once
 
 
 def tree_digest(rules: "Rules", strays: list, links: list[str], left_out: tuple[tuple[str, str], ...],
@@ -324,13 +325,14 @@ def rebuild_part(root: str, round_name: str, folders: list[str], rules: Rules,
                  known: dict[str, Known] | None = None) -> Part:
     """List, read, parse and build the rows of these submitter folders (on a thread or a Dask
     worker): read_part, then build_part."""
-    return build_part(read_part(root, folders, known), root, round_name, rules)
+    return build_part(read_part(root, folders, known, reads_timezones(rules.power)), root, round_name, rules)
 
 
-def read_part(root: str, folders: list[str], known: dict[str, Known] | None = None) -> Part:
+def read_part(root: str, folders: list[str], known: dict[str, Known] | None = None, timezones: bool = False) -> Part:
     """List, read and parse these submitter folders, one pass: each file is read in its folder as the
     listing finds it, unless `known` has it with the same size, mtime, inode and change time (then it is not
-    opened). No rows yet: a round found unchanged builds none."""
+    opened). `timezones`: a round of local times, whose power runs' timezone files are read too. No
+    rows yet: a round found unchanged builds none."""
     known = known or {}
     by_path: dict[str, Parsed] = {}
 
@@ -339,7 +341,7 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
         last = known.get(path)
         label = f"{root}/{path}"
         if is_power_file(path):
-            by_path[path] = read_power_file(folder.descriptor, name, path, label, identity, last, by_path)
+            by_path[path] = read_power_file(folder.descriptor, name, path, label, identity, last, by_path, timezones)
             return
         if last is not None and identity is not None and last.identity == identity:
             by_path[path] = _recalled(path, last)
@@ -351,7 +353,7 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
         parsed.identity = identity
         by_path[path] = parsed
 
-    listing = Listing(visit=visit)
+    listing = Listing(visit=visit, timezones=timezones)
     for here in folders:
         list_folder(Path(root), here, listing)
     return Part([], [], [by_path[path] for path in listing.files], listing.strays, listing.links, built=False,
@@ -359,17 +361,18 @@ def read_part(root: str, folders: list[str], known: dict[str, Known] | None = No
 
 
 def read_power_file(directory: int, name: str, path: str, label: str, identity: str | None, last: Known | None,
-                    by_path: dict[str, Parsed]) -> Parsed:
-    """A power run's detail log, or its sample log read against the window of the detail log listed
-    just before it (by_path). Unchanged means unread: a detail log the last pass parsed, as it was; a
-    sample log as it was whose detail log is too (the window it was read against is the same). A file
-    that did not parse is read again (a bound raised since may let it in). A file over
-    MLPERF_POWER_FILE_MAX_BYTES is not opened."""
-    detail = by_path.get(f"{path.rsplit('/', 1)[0]}/{DETAIL_FILE}") if name == SPL_FILE else None
+                    by_path: dict[str, Parsed], timezones: bool = False) -> Parsed:
+    """A power run's detail log or timezone file, or its sample log read against the window of the
+    files listed just before it (by_path): the detail log's, and in a round of local times
+    (`timezones`) shifted by its client.json and server.json. Unchanged means unread: a detail log or
+    timezone file the last pass parsed, as it was; a sample log as it was whose window's files are too
+    (the window it was read against is the same). A file that did not parse is read again (a bound
+    raised since may let it in). A file over MLPERF_POWER_FILE_MAX_BYTES is not opened."""
+    window = _window_files(path, by_path, timezones) if name == SPL_FILE else []
     unchanged = last is not None and identity is not None and last.identity == identity and last.fields is not None
-    if unchanged and (name == DETAIL_FILE or (detail is not None and not detail.read)):
+    if unchanged and all(found is not None and not found.read for found in window):
         return _recalled(path, last)
-    if name == SPL_FILE and (no_window := _no_window(detail)):
+    if name == SPL_FILE and (no_window := _no_window(path, window)):
         return Parsed(path, reasons=[no_window], identity=identity)
     bound = _power_cap()
     size = int(identity.split(" ", 1)[0]) if identity else 0
@@ -382,27 +385,51 @@ def read_power_file(directory: int, name: str, path: str, label: str, identity: 
         parsed = _unreadable(path, exc)
         parsed.identity = identity
         return parsed
-    parsed = _parse_power(path, content, detail.record if detail else None, label)
+    parsed = _parse_power(path, content, _window_on_sample_clock(window), label)
     parsed.identity = identity
     return parsed
 
 
-def _no_window(detail: Parsed | None) -> str | None:
-    """Why a sample log cannot be read against its detail log's window, or None."""
-    if detail is None:
-        return f"no {DETAIL_FILE} beside it: the run's power window is unknown"
-    detail.recall()
-    return f"not read: {DETAIL_FILE} beside it is refused" if detail.record is None else None
+def _window_files(spl_path: str, by_path: dict[str, Parsed], timezones: bool) -> list[Parsed | None]:
+    """The files a sample log's window is read from: its detail log, then (local times) client.json
+    and server.json; None for one not listed."""
+    run_path = spl_path.rsplit("/", 1)[0]
+    return [by_path.get(path) for path in (f"{run_path}/{DETAIL_FILE}", *(timezone_paths(run_path) if timezones else ()))]
 
 
-def _parse_power(path: str, content: bytes, window: dict | None, label: str) -> Parsed:
-    """A detail log parsed, or a sample log read against `window` (the detail log's record); its
-    bytes are not kept: a figure needs none of them."""
+def _no_window(spl_path: str, window: list[Parsed | None]) -> str | None:
+    """Why a sample log cannot be read against its window, or None."""
+    for found, name in zip(window, (DETAIL_FILE, *(f"{POWER_FOLDER}/{zone}" for zone in TIMEZONE_FILES))):
+        if found is None:
+            return f"no {name} beside it: the run's power window is unknown"
+        found.recall()
+        if found.record is None:
+            return f"not read: {name} beside it is refused"
+    return None
+
+
+def _window_on_sample_clock(window: list[Parsed]) -> tuple[int, int] | None:
+    """The sample log's window on the analyzer's clock (power.sample_window); None to parse a file
+    that is not a sample log."""
+    if not window:
+        return None
+    detail, *zones = window
+    return sample_window(detail.record, _offsets(zones))
+
+
+def _offsets(zones: list[Parsed]) -> Offsets | None:
+    return (zones[0].record["timezone"], zones[1].record["timezone"]) if zones else None
+
+
+def _parse_power(path: str, content: bytes, window: tuple[int, int] | None, label: str) -> Parsed:
+    """A detail log or timezone file parsed, or a sample log read against `window` (on its own
+    clock); its bytes are not kept: a figure needs none of them."""
     digest = hashlib.sha256(content).hexdigest()
+    name = path.rsplit("/", 1)[-1]
     try:
-        if window is None:
-            return Parsed(path, digest, parse_detail(content, label))
-        return Parsed(path, digest, spl_window(content, window["power_begin_us"], window["power_end_us"], label))
+        if window is not None:
+            return Parsed(path, digest, spl_window(content, window[0], window[1], label))
+        return Parsed(path, digest, (parse_timezone if name in TIMEZONE_FILES else parse_detail)(content, label))
     except UnparsableFile as exc:
         return Parsed(path, digest, reasons=exc.reasons)
 
@@ -441,31 +468,59 @@ def build_part(part: Part, root: str, round_name: str, rules: Rules) -> Part:
 def power_figures(parsed: list[Parsed], by_path: dict[str, Parsed], round_name: str, rules: Rules
                    ) -> tuple[list[dict], list[dict]]:
     """One power figure per run folder holding spl.txt (trees/power.py), or a quarantine record naming
-    the run, its two files and why there is none. Its performance row is built apart and never waits
-    on it."""
+    the run, its files (two; four in a round of local times) and why there is none. Its performance
+    row is built apart and never waits on it."""
     rows, quarantined = [], []
+    timezones = reads_timezones(rules.power)
     for spl in (p for p in parsed if p.path.endswith(f"/{SPL_FILE}")):
         run_path = spl.path.removesuffix(f"/{SPL_FILE}")
         detail = by_path.get(f"{run_path}/{DETAIL_FILE}")
         lineage = {"run_path": run_path, "spl_path": spl.path, "spl_sha256": spl.sha256,
                    "detail_path": f"{run_path}/{DETAIL_FILE}", "detail_sha256": detail.sha256 if detail else None}
+        zones = {path: by_path.get(path) for path in (timezone_paths(run_path) if timezones else ())}
         division, submitter, _results, platform, model, scenario_folder = run_path.split("/")[:6]
         scenario = scenario_of(scenario_folder)
-        refused = (DETAIL_FILE, detail) if detail is not None and detail.record is None else (SPL_FILE, spl)
-        reasons = [f"{refused[0]}: {why}" for why in refused[1].reasons] if refused[1].record is None else []
-        found = None
+        reasons, found = _refused(run_path, spl, detail, zones), None
+        offsets = tuple(zone.record["timezone"] for zone in zones.values()) if timezones and not reasons else None
         if not reasons:
-            found, reasons = figure(rules.power, scenario, detail.record, spl.record, rules.power_bounds)
+            found, reasons = figure(rules.power, scenario, detail.record, spl.record, rules.power_bounds, offsets)
         if reasons:
-            quarantined.append({**lineage, "reasons": reasons})
+            quarantined.append({**lineage, **_zone_lineage(zones), "reasons": reasons})
             continue
         system = by_path.get(f"{division}/{submitter}/systems/{platform}.json")
         rows.append({"round": round_name, **lineage, "division": division.lower(), "submitter": submitter,
                      "platform": platform, "system": system.record.get("system_name") if system and system.record else None,
                      "model": model, "benchmark": rules.benchmark(model), "scenario": scenario, **found,
                      "power_begin": timestamp_datetime(detail.record["power_begin_us"]),
-                     "power_end": timestamp_datetime(detail.record["power_end_us"]), "checker": CHECKER})
+                     "power_end": timestamp_datetime(detail.record["power_end_us"]),
+                     "checker": CHECKER if offsets is None else f"{CHECKER}; {CHECKER_LOCAL_TIMES}"})
     return rows, quarantined
+
+
+def _refused(run_path: str, spl: Parsed, detail: Parsed | None, zones: dict[str, Parsed | None]) -> list[str]:
+    """Why the run's files give no figure, each reason naming its file: the detail log refused, a
+    timezone file missing or refused (a round of local times), or else the sample log refused."""
+    if detail is not None and detail.record is None:
+        return [f"{DETAIL_FILE}: {why}" for why in detail.reasons]
+    scenario = run_path.rsplit("/", 2)[0]
+    for path, zone in zones.items():
+        name = path.removeprefix(f"{scenario}/")
+        if zone is None:
+            return [f"{name}: not in the tree; rounds before v1.1 logged local times and the checker shifts "
+                    f"{'power_begin and power_end' if name.endswith('client.json') else 'each sample time'} by its "
+                    "timezone: not computed"]
+        if zone.record is None:
+            return [f"{name}: {why}" for why in zone.reasons]
+    return [f"{SPL_FILE}: {why}" for why in spl.reasons] if spl.record is None else []
+
+
+def _zone_lineage(zones: dict[str, Parsed | None]) -> dict:
+    """The timezone files' paths and hashes, for a quarantine record (client_path, client_sha256, ...)."""
+    named = {}
+    for path, zone in zones.items():
+        side = path.rsplit("/", 1)[-1].removesuffix(".json")
+        named |= {f"{side}_path": path, f"{side}_sha256": zone.sha256 if zone else None}
+    return named
 
 
 def scenario_of(folder: str) -> str:
@@ -648,8 +703,8 @@ def rebuild_trees(trees: list[tuple[str, Path]], workers: int = DEFAULT_WORKERS,
                   {path: k for here in chunk for path, k in by_folder.get(here, {}).items()})
                  for chunk in (folders[i:i + per_chunk] for i in range(0, len(folders), per_chunk))]
     arguments = [list(column) for column in zip(*[job[1:] for job in jobs])] if jobs else [[], [], [], [], []]
-    if not build:  # read_part(root, folders, known)
-        arguments = [arguments[0], arguments[2], arguments[4]]
+    if not build:  # read_part(root, folders, known, timezones)
+        arguments = [arguments[0], arguments[2], arguments[4], [reads_timezones(rules.power) for rules in arguments[3]]]
     work = rebuild_part if build else read_part
     if client is not None or dask_address:
         parts = _on_dask(client, dask_address, work, arguments)
