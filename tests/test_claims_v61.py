@@ -19,10 +19,19 @@ from warehouse.ledger.claims import load_claims
 from warehouse.store import db
 from warehouse.views import materialize
 
-RUBIN_SERVER = published_in_summary("v6.1", "NVIDIA", "NVIDIA Vera Rubin", 72, "qwen3-vl-235b-a22b", "Server")
-GB300_72_SERVER = published_in_summary("v6.1", "NVIDIA", "NVIDIA GB300", 72, "qwen3-vl-235b-a22b", "Server")
-CRUSOE_512_OFFLINE = published_in_summary("v6.1", "Crusoe", "AMD Instinct MI355X 288GB HBM3e", 512,
-                                          "gpt-oss-120b", "Offline")
+
+
+def rubin_server() -> float:  # read when a test runs: collecting this module needs no shared data
+    return published_in_summary("v6.1", "NVIDIA", "NVIDIA Vera Rubin", 72, "qwen3-vl-235b-a22b", "Server")
+
+
+def gb300_72_server() -> float:
+    return published_in_summary("v6.1", "NVIDIA", "NVIDIA GB300", 72, "qwen3-vl-235b-a22b", "Server")
+
+
+def crusoe_512_offline() -> float:
+    return published_in_summary("v6.1", "Crusoe", "AMD Instinct MI355X 288GB HBM3e", 512, "gpt-oss-120b", "Offline")
+
 
 RUBIN_OVER_GB300 = dict(round="v6.1", model="qwen3-vl-235b-a22b", scenario="Server", accelerator="Vera Rubin",
                         baseline_accelerator="GB300", accelerator_count=72, multiplier=1.9,
@@ -80,8 +89,8 @@ def test_a_claim_stated_verified_that_only_preview_rows_support_is_mislabelled_c
     # The only figure that reproduces it rests on a preview row: "mlcommons_verified" is contradicted
     # whether or not the claim cites the entries.
     uncited = audit(audited, "rubin-verified-uncited")
-    assert uncited["recomputed"] == pytest.approx(RUBIN_SERVER / GB300_72_SERVER, rel=1e-12)
-    assert round(RUBIN_SERVER / GB300_72_SERVER, 4) == 1.9193
+    assert uncited["recomputed"] == pytest.approx(rubin_server() / gb300_72_server(), rel=1e-12)
+    assert round(rubin_server() / gb300_72_server(), 4) == 1.9193
     assert [(r["result_id"], r["verification"]) for r in uncited["rows_used"]] == [
         ("6.1-0106", "preview"), ("6.1-0074", "verified")]
     assert uncited["stage_contradiction"] == (
@@ -118,7 +127,7 @@ def test_the_submitters_own_figure_across_sizes_is_shown_beside_the_graded_one(a
     # The grade still rests on the equal-size figure, best against best at 4 GPUs Server: Lambda's v6.1
     # 64.62448277938189 over Nebius' v6.0 6.0-0080 43.1538 = 1.4975, against which 1.6 is overstated.
     offline = published_in_summary("v6.1", "NVIDIA", "NVIDIA GB300", 72, "qwen3-vl-235b-a22b", "Offline")
-    own_server = (GB300_72_SERVER / 72) / (published("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Server") / 4)
+    own_server = (gb300_72_server() / 72) / (published("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Server") / 4)
     own_offline = (offline / 72) / (published("v6.0", "6.0-0077", "qwen3-vl-235b-a22b", "Offline") / 4)
     assert (round(own_server, 4), round(own_offline, 4)) == (1.6152, 1.1838)
     lambda_x4 = published_in_summary("v6.1", "Lambda", "NVIDIA GB300", 4, "qwen3-vl-235b-a22b", "Server")
@@ -160,11 +169,11 @@ def test_a_claim_naming_no_submitter_has_no_figure_of_its_own(audited):
 
 def test_an_absolute_claims_result_has_its_own_column_and_unit(audited):
     # Crusoe's 64 x 8 MI355X, gpt-oss-120b Offline: 5,749,440 tokens/s, as published (6.1's summary.csv)
-    assert CRUSOE_512_OFFLINE == 5749440.0
+    assert crusoe_512_offline() == 5749440.0
     row = audit(audited, "crusoe-gpt-oss-offline")
     assert (row["multiplier"], row["result_claimed"], row["result_unit"]) == (None, 5749440.0, "Tokens/s")
-    assert row["figure_supported"] == row["recomputed"] == CRUSOE_512_OFFLINE
-    assert row["grade"] == "holds" and row["recomputed_same_submitter"] == CRUSOE_512_OFFLINE
+    assert row["figure_supported"] == row["recomputed"] == crusoe_512_offline()
+    assert row["grade"] == "holds" and row["recomputed_same_submitter"] == crusoe_512_offline()
     assert row["grade_reason"] == ("5749440.0 Tokens/s is within 5% of what the data supports; the data supports "
                                    "best against best 5749440.0 Tokens/s")
     # a relative claim keeps its multiplier and has no result of its own
