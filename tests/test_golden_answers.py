@@ -559,8 +559,18 @@ def test_the_reports_answer_for_llama2_70b_server(shared_con):
     # 56 kW / 32 = 1750 W a GPU (its "B300 TGP 1100W" is the TDP: no adjustment) x 8 = 14 kW:
     # 114504 / 14 = 8178.86; the B200 at a DGX B200's 14.3 kW ("B200 TGP 1000W", the TDP): 103635 / 14.3.
     assert record("v6.0", "6.0-0010", "llama2-70b-99", "Server")["Notes"] == "B300 TGP 1100W"
+    # Only some parts have a system estimate (no AMD system has one): the answer says among how many it
+    # leads, counted from the rows it ranks (procurement grade, whole accelerators, this market).
+    ran = rows(shared_con, """
+        SELECT accelerator, bool_or(throughput_per_kw_system_estimate IS NOT NULL) AS estimated FROM token_economics
+        WHERE round = 'v6.0' AND benchmark = 'llama2-70b-99' AND scenario = 'Server' AND market = 'datacenter'
+          AND procurement_grade AND NOT mixed_cluster AND accelerator IS NOT NULL AND partition IS NULL
+        GROUP BY accelerator""")
+    estimated = sum(r["estimated"] for r in ran)
+    assert (estimated, len(ran)) == (4, 10)
     power = answer.per_kw
-    assert (power.best.result_id, power.best.basis) == ("6.0-0010", "system estimate (rack of 4 NVIDIA DGX B300)")
+    assert (power.best.result_id, power.best.basis) == (
+        "6.0-0010", "system estimate (rack of 4 NVIDIA DGX B300); 4 of the 10 parts that ran have one")
     assert power.best.value == pytest.approx(cisco / 14.0, rel=1e-12)
     assert (power.runner_up.result_id, power.runner_up.value) == ("6.0-0048", pytest.approx(hpe / 14.3, rel=1e-12))
     assert answer.outside_grade is None
@@ -569,8 +579,8 @@ def test_the_reports_answer_for_llama2_70b_server(shared_con):
         "llama2-70b-99 · Server: B300 gives the most per accelerator, 14,313 tokens/s (6.0-0010), 10.5% more "
         "than B200 (12,954, 6.0-0048); the best measured rack is GB300, 868,278 tokens/s (measured on 72 "
         "accelerators, 6.0-0078); the best estimated rack is B300, 458,016 tokens/s (extrapolated from 8 "
-        "accelerators, 6.0-0010); per kW, B300 with 8,179 tokens/s (system estimate (rack of 4 NVIDIA DGX B300), "
-        "6.0-0010).")
+        "accelerators, 6.0-0010); per kW, B300 with 8,179 tokens/s (system estimate (rack of 4 NVIDIA DGX B300); "
+        "4 of the 10 parts that ran have one, 6.0-0010).")
 
 
 def test_an_entry_outside_procurement_grade_is_named_never_ranked(shared_con):

@@ -21,7 +21,14 @@ def test_per_kw_takes_measured_power_wherever_a_measured_figure_exists(shared_co
     best = found["llama2-70b-99", "Offline"].per_kw.best
     assert (best.accelerator, best.result_id, best.power_basis) == ("H200 SXM", "v4.1-0049", "measured")
     assert best.value == pytest.approx(25262.1 / 6.152984435, rel=1e-9)
-    assert best.basis == "measured system power (the whole system at the wall, during the run)"
+    # one of the parts the answer ranks has a measured figure: said, so the lead is read as one of one
+    ran = shared_con.execute("""
+        SELECT count(DISTINCT accelerator), count(DISTINCT accelerator) FILTER (WHERE throughput_per_kw_measured > 0)
+        FROM token_economics WHERE round = 'v4.1' AND benchmark = 'llama2-70b-99' AND scenario = 'Offline'
+          AND market = 'datacenter' AND procurement_grade AND NOT mixed_cluster AND accelerator IS NOT NULL
+          AND partition IS NULL""").fetchall()
+    assert ran == [(8, 1)] and best.basis == ("measured system power (the whole system at the wall, during the run); "
+                                     "1 of the 8 parts that ran have one")
     assert found["llama2-70b-99", "Offline"].per_kw.runner_up is None   # no other measured figure: none ranked beside it
     # a benchmark no entry measured keeps an estimate, named
     v60 = answers(shared_con, "v6.0", {})

@@ -83,6 +83,11 @@ chosen AS (
                AS power_basis
     FROM coverage GROUP BY ALL
 ),
+-- how many parts ran, against how many of them the chosen basis ranks: a leader on an estimate only some
+-- parts have (no AMD system has one) says among how many it leads
+parts_ran AS (
+    SELECT benchmark, scenario, throughput_unit, count(DISTINCT accelerator) AS parts FROM graded GROUP BY ALL
+),
 per_kw AS (
     SELECT p.benchmark, p.scenario, p.throughput_unit, 'per_kw' AS measure, p.accelerator, p.per_kw AS value,
            p.result_id, p.submitter, p.accelerator_count, p.power_basis,
@@ -91,8 +96,12 @@ per_kw AS (
                WHEN 'nameplate' THEN 'nameplate system power (the PSU capacity the entry states, not what it drew)'
                WHEN 'system estimate' THEN 'system estimate' || coalesce(' (' || p.power_reference || ')', '')
                WHEN 'accelerators only' THEN 'accelerators only (hosts, network and cooling left out)'
-           END AS basis
+           END || CASE WHEN v.accelerators < r.parts
+                       THEN format('; {} of the {} parts that ran have one', v.accelerators, r.parts)
+                       ELSE '' END AS basis
     FROM best_power AS p JOIN chosen AS c USING (benchmark, scenario, throughput_unit, power_basis)
+    JOIN coverage AS v USING (benchmark, scenario, throughput_unit, power_basis)
+    JOIN parts_ran AS r USING (benchmark, scenario, throughput_unit)
 ),
 -- the cheapest tokens by the user's prices: each priced accelerator's fewest dollars per million
 -- tokens, with the price, its source and its date
