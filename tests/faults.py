@@ -62,6 +62,21 @@ def point_sources_at(path: str, old: str, source: str) -> None:
     publish(path)
 
 
+@pytest.fixture
+def remembered(shared_warehouse, tmp_path, monkeypatch):
+    """(warehouse, its source): a copy of the session's warehouse whose rounds came from a copy of the
+    mirror holding those rounds alone (so a watch finds nothing else new)."""
+    from tests.conftest import MIRROR, SHARED_ROUNDS
+    monkeypatch.delenv("MLPERF_SOURCE", raising=False)
+    mirror = tmp_path / "mirror"
+    for round_name in SHARED_ROUNDS:
+        shutil.copytree(MIRROR / f"inference_results_{round_name}", mirror / f"inference_results_{round_name}")
+    (tmp_path / "w").mkdir()
+    path = copy_of(shared_warehouse, tmp_path / "w")
+    point_sources_at(path, str(MIRROR.resolve()), str(mirror))
+    return path, mirror
+
+
 def one_error_line(err: str) -> str:
     """stderr holds exactly one `error: ...` line and no traceback; returns it."""
     assert "Traceback" not in err, err

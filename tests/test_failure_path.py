@@ -11,13 +11,13 @@ before or outside the rounds (the warehouse held by another writer) was notified
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import MIRROR, SHARED_ROUNDS, UNOFFICIAL
-from tests.faults import DIGEST_TABLES, copy_of, digest, one_error_line, point_sources_at, query
+from tests.faults import DIGEST_TABLES, copy_of, digest, one_error_line, query
+from tests.faults import remembered  # noqa: F401 - a fixture
 from tests.webhook_receiver import receiving
 
 V60 = Path("inference_results_v6.0") / "main"
@@ -43,20 +43,6 @@ BROKEN = {
     "csv-one-record-short": ("summary.csv", _csv_one_record_short,
                              "519 records, but v6.0 was published with 520"),
 }
-
-
-@pytest.fixture
-def remembered(shared_warehouse, tmp_path, monkeypatch):
-    """(warehouse, its source): a copy of the session's warehouse whose three rounds came from a copy
-    of the mirror holding those rounds alone (so a watch finds nothing else new)."""
-    monkeypatch.delenv("MLPERF_SOURCE", raising=False)
-    mirror = tmp_path / "mirror"
-    for round_name in SHARED_ROUNDS:
-        shutil.copytree(MIRROR / f"inference_results_{round_name}", mirror / f"inference_results_{round_name}")
-    (tmp_path / "w").mkdir()
-    path = copy_of(shared_warehouse, tmp_path / "w")
-    point_sources_at(path, str(MIRROR.resolve()), str(mirror))
-    return path, mirror
 
 
 @pytest.fixture

@@ -8,31 +8,17 @@ difference is a few rows gone loads under `watch`, the rows recorded `withdrawn`
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MIRROR, SHARED_ROUNDS
-from tests.faults import DIGEST_TABLES, copy_of, digest, one_error_line, point_sources_at, query
+from tests.conftest import MIRROR
+from tests.faults import DIGEST_TABLES, digest, one_error_line, query
+from tests.faults import remembered  # noqa: F401 - a fixture
 from tests.webhook_receiver import receiving
 
 V60_JSON = Path("inference_results_v6.0") / "main" / "summary_results.json"
 WITHDRAWN = 100   # the record MLCommons withdraws: one of the middle of the table
-
-
-@pytest.fixture
-def remembered(shared_warehouse, tmp_path, monkeypatch):
-    """(warehouse, its source): the session's warehouse, its rounds from a copy of the mirror holding
-    those rounds alone."""
-    monkeypatch.delenv("MLPERF_SOURCE", raising=False)
-    mirror = tmp_path / "mirror"
-    for round_name in SHARED_ROUNDS:
-        shutil.copytree(MIRROR / f"inference_results_{round_name}", mirror / f"inference_results_{round_name}")
-    (tmp_path / "w").mkdir()
-    path = copy_of(shared_warehouse, tmp_path / "w")
-    point_sources_at(path, str(MIRROR.resolve()), str(mirror))
-    return path, mirror
 
 
 def records() -> list[dict]:
