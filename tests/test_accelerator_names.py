@@ -301,6 +301,7 @@ def test_fewer_than_one_percent_of_verified_rows_lack_their_accelerator_in_every
     assert [r for r in found if r["unnamed"] >= 0.01 * r["named_rows"]] == []
 
 
+@pytest.mark.slow
 def test_drift_names_each_raw_name_no_row_maps_per_round_and_one_line_clears_it(
         private_con, tmp_path, monkeypatch, capsys):
     # A part the reference does not know yet, made by breaking two rows' patterns in a copy of the

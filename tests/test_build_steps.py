@@ -117,6 +117,7 @@ def test_a_build_stopped_before_its_comments_is_not_current_and_the_next_writes_
         assert comments(con) == expected
 
 
+@pytest.mark.slow
 def test_a_small_warehouse_builds_on_one_thread_and_keeps_its_thread_setting(unbuilt, monkeypatch):
     with db.connect(unbuilt) as con:
         con.execute("SET threads = 2")

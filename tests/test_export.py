@@ -70,6 +70,7 @@ def test_an_export_loads_no_polars_or_pandera(claims_warehouse, tmp_path):
     assert (tmp_path / "x" / "mlperf.xlsx").is_file()
 
 
+@pytest.mark.slow
 def test_the_same_warehouse_exported_again_gives_the_same_files(claims_warehouse, tmp_path):
     """A BI refresh, a diff of two exports, the manifest's checksums: each says "changed" only when
     the data did. DuckDB writes rows in the order its threads finish (two exports of the shared

@@ -416,6 +416,7 @@ def claims_file(tmp_path: Path, name: str, id="c-1", statement="fast", multiplie
     return path
 
 
+@pytest.mark.slow
 def test_a_claim_id_owned_by_another_file_needs_replace(cli, warehouse, tmp_path):
     assert cli("claims", "load", claims_file(tmp_path, "a.toml"), "--db", warehouse)[0] == 0
     before = query(warehouse, "SELECT * FROM claims ORDER BY ALL")

@@ -42,6 +42,7 @@ def terminate_once_sent(process: subprocess.Popen, receiver, timeout: float = 12
     return time.monotonic() - signalled, err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals as Linux sends them")
 @pytest.mark.timeout(180)
 def test_sigterm_while_a_notification_drips_says_the_load_was_kept(tmp_path):

@@ -160,6 +160,7 @@ def test_a_token_in_the_environment_is_used_for_the_urls_host_alone(served, tmp_
     assert checked_out(tree) == {SYSTEM, SUMMARY} and files_holding(TOKEN, tmp_path) == []
 
 
+@pytest.mark.slow
 def test_trees_as_a_flow_run_keeps_the_token_out_of_every_output_and_prefect(served, tmp_path, cli, home):
     from warehouse.store.publish import reader_path
     db_file = tmp_path / "w.duckdb"

@@ -144,6 +144,7 @@ def ended_in_one_line(url: str, run: TreesRun, connected: float) -> None:
     assert run.ended is not None and run.ended - connected < BUDGET + SLACK, run.ended - connected
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("scheme", ["http", "ssh"])
 def test_a_silent_server_ends_the_run_within_its_budget_in_one_line(scheme, tmp_path, home):

@@ -37,6 +37,7 @@ def users_checkout(served: Path, where: Path) -> str:
     return run_git("rev-parse", "HEAD", cwd=where).strip()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theirs", ["notes", "checkout"])
 def test_a_folder_the_warehouse_did_not_make_survives_and_the_clone_goes_beside_it(theirs, served, tmp_path,
                                                                                     home, plain_cli):
@@ -114,6 +115,7 @@ def folder_load(tmp_path: Path, plain_cli) -> None:
     assert code == 0 and LOADED in out, (out, err)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("before", ["loaded from a folder", "clone removed", "clone replaced by a link"])
 def test_git_loads_whatever_was_loaded_or_cloned_before(before, served, tmp_path, home, plain_cli):
     db_file, clone = tmp_path / "w.duckdb", tmp_path / "trees" / REPOSITORY

@@ -166,6 +166,7 @@ def test_a_load_and_its_load_event_are_kept_together_or_not_at_all(run, warehous
     assert digest(warehouse, times=False, tables=("results", "sources", "load_events")) == before
 
 
+@pytest.mark.slow
 def test_a_signal_during_the_views_rebuild_is_said_and_the_rerun_rebuilds_them(run, warehouse, republished, monkeypatch):
     before = digest(warehouse, times=False)
     with monkeypatch.context() as m:

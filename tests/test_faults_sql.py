@@ -431,6 +431,7 @@ def test_a_statement_that_ignores_the_interrupt_is_stopped_at_the_time_limit(war
     _unchanged(warehouse, before)
 
 
+@pytest.mark.slow
 def test_limit_0_streams_csv_in_bounded_batches_under_the_memory_limit(warehouse):
     """`sql --limit 0` held every row: 6 GB under MLPERF_SQL_MEMORY_LIMIT=512MB. 2,000,000 rows of
     ~110 bytes (about 230 MB of CSV) held whole peaked ~600 MiB above `SELECT 1`; streamed, within

@@ -348,6 +348,7 @@ def _fixture_of(relative: str) -> Path:
         return V61_FIXTURES / next(e["name"] for e in tomllib.load(f)["file"] if e["path"] == relative)
 
 
+@pytest.mark.slow
 def test_trees_keeps_a_loaded_run_when_its_file_is_replaced_by_a_broken_one(cli, v61_tree):
     """The CLI's answer: exit 0, one `warning:` line naming the file and its fault, no `error:`;
     every row of run_summaries and systems as before."""

@@ -378,6 +378,7 @@ def test_readme_question_1_prints_in_under_40_lines_at_80_columns(shared_warehou
     assert (second["accelerator"], second["measured_rack"], second["rank"]) == ("H200 SXM CTS", "false", "1")
 
 
+@pytest.mark.slow
 def test_every_readme_answer_is_a_table_of_at_most_two_lines_a_row_at_80_columns(shared_warehouse, tmp_path,
                                                                                   plain_cli):
     # What a new user reads at 80 columns for each of the README's questions, after its loads (the
@@ -452,6 +453,7 @@ def test_readme_question_6_the_cheapest_tokens_this_round(private_con):
     assert unpriced == {r["accelerator"]: r["n"] for r in led if r["accelerator"] in unpriced}
 
 
+@pytest.mark.slow
 def test_readme_questions_4_and_5_first_rows(private_con, tmp_path):
     # Question 4: the v6.0 example claims take every grade, each against the published rows:
     #   GB300 / GB200 deepseek-r1 Server x72, as cited: 6.0-0081 575580 / 6.0-0075 336106 = 1.7125 -> 1.7 holds;

@@ -40,6 +40,7 @@ def test_a_run_started_here_resumes_the_paused_collector_before_it_runs():
     assert done.stdout.strip().splitlines()[-1] == "during run True"
 
 
+@pytest.mark.slow
 def test_the_console_script_validates_without_importing_hypothesis(tmp_path):
     from warehouse.store import db
     claims = Path(__file__).resolve().parents[1] / "examples" / "claims_v6.1_nvidia.example.toml"

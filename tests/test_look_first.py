@@ -118,6 +118,7 @@ def _loaded_from(url: str, db_path: Path, rounds=("v6.0",)) -> None:
         materialize(con)
 
 
+@pytest.mark.slow
 def test_a_run_that_finds_nothing_new_makes_no_reachability_probe(tmp_path):
     """The probe (a TCP connection and nothing sent) runs only when something will be fetched: a
     no-change run asked the source already. Every connection the source sees carries a request."""

@@ -161,6 +161,7 @@ def test_a_file_no_run_of_which_loads_is_refused(private_con):
     assert set(counts(private_con).values()) == {0}
 
 
+@pytest.mark.slow
 def test_own_runs_never_enter_an_mlperf_comparison(private_con):
     marts = ("verified_results", "leaderboard", "generation_speedups", "software_gains", "scaling_efficiency",
              "token_economics", "rack_throughput", "claim_audit", "anomalies")
@@ -171,6 +172,7 @@ def test_own_runs_never_enter_an_mlperf_comparison(private_con):
     assert set(rows(private_con, "SELECT DISTINCT verification FROM own_runs")[0].values()) == {"own measurement"}
 
 
+@pytest.mark.slow
 def test_a_decision_shows_the_own_runs_it_names_and_flags_a_claim_they_contradict(private_con, tmp_path):
     load(private_con, VLLM_C64)  # H200 SXM: 2480 tokens/s per GPU at concurrency 64
     h100 = tmp_path / "h100.csv"

@@ -279,6 +279,7 @@ def targets_made(monkeypatch) -> list[tuple[str, str]]:
     return made
 
 
+@pytest.mark.slow
 def test_a_file_ingest_is_notified_as_a_run(fast_retries, monkeypatch, tmp_path, targets_made):
     """`ingest --file`: an unofficial copy of v6.0's table, loaded once (one message), then again
     unchanged (none). Its target is made while the file loads (importing Apprise and its plugins
@@ -314,6 +315,7 @@ def test_targets_are_warmed_up_only_when_there_are_some(monkeypatch, targets_mad
     assert configured_targets() == first and len(targets_made) == 2  # made once per process
 
 
+@pytest.mark.slow
 def test_a_watch_that_loads_nothing_announces_a_decision_due_once(shared_warehouse, fast_retries, monkeypatch,
                                                                    tmp_path, capsys):
     """`mlperf-wh watch` on a tick with nothing new (no flow runs: flows/look_first.py) still tells

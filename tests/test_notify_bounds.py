@@ -136,6 +136,7 @@ def test_the_runs_budget_bounds_all_its_targets_together(monkeypatch, small_budg
     assert all("MLPERF_NOTIFY_RUN_BUDGET" in d.reason for d in deliveries)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_a_run_whose_webhook_drips_ends_within_the_budget_and_keeps_its_load(monkeypatch, small_budgets, tmp_path):
     from warehouse.cli import main

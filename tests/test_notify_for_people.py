@@ -43,6 +43,7 @@ def commands() -> set[str]:
     return set(typer.main.get_command(app).commands)
 
 
+@pytest.mark.slow
 def test_a_republished_tables_message_is_written_for_people(plain_cli, db_file, tmp_path, monkeypatch):
     monkeypatch.setenv("MLPERF_NOTIFY_BACKOFF", "0.05")
     with receiving() as receiver:
@@ -113,6 +114,7 @@ def test_a_leader_that_left_the_ranking_is_named_with_what_happened_to_it(plain_
     assert "Largest new gains" not in out and "None (" not in out
 
 
+@pytest.mark.slow
 def test_the_gains_a_run_prints_are_those_of_the_rows_it_changed(plain_cli, old_rounds_warehouse, tmp_path):
     # Issue 63: every backfill and watch that loaded anything printed "Largest new gains: 1.08x A30 x1
     # ssd-mobilenet Offline: None (NVIDIA) -> None (NVIDIA)": two pairs of rows rebuilt from the v1.1

@@ -61,6 +61,7 @@ def test_edited_reference_tables_or_a_missing_model_mean_a_full_build(private_co
     assert len(materialize(private_con, changed={"claims"})) < len(TABLES)
 
 
+@pytest.mark.slow
 def test_a_full_build_re_creates_a_view_only_when_its_definition_changed(private_con, monkeypatch):
     downstream = {v.name for v in downstream_of(in_dependency_order(definitions()), {"stg_prices"})}
     assert "token_economics" in downstream
@@ -150,6 +151,7 @@ def statements(con, build, containing: str) -> list[str]:
         con.execute("CALL disable_logging()")
 
 
+@pytest.mark.slow
 def test_a_small_warehouse_builds_from_snapshots_of_its_views_and_holds_what_a_plain_build_holds(
         trees_warehouse, tmp_path, monkeypatch):
     """Below SNAPSHOT_MAX_ROWS result rows, a staging view two tables read is computed once into a temp

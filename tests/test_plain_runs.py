@@ -32,6 +32,7 @@ def test_a_run_is_a_flow_run_only_when_a_prefect_api_is_configured(prefect_harne
         assert orchestrated()
 
 
+@pytest.mark.slow
 def test_a_plain_backfill_builds_the_warehouse_a_flow_run_builds(cli, plain_cli, tmp_path):
     with serve(MIRROR) as server:
         flow_db, plain_db = str(tmp_path / "flow.duckdb"), str(tmp_path / "plain.duckdb")
@@ -119,6 +120,7 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_forced_reload_of_the_same_file_says_the_file_is_the_same(plain_cli, db_file):
     # It said "(the file changed, its results did not)" of a file --force loaded again unchanged.
     with serve(MIRROR) as server:

@@ -43,6 +43,7 @@ def independent() -> dict[tuple[str, str], dict]:
     return {(f["round"], f["run_path"]): f for f in map(json.loads, done.stdout.splitlines())}
 
 
+@pytest.mark.slow
 def test_every_shared_power_run_has_its_figure_equal_to_the_checkers_formula(old_rounds_warehouse, independent):
     stored = {(r, p): (v, u) for r, p, v, u in query(
         old_rounds_warehouse, "SELECT round, run_path, value, unit FROM power_readings")}

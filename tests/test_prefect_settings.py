@@ -61,6 +61,7 @@ def test_our_reading_is_certain_only_where_prefect_agrees_there_is_no_api(name, 
     assert (prefects_url is None) is (certain or "not TOML" in name)  # Prefect: a broken file sets nothing
 
 
+@pytest.mark.slow
 def test_a_plain_backfill_never_imports_prefect(tmp_path):
     probe = ("import atexit, sys; "
              "atexit.register(lambda: print('prefect imported:', any(m.split('.')[0] == 'prefect' for m in sys.modules))); "

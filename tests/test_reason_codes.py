@@ -66,6 +66,7 @@ def one_to_one(pairs: list[tuple[str, str]]) -> None:
     assert Counter(k for k, _ in pairs) == Counter(c for _, c in pairs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("warehouse", ["old_rounds_warehouse", "trees_warehouse"])
 def test_reason_code_counts_match_excluded_because_one_to_one(warehouse, request):
     # Every round of the shared data: the tables v4.1-v6.1 and the old rounds rebuilt from their trees

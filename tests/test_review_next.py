@@ -48,6 +48,7 @@ def due(con) -> dict[str, tuple]:
         "SELECT id, review_round, due_because FROM decisions_due").fetchall()}
 
 
+@pytest.mark.slow
 def test_next_falls_due_with_the_first_round_published_after_the_decision(tmp_path):
     assert load_registry()["v6.1"].published == dt.date(2026, 9, 16)
     with db.connect(str(tmp_path / "w.duckdb")) as con:

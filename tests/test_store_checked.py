@@ -41,6 +41,7 @@ def once_each(name: str) -> Counter:
                      ("refuse_foreign_published_copy", name.replace(".duckdb", ".read.duckdb"))]})
 
 
+@pytest.mark.slow
 def test_a_backfill_checks_its_warehouse_once_new_or_loaded(plain_cli, checks, tmp_path):
     db_file = tmp_path / "w.duckdb"
     for run in ([], ["--force"]):  # a new warehouse, then a loaded one (the run's first look included)

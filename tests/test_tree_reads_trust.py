@@ -20,6 +20,7 @@ from tests.test_trees_rerun import (NOTHING, ROUND, T4_SERVER, _changed_a_while_
                                     opened, source)
 
 
+@pytest.mark.slow
 def test_a_summary_written_in_place_with_its_size_and_mtime_put_back_is_read_again(
         plain_cli, source, opened, tmp_path):
     db_file = tmp_path / "w.duckdb"
@@ -39,6 +40,7 @@ def test_a_summary_written_in_place_with_its_size_and_mtime_put_back_is_read_aga
     assert query(db_file, f"SELECT value FROM results WHERE location = '{T4_SERVER}'") == [(41546.99,)]
 
 
+@pytest.mark.slow
 def test_a_hand_edited_text_in_tree_reads_never_reaches_a_quarantine_record(plain_cli, source, opened, tmp_path):
     db_file = tmp_path / "w.duckdb"
     _trees(plain_cli, source, db_file)

@@ -120,6 +120,7 @@ def test_report_txt_is_read_when_the_folder_has_no_result_summary(v61):
                    "ttft_p99_ms": 4413.22, "tpot_p99_ms": 161.42, "agrees": True}
 
 
+@pytest.mark.slow
 def test_a_run_folder_of_an_unknown_kind_is_drift_naming_its_files_until_it_is_readable(v61):
     path, root = v61
     folder = root / "inference_results_v6.1" / LAMBDA / "Offline"
@@ -159,6 +160,7 @@ def test_the_head_of_results_json_over_http(tmp_path):
     assert fetched.size == 256 * 1024 < (tmp_path / "results.json").stat().st_size
 
 
+@pytest.mark.slow
 def test_trees_cli_from_the_fixture_and_the_shared_trees_as_published(v61, shared_warehouse, tmp_path, cli):
     path, root = v61
     code, out, err = cli("trees", "--source", root, "--rounds", "v6.1", "--db", path)

@@ -15,6 +15,7 @@ import json
 import math
 import re
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -152,6 +153,7 @@ def tree_file(name: str) -> TreeFile:
 
 @settings(max_examples=100, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@pytest.mark.slow
 @given(data=st.data(), name=st.sampled_from(list(FILES)))
 def test_a_hostile_tree_file_is_loaded_or_quarantined_never_an_exception(data, name):
     real = FILES[name][0].read_bytes()

@@ -75,6 +75,7 @@ def _trees(plain_cli, source: Path, db_file: Path) -> str:
     return out
 
 
+@pytest.mark.slow
 def test_a_rerun_with_nothing_changed_opens_no_tree_file_and_leaves_every_row_as_it_was(
         plain_cli, source, opened, tmp_path):
     db_file = tmp_path / "w.duckdb"
@@ -94,6 +95,7 @@ def test_a_rerun_with_nothing_changed_opens_no_tree_file_and_leaves_every_row_as
     assert "v0.5: unchanged since its last rebuild: 647 files" in out and "none listed again or read" in out
 
 
+@pytest.mark.slow
 def test_a_file_added_to_a_loaded_tree_is_found_and_read_alone(plain_cli, source, opened, tmp_path):
     """A new platform (its run summary and its system description): the folders that hold them changed
     (their mtime), so the tree is listed again, and the two new files alone are read."""
@@ -130,6 +132,7 @@ def test_a_file_added_to_a_loaded_tree_is_found_and_read_alone(plain_cli, source
                           "'%T4x8b/resnet/Server%'") == [(["no system description closed/NVIDIA/systems/T4x8b.json"],)]
 
 
+@pytest.mark.slow
 def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_figure_loads(
         plain_cli, source, opened, tmp_path):
     db_file = tmp_path / "w.duckdb"
@@ -152,6 +155,7 @@ def test_a_changed_summary_is_read_again_alone_by_the_tree_ingest_and_its_new_fi
     assert opened == NOTHING
 
 
+@pytest.mark.slow
 def test_a_file_read_as_it_is_written_is_read_again_at_the_next_run(plain_cli, source, opened, tmp_path):
     """A file modified within the last 2 s may change again, same size, within its mtime's tick: its
     identity is not recorded (nor its round's), so the next run reads it, and records it once settled."""
@@ -181,6 +185,7 @@ def _changed_a_while_ago(path: Path) -> None:
     os.utime(path, (earlier, earlier))
 
 
+@pytest.mark.slow
 def test_a_touched_file_is_read_once_more_then_left_unopened(plain_cli, source, opened, tmp_path):
     """The same bytes under a new mtime: read again (its sha256 the same: nothing loaded), its new
     identity recorded, and not opened at the next run."""

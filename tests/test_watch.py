@@ -140,6 +140,7 @@ def test_watcher_loads_new_rounds_reloads_changed_files_finds_unlisted_rounds_an
         assert con.execute("SELECT * FROM results ORDER BY ALL").fetchall() == after["results"]
 
 
+@pytest.mark.slow
 def test_a_failed_round_is_a_failed_task_run_and_the_cli_exits_nonzero(cli, db_file, tmp_path):
     from prefect import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
@@ -167,6 +168,7 @@ def test_a_failed_round_is_a_failed_task_run_and_the_cli_exits_nonzero(cli, db_f
     assert len(report) == 1 and "v6.0" in report[0].data and "failed" in report[0].data
 
 
+@pytest.mark.slow
 def test_every_writing_command_records_its_load_and_publishes_the_copy(cli, db_file):
     from tests.conftest import UNOFFICIAL
     csv = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"

@@ -23,6 +23,7 @@ def tree_reads(monkeypatch) -> list[str]:
     return paths
 
 
+@pytest.mark.slow
 def test_the_tick_that_loads_a_new_round_reads_its_tree_and_the_next_tick_reads_none(
         cli, tmp_path, tree_reads, monkeypatch):
     source = round_repositories(tmp_path / "upstream", rounds=("v6.0",))  # its table and its tree, as published
@@ -58,6 +59,7 @@ def test_a_new_round_whose_tree_the_source_lacks_is_loaded_and_said_so(cli, tmp_
     assert "v6.0: no submission tree at" in out and tree_reads == []
 
 
+@pytest.mark.slow
 def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_every_one(cli, tmp_path, tree_reads):
     """A mirror of tables alone, over HTTP: the first chunk of tree files all 404, the round's line
     says there is no tree, and nothing of it is recorded in tree_files."""
@@ -77,6 +79,7 @@ def test_a_url_with_the_table_and_no_tree_is_asked_for_one_chunk_of_files_not_ev
     assert query(tmp_path / "w.duckdb", "SELECT count(*) FROM tree_files") == [(0,)]
 
 
+@pytest.mark.slow
 def test_over_http_the_tick_that_loads_a_new_round_reads_its_tree_and_the_next_asks_for_no_tree_file(
         cli, tmp_path):
     from tests.conftest import serve

@@ -25,6 +25,7 @@ def records() -> list[dict]:
     return json.loads((MIRROR / V60_JSON).read_bytes())
 
 
+@pytest.mark.slow
 def test_a_table_with_one_row_withdrawn_loads_under_watch_and_the_ledger_says_withdrawn(
         plain_cli, remembered, monkeypatch):
     path, mirror = remembered
