@@ -47,14 +47,6 @@ def published(round_name: str, result_id: str, model: str, scenario: str) -> flo
     return float(record(round_name, result_id, model, scenario)["Performance_Result"])
 
 
-@lru_cache(maxsize=None)
-def checker_rows(round_name: str) -> list[dict]:
-    """A round the mirror holds as the checker's summary.csv (v6.1: its repository publishes no JSON table)."""
-    path = MIRROR / f"inference_results_{round_name}" / "main" / "summary.csv"
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
 def published_in_summary(round_name: str, organization: str, accelerator_model_name: str, accelerators: int,
                          model: str, scenario: str) -> float:
     """Result of the one summary.csv row of this submitter, accelerator name, count, model and scenario
