@@ -63,8 +63,9 @@ run: install
 # checkout's __pycache__ (ignored by git), even where PYTHONDONTWRITEBYTECODE is set in the environment.
 test test-slow test-unit test-readme: export PYTHONDONTWRITEBYTECODE :=
 
-# Every test but the slow ones (over ~5 s on 2 cores: whole processes starting Prefect, several flow runs in
-# a row, a fuzz, a Dask cluster, a fresh venv): those run in `make test-slow`, which CI runs after this.
+# Every test but the slow ones (over ~1.5 s on 2 cores: whole processes starting Prefect, several loads or
+# flow runs in a row, a fuzz, a Dask cluster, a fresh venv): those run in `make test-slow`, which CI runs
+# after this, so this suite stays within four minutes on 2 cores.
 # --dist loadfile: a module's fixtures (its exports, the report page) are built by one worker, not both.
 test: install-test
 	$(TEST_PY) -m pytest -q -n 2 --dist loadfile -m "not slow"

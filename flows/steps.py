@@ -219,10 +219,11 @@ def run_logger() -> logging.Logger | logging.LoggerAdapter:
     if not logger.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s | %(levelname)-7s | %(message)s", "%H:%M:%S"))
-        handler.setLevel(os.environ.get("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "INFO").upper())
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
+    # each call: the level of the command running now (an earlier quiet command's does not stick)
+    logger.handlers[0].setLevel(os.environ.get("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", "INFO").upper())
     return logger
 
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
 from tests.conftest import MIRROR, SHARED_ROUNDS
 from warehouse.store.db import query_frame
@@ -102,3 +105,29 @@ def first_backfill(con):
     from warehouse.ingest.outcome import RoundOutcome
     loaded = [RoundOutcome(name, "loaded", source_id=f"official/{name}") for name in SHARED_ROUNDS]
     return build(con, "backfill", None, loaded, Snapshot({}, set(), pl.DataFrame(), pl.DataFrame()))
+
+
+def audit(con, claim_id: str) -> dict:
+    """The claim_audit row of one claim."""
+    return one(con, "SELECT * FROM claim_audit WHERE id = ?", [claim_id])
+
+
+@contextmanager
+def ledger_warehouse(shared_warehouse: str, directory: Path, claims: list[Path], decisions: list[Path] = ()):
+    """A writable copy of the session warehouse in `directory` with these claims and decisions files
+    loaded, in order, and the views they feed materialized once -> its connection."""
+    from warehouse.ledger.claims import load_claims, load_decisions
+    from warehouse.store import db
+    from warehouse.views import materialize
+    path = directory / "warehouse.duckdb"
+    shutil.copyfile(shared_warehouse, path)
+    con = db.connect(str(path))
+    try:
+        for file in claims:
+            load_claims(con, file)
+        for file in decisions:
+            load_decisions(con, file)
+        materialize(con, changed={"claims", "decisions"} if decisions else {"claims"})
+        yield con
+    finally:
+        con.close()

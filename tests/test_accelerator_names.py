@@ -242,6 +242,7 @@ def test_a_variant_word_no_row_accepts_leaves_the_name_unmatched():
 
 
 @pytest.mark.unit
+@pytest.mark.slow
 def test_a_partition_maps_as_before_so_a_partition_rule_can_come_first():
     # MIG slices are another rule's (issue 53 item 2): the names of a slice still take the device's
     # row, as they did; no new row claims them

@@ -128,6 +128,7 @@ def test_the_run_report_lists_corrected_units_and_anomalies_of_the_loaded_rounds
                      "v6.0: 37 units corrected (whisper Offline (Samples/s -> Tokens/s))"]
 
 
+@pytest.mark.slow
 def test_a_pair_finding_one_sides_own_finding_explains_is_listed_on_that_side(tmp_path):
     # Nebius v6.0 deepseek-r1 Server: 6.0-0082 on 8 GB300 64510 Tokens/s, 6.0-0081 on 72 575580:
     # efficiency (575580 / 64510) / (72 / 8) = 0.99137. Reshaped as a broken small entry (an

@@ -73,6 +73,7 @@ def backfill(cli, server, db, *rounds, force=False):
 
 # --- acceptance -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_backfill_loads_every_published_round_and_reports_the_missing_ones(cli, mirror_server, db_file,
                                                                           shared_warehouse):
     code, out, err = backfill(cli, mirror_server, db_file)
@@ -247,6 +248,7 @@ def test_body_over_the_size_cap_is_rejected_without_retries(cli, db_file, monkey
 
 # --- the other commands ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_sql_refuses_to_write(cli, db_file):
     load_shared_rounds(db_file, ("v6.0",))
     before = snapshot(db_file)
@@ -271,6 +273,7 @@ def test_invalid_round_name_is_a_usage_error(cli, db_file):
     assert not Path(db_file).exists()
 
 
+@pytest.mark.slow
 def test_ingest_unofficial_csv_loads_every_row_unverified(cli, db_file):
     csv = UNOFFICIAL / "gateoverflow_submissions_v5.0.summary.csv"
     code, out, err = cli("ingest", "v5.0", "--file", csv, "--origin", "unofficial", "--db", db_file)

@@ -94,6 +94,7 @@ def test_a_first_build_comments_after_its_models_commit_a_few_hundred_a_transact
     assert len(said) == sum(comment_counts), "every comment said is in the catalog, each said once"
 
 
+@pytest.mark.slow
 def test_a_build_stopped_before_its_comments_is_not_current_and_the_next_writes_them(unbuilt, shared_con,
                                                                                      monkeypatch):
     """A build interrupted after its models committed: the models are there, without comments; the

@@ -15,11 +15,9 @@ import shutil
 import pytest
 
 from tests.cli_tables import table_rows
-from tests.shared_rows import one, published
+from tests.shared_rows import audit, ledger_warehouse, one, published
 from tests.test_claims import COMPARABLE, DIRECTIONAL, UNCLASSIFIED, claim, decision
-from warehouse.ledger.claims import LedgerError, claims_frame, load_claims, load_decisions
-from warehouse.store import db
-from warehouse.views import materialize
+from warehouse.ledger.claims import LedgerError, claims_frame
 
 # v6.0 whisper Offline, 8 accelerators (closed, available, verified):
 #   6.0-0098 Supermicro B300 50562.2 samples/s   (the best B300 x8)
@@ -86,21 +84,12 @@ LEDGER = "".join([
 def audited(shared_warehouse, tmp_path_factory):
     """One private warehouse with the ledger above loaded, the views materialized once."""
     directory = tmp_path_factory.mktemp("cited")
-    path = directory / "warehouse.duckdb"
-    shutil.copyfile(shared_warehouse, path)
     (directory / "claims.toml").write_text(LEDGER, encoding="utf-8")
     (directory / "decisions.toml").write_text(decision("buy-b300", ["gen-cited", "gen-cited-best-base"]),
                                               encoding="utf-8")
-    con = db.connect(str(path))
-    load_claims(con, directory / "claims.toml")
-    load_decisions(con, directory / "decisions.toml")
-    materialize(con, changed={"claims", "decisions"})
-    yield con
-    con.close()
-
-
-def audit(con, claim_id: str) -> dict:
-    return one(con, "SELECT * FROM claim_audit WHERE id = ?", [claim_id])
+    with ledger_warehouse(shared_warehouse, directory, [directory / "claims.toml"],
+                          [directory / "decisions.toml"]) as con:
+        yield con
 
 
 def ids(rows_used) -> list[tuple[str, str]]:
@@ -294,6 +283,7 @@ def test_invalid_direction_and_scale_claims_are_refused(tmp_path, fields, expect
         claims_frame(path)
 
 
+@pytest.mark.slow
 def test_cli_audit_carries_both_figures_and_their_rows_for_every_claim(cli, tmp_path, shared_warehouse):
     from tests.conftest import ROOT
     path = tmp_path / "w.duckdb"

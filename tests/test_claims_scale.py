@@ -107,6 +107,7 @@ def gb300_rack_and_tray_rounds() -> tuple[list[dict], list[dict]]:
     return records("v6.0"), rack + [tray]
 
 
+@pytest.mark.slow
 def test_a_claim_naming_no_size_is_graded_on_the_equal_size_best_against_best_figure(tmp_path):
     # "GB300 NVL72 on Qwen3-VL: up to 1.6x over its v6.0 result, from software alone" (NVIDIA, no size, no
     # scenario). NVIDIA's v6.1 rows are the 72-GPU rack 6.1-0074 only; nobody ran 72 GB300 on Qwen3-VL in
@@ -155,6 +156,7 @@ def test_a_claim_naming_no_size_is_graded_on_the_equal_size_best_against_best_fi
         "equal size, 1.4974")
 
 
+@pytest.mark.slow
 def test_the_submitters_own_equal_size_figure_is_shown_beside_the_graded_one(tmp_path):
     # The published v6.1 shape of test_eligibility: NVIDIA's own 4-GPU tray 6.1-0073 (Offline 91.68) beside
     # the rack. At equal size, best against best, 4 GPUs Offline: 91.68 over the best v6.0 4-GPU Offline,

@@ -8,16 +8,12 @@ entries, 6.1-0074 for NVIDIA's GB300 NVL72, 6.1-0106 for its Vera Rubin NVL72).
 """
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.conftest import ROOT
-from tests.shared_rows import one, published, published_in_summary
+from tests.shared_rows import audit, ledger_warehouse, one, published, published_in_summary
 from tests.test_claims import claim
-from warehouse.ledger.claims import load_claims
 from warehouse.store import db
-from warehouse.views import materialize
 
 
 
@@ -60,19 +56,10 @@ LEDGER = "".join([
 def audited(shared_warehouse, tmp_path_factory):
     """A private copy of the mirror's warehouse (v4.1-v6.1) with NVIDIA's v6.1 claims and the ledger above."""
     directory = tmp_path_factory.mktemp("claims_v61")
-    path = directory / "warehouse.duckdb"
-    shutil.copyfile(shared_warehouse, path)
     (directory / "claims.toml").write_text(LEDGER, encoding="utf-8")
-    con = db.connect(str(path))
-    load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
-    load_claims(con, directory / "claims.toml")
-    materialize(con, changed={"claims"})
-    yield con
-    con.close()
-
-
-def audit(con, claim_id: str) -> dict:
-    return one(con, "SELECT * FROM claim_audit WHERE id = ?", [claim_id])
+    with ledger_warehouse(shared_warehouse, directory, [ROOT / "examples" / "claims_v6.1_nvidia.example.toml",
+                                                        directory / "claims.toml"]) as con:
+        yield con
 
 
 def ids(rows_of_figure) -> list[tuple[str, int]]:

@@ -59,6 +59,7 @@ def mart(con, name: str) -> pl.DataFrame:
     return frame.sort(frame.columns, nulls_last=True)
 
 
+@pytest.mark.slow
 def test_a_drifted_round_moves_no_figure_of_any_view(private_con, shared_con):
     d = drifted_v60()
     prepared = prepare(d.content(), d.file_name, "v6.0", "official", "drifted")

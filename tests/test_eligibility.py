@@ -144,6 +144,7 @@ def edge_yolo(offline: float) -> list[dict]:
     (26.2, "above any conversion of its own runs"),    # just above 2 x 13.045 = 26.09
     (26.0, "possibly converted"),                      # just below: a conversion could come near it
     (13.1, "possibly converted")])                     # what a conversion of the SingleStream run gives
+@pytest.mark.slow
 def test_the_conversion_bound_on_the_newest_rounds_yolo_row(tmp_path, offline, cause):
     assert conversion_bound(76.66, 613.28) == pytest.approx(26.09, abs=0.005)
     con = db.connect(str(tmp_path / "w.duckdb"))

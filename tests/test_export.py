@@ -131,6 +131,7 @@ def partition_of(directory: Path, view: str) -> set[str]:
     return {name for f in manifest(directory)["files"] if f["view"] == view for name in f.get("partition", {})}
 
 
+@pytest.mark.slow
 def test_parquet_reads_back_with_duckdb_and_polars_as_in_the_warehouse(exports, wcon):
     directory = exports["parquet"]
     for view in manifest(directory)["views"]:
@@ -330,6 +331,7 @@ def test_killed_export_leaves_the_previous_export_intact(claims_warehouse, tmp_p
     assert manifest(target)["format"] == "csv"
 
 
+@pytest.mark.slow
 def test_cli_export_and_docs(cli, claims_warehouse, tmp_path):
     code, out, err = cli("export", tmp_path / "bi", "--format", "csv", "--views", "dim_rounds,claim_audit",
                          "--db", claims_warehouse)

@@ -76,6 +76,7 @@ def test_watch_on_a_broken_table_says_one_line_notifies_and_loses_nothing(plain_
     assert query(path, "SELECT status FROM load_events ORDER BY loaded_at DESC LIMIT 1") == [("failed",)]
 
 
+@pytest.mark.slow
 def test_backfill_on_the_same_table_fails_the_same_way(plain_cli, remembered, notified):
     path, mirror = remembered
     break_v60(mirror, "empty-array")

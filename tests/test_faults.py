@@ -75,6 +75,7 @@ def no_length(body: bytes) -> tuple:
 
 # --- 2. load guards -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_file_whose_every_row_fails_validation_is_refused(cli, warehouse):
     bad = json.dumps([{**r, "Performance_Result": "n/a"} for r in v60_records()]).encode()
     before = digest(warehouse)
@@ -295,6 +296,7 @@ def test_deeply_nested_toml_is_one_line(cli, warehouse, tmp_path):
 NOT_MODIFIED = ("raw", b"HTTP/1.0 304 Not Modified\r\n\r\n")
 
 
+@pytest.mark.slow
 def test_a_304_answer_to_force_is_one_line(cli, warehouse):
     before = digest(warehouse)
     with serve(MIRROR, {V60_PATH: [NOT_MODIFIED]}) as server:
@@ -325,6 +327,7 @@ def test_a_file_url_source_that_exists_loads(cli, db_file, shared_warehouse):
     assert query(db_file, rows) == query(shared_warehouse, rows)
 
 
+@pytest.mark.slow
 def test_a_304_to_an_empty_warehouse_is_not_unchanged(cli, db_file):
     with serve(MIRROR, {V60_PATH: [NOT_MODIFIED]}) as server:
         code, out, err = backfill(cli, server.url, db_file, "v6.0")

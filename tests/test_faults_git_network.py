@@ -169,6 +169,7 @@ def test_a_backfill_takes_the_lock_while_a_clone_waits_on_a_silent_server(scheme
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow
 def test_a_server_that_never_takes_the_connection_ends_the_clone_in_the_connect_timeout(tmp_path, home, monkeypatch):
     """git (libcurl) would wait 300 s for a connection, per request; the run asks first."""
     monkeypatch.setenv("MLPERF_GIT_CONNECT_TIMEOUT", "2")
@@ -182,6 +183,7 @@ def test_a_server_that_never_takes_the_connection_ends_the_clone_in_the_connect_
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow
 def test_the_ssh_options_are_numbers_the_run_gives_never_a_users_command(tmp_path, home, monkeypatch):
     """GIT_SSH_COMMAND is run by a shell: only numbers of the run's own reach it; a GIT_SSH_COMMAND,
     GIT_SSH or core.sshCommand of the user's environment is not what runs."""

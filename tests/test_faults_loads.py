@@ -51,6 +51,7 @@ def events(db: str) -> list[tuple]:
 
 # --- a file cut at a line break, loaded first -------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_first_load_of_a_csv_cut_at_a_line_break_is_refused(cli, db_file, tmp_path):
     # v6.0 was published with 520 records; 299 of the CSV's, cut at a line break, look whole.
     source = v60_csv_source(tmp_path, as_v60_csv(csv_lines(299)))
@@ -97,6 +98,7 @@ def test_a_whole_round_under_its_published_count_loads_with_the_override(cli, db
 
 # --- another round's file without its round markers -------------------------------------------------
 
+@pytest.mark.slow
 def test_another_rounds_file_without_a_version_column_is_refused_by_its_result_ids(cli, warehouse):
     # v5.1's records with no `version`, 494 of them: 5% fewer rows than v6.0's 520, under the shrink limit
     other = [{k: v for k, v in r.items() if k != "version"} for r in records("v5.1")[:494]]
@@ -182,6 +184,7 @@ def claims_for_decision() -> Path:
 
 
 @pytest.mark.parametrize("empty", ["", "# nothing yet\n", "claim = []\n"], ids=["blank", "comment", "empty-array"])
+@pytest.mark.slow
 def test_an_empty_claims_file_is_refused_unless_allowed(cli, warehouse, tmp_path, empty):
     path = tmp_path / "claims.toml"
     assert load_claims(cli, warehouse, path, CLAIM)[0] == 0
@@ -195,6 +198,7 @@ def test_an_empty_claims_file_is_refused_unless_allowed(cli, warehouse, tmp_path
     assert ledger_rows(warehouse, "claims") == []
 
 
+@pytest.mark.slow
 def test_an_empty_decisions_file_is_refused_unless_allowed(cli, warehouse, tmp_path):
     assert cli("claims", "load", claims_for_decision(), "--db", warehouse)[0] == 0
     path = tmp_path / "decisions.toml"
@@ -210,6 +214,7 @@ def test_an_empty_decisions_file_is_refused_unless_allowed(cli, warehouse, tmp_p
     assert ledger_rows(warehouse, "decisions") == []
 
 
+@pytest.mark.slow
 def test_a_decision_id_owned_by_another_file_needs_replace(cli, warehouse, tmp_path):
     assert cli("claims", "load", claims_for_decision(), "--db", warehouse)[0] == 0
     first, second = tmp_path / "a.toml", tmp_path / "b.toml"

@@ -182,6 +182,7 @@ def test_a_signal_during_the_views_rebuild_is_said_and_the_rerun_rebuilds_them(r
 
 
 @pytest.mark.parametrize("phase", ["build", "publish"])
+@pytest.mark.slow
 def test_a_signal_after_the_load_says_the_load_was_kept(run, warehouse, republished, monkeypatch, phase):
     """While the run report is built, or the published copy written: the load had committed."""
     before = digest(warehouse, times=False)
@@ -201,6 +202,7 @@ def v05_source(tmp_path) -> Path:
     return tmp_path / "trees"
 
 
+@pytest.mark.slow
 def test_a_signal_while_trees_loads_a_round_rolls_back_its_rows_and_run_summaries_together(
         run, v05_source, tmp_path, monkeypatch):
     """A round read in one pass is loaded in one transaction: a signal while it is written (its result

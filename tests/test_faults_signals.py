@@ -177,6 +177,7 @@ def test_kill_9_leaves_no_prefect_server_behind(tmp_path, prefect_home):
         assert wait_gone(below, timeout=5) == set()
 
 
+@pytest.mark.slow
 def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix(shared_warehouse, tmp_path):
     """A real SIGTERM to this process at spread-out moments of a real load (fetch, parse, validate,
     the DuckDB transaction): the warehouse afterwards is exactly the state before or after."""

@@ -73,6 +73,7 @@ def test_a_source_that_is_not_a_directory_says_what_it_is(run, remembering, tmp_
     assert state(path) == before
 
 
+@pytest.mark.slow
 def test_a_remembered_url_stored_without_its_credentials_says_so_on_401(cli, remembering):
     """The warehouse stores https://user:password@host/... as https://host/...: the next run without
     --source was refused by the host (401) with no word why."""

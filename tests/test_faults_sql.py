@@ -415,6 +415,7 @@ def _sql_process(warehouse: str, *args: str, **env: str) -> tuple[int, int, byte
     return process.returncode, usage.ru_maxrss // 1024, head, err, time.monotonic() - started, lines
 
 
+@pytest.mark.slow
 def test_a_statement_that_ignores_the_interrupt_is_stopped_at_the_time_limit(warehouse):
     """`SELECT len(range(2000000000))` builds one list without looking for DuckDB's interrupt: still
     running at 60 s under MLPERF_SQL_TIMEOUT=2. The watchdog ends it STUCK_SECONDS after the interrupt.

@@ -367,6 +367,7 @@ def test_trees_keeps_a_loaded_run_when_its_file_is_replaced_by_a_broken_one(cli,
     assert query(path, "SELECT count(*) FROM run_summaries") == [(5,)]
 
 
+@pytest.mark.slow
 def test_a_tree_file_over_the_size_cap_is_one_error_line(cli, v61_tree):
     """A 70 MB result_summary.json (a sparse file: its size is refused before a byte is read)."""
     path, root = v61_tree

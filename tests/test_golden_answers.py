@@ -242,6 +242,7 @@ def load_gb10(tmp_path, notes_v60: str, inferred_v60: int):
     return con
 
 
+@pytest.mark.slow
 def test_a_cpu_only_run_is_never_an_accelerators_baseline(tmp_path):
     row = record("v6.0", "6.0-0028", "yolo-95", "MultiStream")
     assert row["Notes"] == "Dell Pro Max with GB10. CPU only submission" and row["Accelerator"] == "NVIDIA GB10"

@@ -139,6 +139,7 @@ def test_a_run_that_finds_nothing_new_makes_no_reachability_probe(tmp_path):
             assert len(connections) == len(server.handler.requests_seen), (kind, connections, server.handler.requests_seen)
 
 
+@pytest.mark.slow
 def test_an_unreachable_source_is_still_one_line_once_the_look_fails(tmp_path):
     with serve_and_stop() as url:
         db_path = tmp_path / "w.duckdb"

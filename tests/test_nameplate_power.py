@@ -82,6 +82,7 @@ def test_tokens_per_nameplate_kw_where_a_row_gives_it_and_none_is_absent(tmp_pat
 
 @pytest.mark.parametrize("stated, drift", [("None", None), ("", None), ("0", '"0"'), ("n/a", '"n/a"'),
                                            ("-500", '"-500"')])
+@pytest.mark.slow
 def test_a_value_that_is_not_a_positive_number_is_absent_and_named(tmp_path, stated, drift):
     """"None" and an empty value are the checker's "no power submission": absent, silently; any other
     value that is not a positive number of watts is absent too, and `drift` names it once."""

@@ -146,6 +146,7 @@ stage = "mlcommons_verified"
 
 
 @pytest.mark.unit
+@pytest.mark.slow
 def test_a_claim_reads_the_marts_names_and_the_old_ones_with_a_note(tmp_path):
     from warehouse.ledger.claims import LedgerError, claims_frame
     new, old, both = (tmp_path / f"{name}.toml" for name in ("new", "old", "both"))

@@ -143,6 +143,7 @@ def test_a_target_that_keeps_failing_says_why(fast_retries, monkeypatch):
     assert receiver.messages == []
 
 
+@pytest.mark.slow
 def test_a_decision_whose_review_date_passes_is_announced_once(private_con, fast_retries, monkeypatch):
     """The watcher's tick with nothing to load: the fixture's decision (review_due 2026-06-01, past)
     is announced once, then never again while its reason stays the same."""
@@ -190,6 +191,7 @@ def test_notify_without_a_target_says_how_to_set_one(monkeypatch, capsys):
     assert capsys.readouterr().err.startswith("error: no notification target: set MLPERF_NOTIFY")
 
 
+@pytest.mark.slow
 def test_decisions_due_lists_them_with_when_they_were_announced(private_con, tmp_path, capsys):
     from warehouse.cli import main
     from warehouse.ledger.claims import load_claims, load_decisions
@@ -246,6 +248,7 @@ def test_a_run_whose_source_cannot_be_reached_sends_its_error_line(fast_retries,
     assert message["message"].splitlines()[0] == error_line and source in error_line
 
 
+@pytest.mark.slow
 def test_a_failed_round_sends_the_line_the_command_prints(fast_retries, monkeypatch, tmp_path, capsys):
     """v6.0's table published cut short: the round fails (exit 1) and the message is its error line."""
     from warehouse.cli import main

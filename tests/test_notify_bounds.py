@@ -121,6 +121,7 @@ def test_notify_test_reports_a_dripping_target_as_timed_out_within_its_budget(mo
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow
 def test_the_runs_budget_bounds_all_its_targets_together(monkeypatch, small_budgets):
     """Three dripping targets, each allowed 10 s: sent side by side, all given up at the run's 1.5 s."""
     from warehouse.notify.deliver import Message, configured_targets, deliver
@@ -192,6 +193,7 @@ def test_a_megabyte_note_is_cut_with_a_count_and_the_message_bounded(monkeypatch
     assert len(sent["message"]) <= BODY_MAX + 40 and sent["message"].endswith(" characters cut)")
 
 
+@pytest.mark.slow
 def test_a_decision_is_announced_only_when_a_target_received_it(private_con, small_budgets, monkeypatch):
     from warehouse.export.run_report import build
     from warehouse.ingest.outcome import RoundOutcome

@@ -82,6 +82,7 @@ def republished_v60(upstream: Path, result_id: str, model: str, scenario: str, v
     return was
 
 
+@pytest.mark.slow
 def test_a_leader_that_left_the_ranking_is_named_with_what_happened_to_it(plain_cli, trees_warehouse, tmp_path,
                                                                           monkeypatch):
     # Issue 63: Cisco's B300 x8, 6.0-0010, led llama2-70b-99 Server per accelerator (114,504 / 8 =

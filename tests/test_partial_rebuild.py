@@ -53,6 +53,7 @@ def test_a_ledger_load_rebuilds_only_what_reads_it_and_the_same_as_a_full_build(
         assert partial[name] == full[name], name
 
 
+@pytest.mark.slow
 def test_edited_reference_tables_or_a_missing_model_mean_a_full_build(private_con):
     edited = dataclasses.replace(default_reference(), racks=default_reference().racks.head(1))
     assert set(materialize(private_con, ref=edited, changed={"claims"})) == TABLES
@@ -89,6 +90,7 @@ def test_every_ledger_table_reaches_its_marts():
     assert {"own_runs", "own_vs_mlperf", "decision_records", "drift"} <= reach["own_measurements"]
 
 
+@pytest.mark.slow
 def test_a_first_ledger_load_into_a_new_warehouse_builds_everything(tmp_path):
     with db.connect(str(tmp_path / "new.duckdb")) as con:
         load_claims(con, ROOT / "examples" / "claims_v6.1_nvidia.example.toml")
@@ -118,6 +120,7 @@ def table_comments(con) -> dict[tuple[str, str], str]:
                 f"SELECT table_name, column_name, comment FROM duckdb_columns() {where}").fetchall()}}
 
 
+@pytest.mark.slow
 def test_a_full_build_writes_comments_only_for_what_it_created(private_con, monkeypatch):
     """Tables are refilled in place when their definition is unchanged, so they keep their comments:
     writing them all again was a fifth of a build (issue 43). A changed definition re-creates the

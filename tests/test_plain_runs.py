@@ -52,6 +52,7 @@ def test_a_plain_backfill_builds_the_warehouse_a_flow_run_builds(cli, plain_cli,
     assert all(run_id for (run_id,) in query(flow_db, "SELECT flow_run_id FROM load_events"))
 
 
+@pytest.mark.slow
 def test_a_plain_run_retries_a_transient_failure_as_the_task_declares(plain_cli, db_file):
     with serve(MIRROR, {V60_PATH: [503, 503]}) as server:
         code, out, err = plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v6.0")
@@ -61,6 +62,7 @@ def test_a_plain_run_retries_a_transient_failure_as_the_task_declares(plain_cli,
     assert query(db_file, "SELECT count(*) FROM results") == [(520,)]
 
 
+@pytest.mark.slow
 def test_a_plain_run_fails_a_broken_round_in_one_line_and_loads_the_others(plain_cli, db_file):
     with serve(MIRROR, {V60_PATH: [("body", b"[{\"ID\": ")]}) as server:
         code, out, err = plain_cli("backfill", "--source", server.url, "--db", db_file, "--rounds", "v4.1,v6.0")
@@ -73,13 +75,20 @@ def test_a_plain_run_fails_a_broken_round_in_one_line_and_loads_the_others(plain
         ("v4.1", "loaded", None), ("v6.0", "failed", None)]
 
 
-def test_verbose_shows_a_plain_runs_task_lines(plain_cli, db_file, monkeypatch):
+@pytest.mark.slow
+def test_verbose_shows_a_plain_runs_task_lines_after_a_quiet_command(plain_cli, db_file, monkeypatch):
+    """A quiet command raises the console's level for itself only: the environment is as it was after
+    it, and a -v command in the same process shows its task lines."""
     monkeypatch.delenv("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", raising=False)
     import logging
-    for handler in logging.getLogger("mlperf.run").handlers[:]:  # made by an earlier quiet run
+    for handler in logging.getLogger("mlperf.run").handlers[:]:  # bound to an earlier test's stderr
         logging.getLogger("mlperf.run").removeHandler(handler)
-    code, _out, err = plain_cli("-v", "ingest", "v6.0", "--file", MIRROR / V60_PATH.lstrip("/"), "--origin",
-                                "official", "--db", db_file)
+    ingest = ("ingest", "v6.0", "--file", MIRROR / V60_PATH.lstrip("/"), "--origin", "official", "--db")
+    code, _out, quiet = plain_cli(*ingest, db_file + ".quiet")
+    assert code == 0, quiet
+    assert "| INFO    |" not in quiet
+    assert "PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL" not in os.environ
+    code, _out, err = plain_cli("-v", *ingest, db_file)
     for handler in logging.getLogger("mlperf.run").handlers[:]:
         logging.getLogger("mlperf.run").removeHandler(handler)
     assert code == 0, err
@@ -132,6 +141,7 @@ def test_a_forced_reload_of_the_same_file_says_the_file_is_the_same(plain_cli, d
     assert "the same file, the same" in out
 
 
+@pytest.mark.slow
 def test_a_file_ingest_reports_what_it_changed(plain_cli, db_file):
     table = MIRROR / "inference_results_v6.0" / "main" / "summary_results.json"
     code, out, err = plain_cli("ingest", "v6.0", "--file", table, "--db", db_file)

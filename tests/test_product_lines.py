@@ -144,6 +144,23 @@ def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
     assert lines[0].startswith("4.34x B200 over H200 SXM x8 qwen3-vl-235b-a22b Offline, vLLM: 6.0-0095 -> 6.0-0094")
 
 
+def refused_edit(tmp_path, table_file: str, key: str, edit: tuple, message: str, first_only: bool = False) -> None:
+    """A copy of the reference with one cell of `table_file` changed (`edit`: the key's value, column,
+    new value; in the key's first row only, or every row of it) is refused with `message`."""
+    import pandera.errors as pa_errors
+    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / table_file
+    table = pl.read_csv(path, infer_schema_length=0)
+    name, column, value = edit
+    rows = pl.col(key) == name
+    if first_only:
+        rows = rows & (pl.int_range(pl.len()) == pl.arg_where(pl.col(key) == name).first())
+    table = table.with_columns(pl.when(rows).then(pl.lit(value)).otherwise(pl.col(column)).alias(column))
+    table.write_csv(path)
+    with pytest.raises(pa_errors.SchemaError, match=message):
+        load_reference(tmp_path)
+
+
 @pytest.mark.unit
 @pytest.mark.parametrize("edit, message", [
     (("B200", "predecessor", "MI300X"), "predecessor is not an accelerator of the same line"),
@@ -151,16 +168,7 @@ def test_the_run_reports_largest_speedups_stay_within_one_line(private_con):
     (("B200", "segment", "gaming"), "segment"),
 ])
 def test_the_reference_refuses_a_broken_succession(tmp_path, edit, message):
-    import pandera.errors as pa_errors
-    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
-    path = tmp_path / "accelerators.csv"
-    table = pl.read_csv(path, infer_schema_length=0)
-    accelerator, column, value = edit
-    table = table.with_columns(pl.when(pl.col("accelerator") == accelerator).then(pl.lit(value))
-                               .otherwise(pl.col(column)).alias(column))
-    table.write_csv(path)
-    with pytest.raises(pa_errors.SchemaError, match=message):
-        load_reference(tmp_path)
+    refused_edit(tmp_path, "accelerators.csv", "accelerator", edit, message)
 
 
 @pytest.mark.unit
@@ -171,14 +179,6 @@ def test_the_reference_refuses_a_broken_succession(tmp_path, edit, message):
 ])
 def test_the_processor_reference_refuses_a_part_without_a_source_or_with_two_identities(tmp_path, edit, message):
     # every processor states where it is stated (a system description or a page naming it), and its
-    # patterns (Apple M1 Pro has two: "Apple M1 Pro", "MacBookPro18,1") give it one identity
-    import pandera.errors as pa_errors
-    shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
-    path = tmp_path / "processors.csv"
-    table = pl.read_csv(path, infer_schema_length=0)
-    processor, column, value = edit
-    first = (pl.col("processor") == processor) & (pl.int_range(pl.len()) == pl.arg_where(pl.col("processor") == processor).first())
-    table = table.with_columns(pl.when(first).then(pl.lit(value)).otherwise(pl.col(column)).alias(column))
-    table.write_csv(path)
-    with pytest.raises(pa_errors.SchemaError, match=message):
-        load_reference(tmp_path)
+    # patterns (Apple M1 Pro has two: "Apple M1 Pro", "MacBookPro18,1") give it one identity: the
+    # edit changes its first row only
+    refused_edit(tmp_path, "processors.csv", "processor", edit, message, first_only=True)

@@ -67,6 +67,7 @@ def test_next_falls_due_with_the_first_round_published_after_the_decision(tmp_pa
             "v7.0", f"round v7.0 (published {seen_on.isoformat()}) is the first published after the decision")}
 
 
+@pytest.mark.slow
 def test_a_round_found_again_keeps_the_day_it_was_first_seen(tmp_path):
     with db.connect(str(tmp_path / "w.duckdb")) as con:
         materialize(con)

@@ -54,6 +54,7 @@ def test_a_backfill_checks_its_warehouse_once_new_or_loaded(plain_cli, checks, t
     assert checks == once_each("w.duckdb")
 
 
+@pytest.mark.slow
 def test_a_trees_run_checks_its_warehouse_once(plain_cli, checks, tmp_path):
     code, _, err = plain_cli("trees", "--rounds", "v0.5", "--source", TREES, "--db", tmp_path / "w.duckdb")
     assert code == 0, err

@@ -103,6 +103,7 @@ def test_a_server_without_filtering_is_refused(served_repository, tmp_path):
     assert not (tmp_path / "cache" / "inference_results_v0.5").exists()
 
 
+@pytest.mark.slow
 def test_trees_with_git_loads_a_round_without_a_table_into_the_marts(served_repository, tmp_path, cli):
     db_file = tmp_path / "w.duckdb"
     code, out, err = cli("trees", "--rounds", "v0.5", "--git", f"file://{served_repository.parent}",

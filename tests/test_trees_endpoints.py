@@ -279,6 +279,7 @@ def test_the_seeds_decision_gets_tokens_per_rack_from_the_runs_own_output_tokens
                         "run_tokens_per_second": 1175890.2208168241}
 
 
+@pytest.mark.slow
 def test_own_runs_are_matched_to_the_endpoint_harness_runs_pattern(v61, tmp_path):
     # A made-up own run of Qwen3-VL on a Vera Rubin rack (own_measurements' CSV format): TTFT p99 2000 ms,
     # TPOT p99 100 ms, 100000 output tokens/s on 72 accelerators.

@@ -49,6 +49,7 @@ def test_v07_legacy_multistream_is_samples_per_query_and_survives_per_sample_blo
     assert (row["value"], row["units"], row["higher_is_better"]) == (272, "Samples/query", True)
 
 
+@pytest.mark.slow
 def test_v21_multistream_inferred_from_singlestream_as_the_checker_does():
     rebuilt = rebuild_tree("v2.1", TREES / "inference_results_v2.1")
     row = _row(rebuilt, "closed/Fujitsu/results/RX2540M6_A30x1_TRT/retinanet/MultiStream/performance/run_1")
@@ -88,6 +89,7 @@ Result is : {valid}
 """
 
 
+@pytest.mark.slow
 def test_a_layout_never_seen_loads_with_quarantine_and_drift_rows(tmp_path):
     tree = tmp_path / "inference_results_v9.9"
     system = {"system_name": "Box", "submitter": "Acme", "division": "experimental", "status": "Coming Soon",
@@ -119,6 +121,7 @@ def test_a_layout_never_seen_loads_with_quarantine_and_drift_rows(tmp_path):
     assert quarantined == 3
 
 
+@pytest.mark.slow
 def test_trees_on_the_shared_trees_loads_a_round_without_a_table_and_its_summaries(tmp_path, cli):
     db_file = tmp_path / "w.duckdb"
     code, out, err = cli("trees", "--rounds", "v0.5", "--source", SHARED / "trees", "--db", db_file)

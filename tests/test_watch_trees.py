@@ -48,6 +48,7 @@ def test_the_tick_that_loads_a_new_round_reads_its_tree_and_the_next_tick_reads_
     assert out.startswith("watch: nothing new") and tree_reads == []
 
 
+@pytest.mark.slow
 def test_a_new_round_whose_tree_the_source_lacks_is_loaded_and_said_so(cli, tmp_path, tree_reads):
     from tests.conftest import MIRROR
     source = tmp_path / "upstream"

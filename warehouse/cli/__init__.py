@@ -28,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     from warehouse.cli.global_options import verbose_requested
     from warehouse.cli.runs import quiet_prefect_console
     verbose = verbose_requested(words)
-    quiet_prefect_console(verbose)  # before any command imports (and configures) Prefect
-    from warehouse.cli.app import run
-    return run(words, verbose)
+    with quiet_prefect_console(verbose):  # before any command imports (and configures) Prefect
+        from warehouse.cli.app import run
+        return run(words, verbose)
 
 
 def query_words_kept(words: list[str]) -> list[str]:

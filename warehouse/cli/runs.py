@@ -22,16 +22,31 @@ from warehouse.errors import EXIT_OK, ExpectedFailure, UsageError
 DEFAULT_CRON = settings.default("watch_cron")
 
 
-def quiet_prefect_console(verbose: bool) -> None:
+QUIET_CONSOLE_LEVELS = tuple(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL" for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS"))
+
+
+@contextmanager
+def quiet_prefect_console(verbose: bool):
     """The screen gets the run report and our one-line errors; Prefect's per-task lines still reach
-    the Prefect API (the UI's logs), and reach the screen with -v. Must run before Prefect is imported."""
+    the Prefect API (the UI's logs), and reach the screen with -v. Enter before Prefect is imported.
+    On the way out the environment is as it was: a later command of this process, or a process
+    started after it, is not quieted by this one (a -v after a quiet command shows its lines)."""
+    before = {name: os.environ.get(name) for name in QUIET_CONSOLE_LEVELS}
     if not verbose:
         # Prefect's logging.yml: `console` (its own messages) and `console_flow_runs` (flow and task
         # runs' lines) are separate handlers.
         # A failed round is already one line of ours (and a Failed run in the API): Prefect's own
         # ERROR lines about it would repeat it on the screen.
-        for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS"):
-            os.environ.setdefault(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", "CRITICAL")
+        for name in QUIET_CONSOLE_LEVELS:
+            os.environ.setdefault(name, "CRITICAL")
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def register(app: typer.Typer) -> None:
