@@ -560,6 +560,9 @@ HISTORY_PANELS = 6   # benchmark families drawn, the longest-run first
 HISTORY_WIDTH, HISTORY_HEIGHT = 320, 170  # a panel: two side by side fit a 1000 px window
 HISTORY_COLUMNS = 2
 HISTORY_GUTTER = 120  # px at a panel's right, after the newest round: each coloured line's label
+# a label starts 8 px into the gutter and may run past it into the space between two panels, short of the
+# next panel's axis title: "A100 SXM 80GB 500W" and "RTX PRO 6000 Blackwell" whole, not cut to one another
+END_LABEL_LIMIT = HISTORY_GUTTER + 10
 END_LABEL_GAP = 13   # px between two line-end labels' baselines (11 px text)
 HISTORY_PARTS = 7    # parts drawn per family: every part that led the field, then the longest-lived
 # Offline: the one scenario every suite and every round runs, so a family's panel spans its whole life
@@ -772,7 +775,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     points = parts.mark_point(filled=True, size=40).encode(
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
     ends = base.transform_filter("datum.kind == 'end'").mark_text(
-        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=HISTORY_GUTTER - 10).encode(
+        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=END_LABEL_LIMIT).encode(
         x=x, y=y, color=colour, text="text:N")
     chart.chart = alt.layer(field, lines, points, gained, newest, ends).properties(
         width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(

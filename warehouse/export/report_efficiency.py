@@ -8,8 +8,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from warehouse.export.report_charts import (HISTORY_COLUMNS, HISTORY_GUTTER, HISTORY_HEIGHT, HISTORY_WIDTH, LABEL_FONT,
-                                            RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds, line_end_labels,
+from warehouse.export.report_charts import (END_LABEL_LIMIT, HISTORY_COLUMNS, HISTORY_HEIGHT, HISTORY_WIDTH,
+                                            LABEL_FONT, RECORD_SEGMENT, Chart, _identity, _line_ids, _rounds, line_end_labels,
                                             time_axis_with_gutter)
 from warehouse.export.report_interactive import AcceleratorPalette
 from warehouse.store import db
@@ -139,11 +139,12 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
         return chart
     x_scale, x_axis = time_axis_with_gutter(frame)
     x = alt.X("published_on:T", title=None, scale=x_scale, axis=x_axis)
-    # each coloured line (a part at a power setting) named at its end; grey lines unnamed
+    # each coloured part named once, at its newest point (its MaxQ and MaxP lines share its colour; the
+    # dash tells them apart: two labels saying the same name would not); grey lines unnamed
     coloured_rows = frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))
-    frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", "series", frame["published_on"].max(),
-                                       frame.filter(pl.col("kind").is_in(["part", "frontier"])))
-                       .with_columns(pl.col("accelerator").alias("text"))], how="diagonal_relaxed")
+    frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", "accelerator", frame["published_on"].max(),
+                                              frame.filter(pl.col("kind").is_in(["part", "frontier"])))],
+                      how="diagonal_relaxed")
     y = alt.Y("per_joule:Q", title="per joule (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~g", labelFontSize=LABEL_FONT, tickCount=5))  # 0.01 and 400, never "10m"
     dash = alt.StrokeDash("power_setting:N", title="power setting",
@@ -170,7 +171,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     lines = coloured.mark_line(strokeWidth=2).encode(x=x, y=y, color=colour, detail="line:N", strokeDash=dash)
     points = coloured.mark_point(filled=True, size=40).encode(x=x, y=y, color=colour, tooltip=tooltip)
     ends = base.transform_filter("datum.kind == 'end'").mark_text(
-        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=HISTORY_GUTTER - 10).encode(
+        align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=END_LABEL_LIMIT).encode(
         x=x, y=y, color=colour, text="text:N")
     order = frame.filter(pl.col("kind") == "part").select("panel", "panel_order").unique().sort("panel_order")
     chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels, ends).properties(
