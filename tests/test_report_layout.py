@@ -187,6 +187,7 @@ TEXTS_JS = """(name) => { const found = [];
   const visit = (mark) => { for (const item of mark.items || []) {
       if (mark.marktype === 'text' && mark.role === 'mark' && item.datum && item.text)
         found.push({text: String(item.text), kind: item.datum.kind, panel: item.datum.panel, series: item.datum.series || null,
+                    fill: item.fill || null,
                     box: [item.bounds.x1, item.bounds.y1, item.bounds.x2, item.bounds.y2]});
       if (mark.marktype === 'group') for (const child of item.items || []) visit(child); } };
   visit(window.reportViews[name].scenegraph().root); return found; }"""
@@ -197,6 +198,7 @@ def test_each_coloured_line_is_named_at_its_end_and_grey_ones_are_not(page_with_
     """Issue 63 item 2: no legend of 25 colours; each coloured part named in its colour just after the
     newest round at the height of its last point, the names of a panel never on top of each other."""
     from warehouse.export.report_efficiency import OTHER
+    from warehouse.export.report_interactive import TEXT_CONTRAST, contrast_on_white
     page, *_ = page_with_trees
     spec = page.evaluate(f"JSON.parse(document.getElementById('spec-{chart}').textContent)")
     rows = next(iter(spec["datasets"].values()))
@@ -210,6 +212,9 @@ def test_each_coloured_line_is_named_at_its_end_and_grey_ones_are_not(page_with_
     assert all(e.get("legend", "none") is None for e in _encodings(spec) if e.get("field") == "accelerator" and "scale" in e)
     drawn = [t for t in page.evaluate(TEXTS_JS, chart) if t["kind"] == "end"]
     assert len(drawn) == len(ends)
+    # in the part's hue, dark enough to read: the light shades of the palette were faint as text
+    faint = {t["text"]: t["fill"] for t in drawn if contrast_on_white(t["fill"]) < TEXT_CONTRAST}
+    assert not faint, faint
     for panel in {t["panel"] for t in drawn}:
         boxes = sorted(t["box"] for t in drawn if t["panel"] == panel)
         assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]

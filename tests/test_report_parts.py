@@ -136,3 +136,14 @@ def test_a_history_line_breaks_where_a_round_skipped_the_part_and_at_an_era_chan
     assert _line_ids(points, ran) == ["part|resnet|T4|0", "part|resnet|T4|0", "part|resnet|T4|1",
                                       "part|resnet|A100|0", "part|resnet|A100|1",
                                       "frontier|resnet|False|0", "frontier|resnet|False|0"]
+
+
+def test_a_light_shade_is_darkened_in_its_hue_until_it_reads_as_text():
+    from warehouse.export.report_interactive import ACCELERATOR_COLOURS, contrast_on_white, readable_on_white
+    # WCAG 2: white 1, black 21; Vega's tableau blue #4c78a8 already reads (4.61), its light #9ecae9 does not (1.74)
+    assert contrast_on_white("#ffffff") == pytest.approx(1) and contrast_on_white("#000000") == pytest.approx(21)
+    assert round(contrast_on_white("#4c78a8"), 2) == 4.61 and readable_on_white("#4c78a8") == "#4c78a8"
+    assert round(contrast_on_white("#9ecae9"), 2) == 1.74
+    # mixed toward black 5 % a step: 0x9e x 0.6 = 94.8 -> 0x5f; 0xca x 0.6 = 121.2 -> 0x79; 0xe9 x 0.6 = 139.8 -> 0x8c
+    assert readable_on_white("#9ecae9") == "#5f798c"
+    assert all(contrast_on_white(readable_on_white(c)) >= 4.5 for c in ACCELERATOR_COLOURS)

@@ -703,10 +703,12 @@ def time_axis_with_gutter(frame: pl.DataFrame) -> tuple[alt.Scale, alt.Axis]:
             alt.Axis(format="%Y", values=years, labelFontSize=LABEL_FONT, grid=True))
 
 
-def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn: pl.DataFrame) -> pl.DataFrame:
+def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn: pl.DataFrame,
+                    palette: AcceleratorPalette) -> pl.DataFrame:
     """A label per coloured line (kind 'end'): the series' name just after the newest round (published_on
     `newest`, drawn 8 px to its right, in the panel's gutter), at the height of the line's last point, nudged apart so no
-    two labels of a panel overlap (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`)."""
+    two labels of a panel overlap (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`); `ink`:
+    the part's colour, darkened where needed to read as text on white."""
     ends = (parts.sort("published_on").group_by("panel", series, maintain_order=True).last()
             .sort("panel", value))
     rows = []
@@ -717,7 +719,8 @@ def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn:
         heights = _spread([math.log(v) for v in group[value].to_list()], END_LABEL_GAP * per_px, low, high)
         rows += [{**row, value: math.exp(h)} for row, h in zip(group.to_dicts(), heights)]
     return pl.DataFrame(rows, schema=ends.schema).with_columns(
-        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col(series).alias("text"))
+        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col(series).alias("text"),
+        pl.col("accelerator").map_elements(palette.ink_of, return_dtype=pl.String).alias("ink"))
 
 
 def _spread(heights: list[float], gap: float, low: float, high: float) -> list[float]:
@@ -752,7 +755,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
               axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
     parts_only = frame.filter(pl.col("kind") == "part")
     frame = pl.concat([frame, line_end_labels(parts_only, "per_accelerator", "accelerator", frame["published_on"].max(),
-                                      frame.filter(pl.col("kind").is_in(["part", "frontier"])))],
+                                              frame.filter(pl.col("kind").is_in(["part", "frontier"])), palette)],
                       how="diagonal_relaxed")
     tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),
                alt.Tooltip("published_on:T", format="%Y-%m-%d", title="published"),
@@ -776,7 +779,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
         x=x, y=y, color=colour, shape=alt.Shape("segment:N", title="segment"), tooltip=tooltip)
     ends = base.transform_filter("datum.kind == 'end'").mark_text(
         align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=END_LABEL_LIMIT).encode(
-        x=x, y=y, color=colour, text="text:N")
+        x=x, y=y, fill=alt.Fill("ink:N", scale=None), text="text:N")
     chart.chart = alt.layer(field, lines, points, gained, newest, ends).properties(
         width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(
         facet=alt.Facet("panel:N", title=None, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),

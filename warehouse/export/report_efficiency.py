@@ -143,7 +143,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     # dash tells them apart: two labels saying the same name would not); grey lines unnamed
     coloured_rows = frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))
     frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", "accelerator", frame["published_on"].max(),
-                                              frame.filter(pl.col("kind").is_in(["part", "frontier"])))],
+                                              frame.filter(pl.col("kind").is_in(["part", "frontier"])), palette)],
                       how="diagonal_relaxed")
     y = alt.Y("per_joule:Q", title="per joule (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~g", labelFontSize=LABEL_FONT, tickCount=5))  # 0.01 and 400, never "10m"
@@ -172,7 +172,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     points = coloured.mark_point(filled=True, size=40).encode(x=x, y=y, color=colour, tooltip=tooltip)
     ends = base.transform_filter("datum.kind == 'end'").mark_text(
         align="left", baseline="middle", dx=8, fontSize=LABEL_FONT, limit=END_LABEL_LIMIT).encode(
-        x=x, y=y, color=colour, text="text:N")
+        x=x, y=y, fill=alt.Fill("ink:N", scale=None), text="text:N")
     order = frame.filter(pl.col("kind") == "part").select("panel", "panel_order").unique().sort("panel_order")
     chart.chart = alt.layer(record, grey_lines, grey_points, lines, points, *labels, ends).properties(
         width=HISTORY_WIDTH, height=HISTORY_HEIGHT, data=frame).facet(

@@ -31,6 +31,8 @@ ACCELERATOR_COLOURS = _TABLEAU20[0::2] + _TABLEAU20[1::2] + _CATEGORY20B
 GAIN_SCHEME = "redblue"
 COLOURED = 8        # series a panel colours at most: the parts that lead; the rest grey
 GREY = "#bdbdbd"
+INK = "#424242"     # text that names no part
+TEXT_CONTRAST = 4.5  # WCAG 2's minimum contrast ratio for text of normal size
 OTHER_PARTS = "other parts"
 SHADE = "shade"     # red below 1 (slower), white at 1, blue above (faster)
 
@@ -123,6 +125,11 @@ class AcceleratorPalette:
     def colour_of(self, accelerator: str) -> str:
         return self.range[self.domain.index(accelerator)]
 
+    def ink_of(self, accelerator: str | None) -> str:
+        """The part's colour as text on white: darkened where the light shades (from the eleventh part
+        on) would be too faint to read; a part the page does not colour, dark grey."""
+        return readable_on_white(self.colour_of(accelerator)) if accelerator in self.domain else INK
+
     def scale(self) -> alt.Scale:
         return alt.Scale(domain=list(self.domain), range=self.range)
 
@@ -138,6 +145,24 @@ class AcceleratorPalette:
         return alt.Color(f"{SHADE}:N", title="accelerator", scale=alt.Scale(
             domain=domain, range=[self.colour_of(a) if a in self.domain else GREY for a in domain[:-1]] + [GREY]),
             legend=alt.Legend(values=domain) if legend else None)
+
+
+def contrast_on_white(colour: str) -> float:
+    """WCAG 2's contrast ratio of a #rrggbb colour against white: 1 (white) to 21 (black)."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def readable_on_white(colour: str) -> str:
+    """`colour` mixed toward black, in steps of 5 %, until text in it reaches TEXT_CONTRAST on white; the
+    hue stays, so a label still matches its line."""
+    mixed, step = colour, 0
+    while contrast_on_white(mixed) < TEXT_CONTRAST:
+        step += 1
+        mixed = "#" + "".join(f"{round(int(colour[i:i + 2], 16) * (1 - 0.05 * step)):02x}" for i in (1, 3, 5))
+    return mixed
 
 
 def shade(coloured: list[str], field: str = "accelerator") -> dict:
