@@ -232,6 +232,59 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     assert "before" in outcomes  # at least one signal landed before the commit
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGKILL")
+@pytest.mark.slow
+def test_kill_9_anywhere_in_a_run_leaves_the_old_state_or_the_new_and_the_next_run_completes(shared_warehouse,
+                                                                                              tmp_path):
+    """SIGKILL, which no handler sees, to a whole `mlperf-wh ingest` at spread-out moments of its run
+    (start-up, read, validate, the DuckDB transaction, the views, the published copy): the warehouse
+    opens afterwards as exactly the state before or after (DuckDB's write-ahead log), no lock or
+    half-written copy the dead process left stops the next run, and that run ends in the new state."""
+    import json
+    import random
+    import shutil
+
+    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
+    changed = tmp_path / "summary_results.json"
+    records[0]["Performance_Result"] *= 1.01  # a republished figure: a different, valid, complete state
+    changed.write_text(json.dumps(records))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_PREFECT"))}
+    env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+
+    def ingest(target: str) -> subprocess.Popen:  # a plain run, as most users run it
+        return subprocess.Popen([str(COMMAND), "ingest", "v6.0", "--file", str(changed), "--origin", "official",
+                                 "--db", target], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def copy(name: str) -> str:
+        target = str(tmp_path / name)
+        shutil.copyfile(shared_warehouse, target)
+        return target
+
+    clean = copy("clean.duckdb")
+    started = time.monotonic()
+    process = ingest(clean)
+    assert process.wait(timeout=120) == 0, process.communicate()
+    run_seconds = time.monotonic() - started
+    before, after = digest(shared_warehouse, times=False), digest(clean, times=False)
+    assert before != after
+
+    rng = random.Random(9)
+    outcomes = []
+    for attempt in range(6):
+        target = copy(f"w{attempt}.duckdb")
+        process = ingest(target)
+        time.sleep(rng.uniform(0.2, 1.0) * run_seconds)
+        process.kill()
+        process.communicate(timeout=30)
+        state = digest(target, times=False)
+        assert state in (before, after), f"attempt {attempt}: a state that is neither before nor after"
+        outcomes.append("after" if state == after else "before")
+        again = ingest(target)
+        assert again.wait(timeout=120) == 0, (attempt, again.communicate())
+        assert digest(target, times=False) == after, attempt
+    assert "before" in outcomes, outcomes  # at least one kill landed before the commit
+
+
 def processes_below(pid: int, name: bytes) -> set[int]:
     """The processes below `pid` whose command line names `name` (b"uvicorn", b"git")."""
     found = set()
