@@ -177,11 +177,27 @@ def test_kill_9_leaves_no_prefect_server_behind(tmp_path, prefect_home):
         assert wait_gone(below, timeout=5) == set()
 
 
+def republished_v60(directory: Path) -> Path:
+    """v6.0's table with its first figure 1 % higher: a different, valid, complete state to load."""
+    import json
+    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
+    records[0]["Performance_Result"] *= 1.01
+    changed = directory / "summary_results.json"
+    changed.write_text(json.dumps(records))
+    return changed
+
+
+def two_states(before_db: str, after_db: str) -> tuple[dict, dict]:
+    """The digests of a warehouse before a load and after it, which must differ."""
+    before, after = digest(before_db, times=False), digest(after_db, times=False)
+    assert before != after
+    return before, after
+
+
 @pytest.mark.slow
 def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix(shared_warehouse, tmp_path):
     """A real SIGTERM to this process at spread-out moments of a real load (fetch, parse, validate,
     the DuckDB transaction): the warehouse afterwards is exactly the state before or after."""
-    import json
     import random
     import shutil
     import threading
@@ -190,10 +206,7 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     from warehouse.ingest.pipeline import ingest_location
     from warehouse.store import db
 
-    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
-    changed = tmp_path / "summary_results.json"
-    records[0]["Performance_Result"] *= 1.01  # a republished figure: a different, valid, complete state
-    changed.write_text(json.dumps(records))
+    changed = republished_v60(tmp_path)
 
     def load(target: str) -> None:
         with db.connect(target) as con:
@@ -204,8 +217,7 @@ def test_a_signal_anywhere_in_a_load_leaves_the_old_state_or_the_new_never_a_mix
     started = time.monotonic()
     load(after_db)
     load_seconds = time.monotonic() - started
-    before, after = digest(shared_warehouse, times=False), digest(after_db, times=False)
-    assert before != after
+    before, after = two_states(shared_warehouse, after_db)
 
     rng = random.Random(8)
     outcomes = []
@@ -240,14 +252,10 @@ def test_kill_9_anywhere_in_a_run_leaves_the_old_state_or_the_new_and_the_next_r
     (start-up, read, validate, the DuckDB transaction, the views, the published copy): the warehouse
     opens afterwards as exactly the state before or after (DuckDB's write-ahead log), no lock or
     half-written copy the dead process left stops the next run, and that run ends in the new state."""
-    import json
     import random
     import shutil
 
-    records = json.loads((MIRROR / V60_PATH.lstrip("/")).read_bytes())
-    changed = tmp_path / "summary_results.json"
-    records[0]["Performance_Result"] *= 1.01  # a republished figure: a different, valid, complete state
-    changed.write_text(json.dumps(records))
+    changed = republished_v60(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLPERF_PREFECT"))}
     env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
 
@@ -265,8 +273,7 @@ def test_kill_9_anywhere_in_a_run_leaves_the_old_state_or_the_new_and_the_next_r
     process = ingest(clean)
     assert process.wait(timeout=120) == 0, process.communicate()
     run_seconds = time.monotonic() - started
-    before, after = digest(shared_warehouse, times=False), digest(clean, times=False)
-    assert before != after
+    before, after = two_states(shared_warehouse, clean)
 
     rng = random.Random(9)
     outcomes = []
