@@ -11,7 +11,7 @@
 -- variant such as CTS; memory, TDP and form by the row's memory_gb, tdp_watts and form_factor, the
 -- others by its `accepts`): a part is what was sold, so "Cloud AI 100 PCIe/HHHL Lite" is never the
 -- Pro, and a word no row accepts leaves the name unmatched rather than merged (the macros
--- variant_markers and accelerator_of, written from the reference tables at each materialize).
+-- variant_markers and accelerator_rows, written from the reference tables at each materialize).
 -- device: the parts' canonical names, distinct, sorted and joined with " + " (for example
 -- "MI300X + MI325X"); null when any part matches no row (`mlperf-wh drift` lists those names).
 -- virtualized: a part carries a virtualization word (a vGPU profile such as 80C or 16Q, "Virtualized",
@@ -61,13 +61,40 @@ parts AS (
 marked AS (
     SELECT *, variant_markers(part) AS markers FROM parts
 ),
+-- every row whose pattern the part matches (accelerator_rows: priority, file order), and the part's
+-- words that row does not take: a virtualization word always passes (it makes the part virtualized),
+-- memory and power by the row's memory_gb and tdp_watts, a form word by its form_factor, any other by
+-- its `accepts`
+candidates AS (
+    SELECT m.accelerator_raw, m.position, a.priority, a.accelerator,
+           list_transform(list_filter(m.markers, lambda w: NOT coalesce(
+               w.kind = 'virtualization'
+               OR (w.kind = 'form' AND w.form_factor = a.form_factor)
+               OR (w.kind = 'memory' AND w.number = a.memory_gb)
+               OR (w.kind = 'power' AND w.number = a.tdp_watts)
+               OR (w.kind NOT IN ('memory', 'power', 'form')
+                   AND regexp_full_match(w.word, '(?i)(?:' || nullif(a.accepts, '') || ')')), false)),
+               lambda w: w.word) AS refused
+    FROM (SELECT accelerator_raw, position, markers, unnest(accelerator_rows(part)) AS priority FROM marked) AS m
+    JOIN ref_accelerators AS a USING (priority)
+),
+-- the first row that takes every word is the part; the first row that matches is what it looks like
+named AS (
+    SELECT m.accelerator_raw, m.part, m.position,
+           list_contains(list_transform(m.markers, lambda w: w.kind), 'virtualization') AS virtualized,
+           arg_min(c.accelerator, c.priority) FILTER (WHERE len(c.refused) = 0) AS accelerator,
+           arg_min(c.accelerator, c.priority) AS looks_like,
+           arg_min(c.refused, c.priority) AS refused
+    FROM marked AS m
+    LEFT JOIN candidates AS c USING (accelerator_raw, position)
+    GROUP BY m.accelerator_raw, m.part, m.position, m.markers
+),
 matched AS (
-    SELECT accelerator_raw, part, position, accelerator_of(part, markers) AS accelerator,
-           list_contains(list_transform(markers, lambda m: m.kind), 'virtualization') AS virtualized,
-           CASE WHEN accelerator_of(part, markers) IS NULL AND accelerator_like(part) IS NOT NULL
-                THEN format('reads as {}; no row takes "{}"', accelerator_like(part),
-                            array_to_string(unaccepted_markers(part, markers), '", "')) END AS unknown_variant
-    FROM marked
+    SELECT accelerator_raw, part, position, accelerator, virtualized,
+           CASE WHEN accelerator IS NULL AND looks_like IS NOT NULL
+                THEN format('reads as {}; no row takes "{}"', looks_like, array_to_string(refused, '", "'))
+           END AS unknown_variant
+    FROM named
 ),
 resolved AS (
     SELECT

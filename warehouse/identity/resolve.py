@@ -99,43 +99,22 @@ def first_match_macro(name: str, table: pl.DataFrame, canonical: str, exclude: s
 def accelerator_macros(accelerators: pl.DataFrame, markers: pl.DataFrame) -> list[str]:
     """The rule that names the part a published accelerator name is (variant_markers.csv says it):
     `variant_markers(part)`: the variant words the part of a name carries, each {kind, word, number,
-    form_factor}; `accelerator_of(part, markers)`: the canonical accelerator of the first row of
-    accelerators.csv (file order) whose pattern the part matches and which accepts every marker;
-    `accelerator_like(part)`: the first row whose pattern matches, markers aside, and
-    `unaccepted_markers(part, markers)`: the words that row does not accept (what `drift` names)."""
+    form_factor}; `accelerator_rows(part)`: the rows of accelerators.csv whose pattern the part
+    matches, by their `priority` (file order), which base_accelerator_names joins to ref_accelerators to
+    take the first row that accepts every marker (one rule over the row's columns: a CASE of a branch
+    and a lambda per row, bound wherever it was written, was most of what building the models of a
+    small warehouse cost); `virtualized_system(system_name)`: a system name saying it runs vGPUs."""
     in_names = markers.filter(pl.col("reads") == "accelerator name")
     found = [f"list_transform(regexp_extract_all(part, {_sql_text(pattern)}), lambda w: {{'kind': {_sql_text(kind)}, "
              f"'word': w, 'number': TRY_CAST(regexp_extract(w, '\\d+') AS DOUBLE), 'form_factor': {_sql_or_null(form)}}})"
              for kind, pattern, form in in_names.select("kind", "pattern", "form_factor").iter_rows()]
     in_systems = markers.filter(pl.col("reads") == "system name")["pattern"].to_list()
     system_rule = " OR ".join(f"regexp_matches(coalesce(system_name, ''), {_sql_text(p)})" for p in in_systems) or "false"
-    rows = accelerators.select("pattern", "accelerator", "memory_gb", "tdp_watts", "form_factor", "accepts").iter_rows()
-    accepted, like, unaccepted = [], [], []
-    for pattern, accelerator, memory, tdp, form, accepts in rows:
-        takes = _accepts_marker(memory, tdp, form, accepts)
-        matches = f"regexp_matches(part, {_sql_text(pattern)})"
-        accepted.append(f"WHEN {matches} AND coalesce(list_bool_and(list_transform(markers, lambda m: {takes})), true) "
-                        f"THEN {_sql_text(accelerator)}")
-        like.append(f"WHEN {matches} THEN {_sql_text(accelerator)}")
-        unaccepted.append(f"WHEN {matches} THEN list_transform(list_filter(markers, lambda m: NOT {takes}), lambda m: m.word)")
+    rows = [f"CASE WHEN regexp_matches(part, {_sql_text(pattern)}) THEN [{priority}] ELSE []::INTEGER[] END"
+            for priority, pattern in enumerate(accelerators["pattern"].to_list())]
     return [f"CREATE OR REPLACE MACRO variant_markers(part) AS flatten([{', '.join(found)}])",
             f"CREATE OR REPLACE MACRO virtualized_system(system_name) AS ({system_rule})",
-            f"CREATE OR REPLACE MACRO accelerator_of(part, markers) AS CASE {' '.join(accepted)} END",
-            f"CREATE OR REPLACE MACRO accelerator_like(part) AS CASE {' '.join(like)} END",
-            f"CREATE OR REPLACE MACRO unaccepted_markers(part, markers) AS CASE {' '.join(unaccepted)} END"]
-
-
-def _accepts_marker(memory: float | None, tdp: float | None, form: str, accepts: str | None) -> str:
-    """Whether a row accepts marker m: a virtualization word always (it makes the part virtualized),
-    memory and power by the row's figures, a form word by its form factor, any other by `accepts`."""
-    terms = ["m.kind = 'virtualization'", f"(m.kind = 'form' AND m.form_factor = {_sql_text(form)})"]
-    if memory is not None:
-        terms.append(f"(m.kind = 'memory' AND m.number = {memory})")
-    if tdp is not None:
-        terms.append(f"(m.kind = 'power' AND m.number = {tdp})")
-    if accepts:
-        terms.append(f"(m.kind NOT IN ('memory', 'power', 'form') AND regexp_full_match(m.word, {_sql_text('(?i)(?:' + accepts + ')')}))")
-    return "coalesce(" + " OR ".join(terms) + ", false)"
+            f"CREATE OR REPLACE MACRO accelerator_rows(part) AS flatten([{', '.join(rows) or '[]::INTEGER[]'}])"]
 
 
 def _sql_or_null(value: str | None) -> str:
