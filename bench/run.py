@@ -5,13 +5,17 @@
 
 To add a benchmark: write bench/<name>_bench.py with a `main(argv) -> int` (0 on success) that
 prints plain-text lines, each measurement beside its target, and append (name, module.main) to
-SECTIONS below.
+SECTIONS below. A line that ends in MISSED (pairs.line and the sections' own verdicts) is a guard the
+section missed: the section ends "guard missed" and `make bench` exits 1, whatever the section returned
+(a section that printed MISSED and then "ok" hid it).
 """
 from __future__ import annotations
 
+import io
 import sys
 import time
 import traceback
+from contextlib import redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the bench modules, however run.py is started
@@ -45,6 +49,23 @@ SECTIONS = [
 ]
 
 
+class Watched(io.TextIOBase):
+    """The section's standard output, passed on as it is written, and the lines that ended in MISSED."""
+
+    def __init__(self, out):
+        self.out, self.pending, self.missed = out, "", []
+
+    def write(self, text: str) -> int:
+        self.out.write(text)
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        self.missed += [line for line in lines if line.rstrip().endswith("MISSED")]
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     wanted = argv if argv else [name for name, _ in SECTIONS]
     unknown = sorted(set(wanted) - {name for name, _ in SECTIONS})
@@ -57,14 +78,21 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"== {name}")
         started = time.perf_counter()
+        watched = Watched(sys.stdout)
         try:
-            code = run([])
+            with redirect_stdout(watched):
+                code = run([])
         except Exception:  # a broken section is reported, and the sections after it still run
             traceback.print_exc()
             code = "an exception"
-        verdict = "ok" if code == 0 else f"FAILED ({code})"
-        print(f"== {name}: {verdict} in {time.perf_counter() - started:.1f} s")
         if code != 0:
+            verdict = f"FAILED ({code})"
+        elif watched.missed:
+            verdict = f"guard missed ({len(watched.missed)} line{'s' if len(watched.missed) > 1 else ''})"
+        else:
+            verdict = "ok"
+        print(f"== {name}: {verdict} in {time.perf_counter() - started:.1f} s")
+        if verdict != "ok":
             failed.append(name)
     return 1 if failed else 0
 

@@ -21,6 +21,10 @@ def test_a_quick_bench_section_runs_to_its_end(section):
     env = {**os.environ, "MLPERF_BENCH_REPEAT": "1"}
     done = subprocess.run([str(RUN_ENVIRONMENT), str(ROOT / "bench" / "run.py"), section], capture_output=True,
                           text=True, timeout=600, env=env, cwd=ROOT)
-    assert done.returncode == 0 and f"== {section}: ok" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+    # ok, or a guard missed (make bench's business, on a quiet machine: bench/run.py exits 1 for it);
+    # never FAILED, the section's own error
+    ended = [line for line in done.stdout.splitlines() if line.startswith(f"== {section}: ")]
+    assert ended and ended[-1].split(": ", 1)[1].startswith(("ok", "guard missed")), done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.returncode == (0 if ended[-1].split(": ", 1)[1].startswith("ok") else 1)
     assert "Traceback" not in done.stdout + done.stderr
     assert sum("target" in line for line in done.stdout.splitlines()) >= 1
