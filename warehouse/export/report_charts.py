@@ -703,13 +703,14 @@ def time_axis_with_gutter(frame: pl.DataFrame) -> tuple[alt.Scale, alt.Axis]:
             alt.Axis(format="%Y", values=years, labelFontSize=LABEL_FONT, grid=True))
 
 
-def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn: pl.DataFrame,
+def line_end_labels(parts: pl.DataFrame, value: str, newest, drawn: pl.DataFrame,
                     palette: AcceleratorPalette) -> pl.DataFrame:
-    """A label per coloured line (kind 'end'): the series' name just after the newest round (published_on
-    `newest`, drawn 8 px to its right, in the panel's gutter), at the height of the line's last point, nudged apart so no
-    two labels of a panel overlap (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`); `ink`:
-    the part's colour, darkened where needed to read as text on white."""
-    ends = (parts.sort("published_on").group_by("panel", series, maintain_order=True).last()
+    """A label per coloured part of a panel (kind 'end', once even where the part draws two lines): its
+    name just after the newest round (published_on `newest`, drawn 8 px to its right, in the panel's
+    gutter), at the height of its newest point, nudged apart so no two labels of a panel overlap
+    (END_LABEL_GAP px on the panel's log scale: that of every row `drawn`); `ink`: the part's colour,
+    darkened where needed to read as text on white."""
+    ends = (parts.sort("published_on").group_by("panel", "accelerator", maintain_order=True).last()
             .sort("panel", value))
     rows = []
     for (panel,), group in ends.group_by("panel", maintain_order=True):
@@ -718,9 +719,10 @@ def line_end_labels(parts: pl.DataFrame, value: str, series: str, newest, drawn:
         per_px = max(high - low, 1e-9) / (HISTORY_HEIGHT - 12)   # the scale's padding: 6 px either end
         heights = _spread([math.log(v) for v in group[value].to_list()], END_LABEL_GAP * per_px, low, high)
         rows += [{**row, value: math.exp(h)} for row, h in zip(group.to_dicts(), heights)]
+    inks = {part: palette.ink_of(part) for part in ends["accelerator"].unique().to_list()}
     return pl.DataFrame(rows, schema=ends.schema).with_columns(
-        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col(series).alias("text"),
-        pl.col("accelerator").map_elements(palette.ink_of, return_dtype=pl.String).alias("ink"))
+        pl.lit("end").alias("kind"), pl.lit(newest).alias("published_on"), pl.col("accelerator").alias("text"),
+        pl.col("accelerator").replace_strict(inks, return_dtype=pl.String).alias("ink"))
 
 
 def _spread(heights: list[float], gap: float, low: float, high: float) -> list[float]:
@@ -754,7 +756,7 @@ def accelerator_history_chart(con, palette: AcceleratorPalette) -> Chart:
     y = alt.Y("per_accelerator:Q", title="per accelerator (log)", scale=alt.Scale(type="log", nice=False, padding=6),
               axis=alt.Axis(format="~s", labelFontSize=LABEL_FONT, tickCount=5))
     parts_only = frame.filter(pl.col("kind") == "part")
-    frame = pl.concat([frame, line_end_labels(parts_only, "per_accelerator", "accelerator", frame["published_on"].max(),
+    frame = pl.concat([frame, line_end_labels(parts_only, "per_accelerator", frame["published_on"].max(),
                                               frame.filter(pl.col("kind").is_in(["part", "frontier"])), palette)],
                       how="diagonal_relaxed")
     tooltip = [*_identity("part", "benchmark", "round", "submitter", "accelerator_count", "run_path"),

@@ -142,7 +142,7 @@ def efficiency_history_chart(con, palette: AcceleratorPalette) -> Chart:
     # each coloured part named once, at its newest point (its MaxQ and MaxP lines share its colour; the
     # dash tells them apart: two labels saying the same name would not); grey lines unnamed
     coloured_rows = frame.filter((pl.col("kind") == "part") & (pl.col("shade") != OTHER))
-    frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", "accelerator", frame["published_on"].max(),
+    frame = pl.concat([frame, line_end_labels(coloured_rows, "per_joule", frame["published_on"].max(),
                                               frame.filter(pl.col("kind").is_in(["part", "frontier"])), palette)],
                       how="diagonal_relaxed")
     y = alt.Y("per_joule:Q", title="per joule (log)", scale=alt.Scale(type="log", nice=False, padding=6),

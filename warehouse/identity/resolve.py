@@ -54,12 +54,12 @@ def load_reference_tables(con: duckdb.DuckDBPyConnection, ref: Reference | None 
     con.execute(PER_COUNT_MACRO)
     con.execute(UNIT_COUNTS_MACRO)
     con.execute(RATE_KIND_MACRO)
-    for macro in accelerator_macros(ref.accelerators, ref.variant_markers):
-        con.execute(macro)
     con.execute(first_match_macro("processor_of", ref.processors, "processor"))
     con.execute(first_match_macro("family_of", ref.model_ids, "family", exclude="exclude"))
-    # priority: file order; the first pattern that matches a name wins.
+    # priority: file order; the first pattern that matches a name wins (accelerator_rows lists them by it).
     accelerators = ref.accelerators.with_row_index("priority")
+    for macro in accelerator_macros(accelerators, ref.variant_markers):
+        con.execute(macro)
     processors = ref.processors.with_row_index("priority")
     software_stacks = ref.software_stacks.with_row_index("priority")
     for table, frame in (("ref_accelerators", accelerators), ("ref_benchmarks", ref.benchmarks),
@@ -97,8 +97,8 @@ def first_match_macro(name: str, table: pl.DataFrame, canonical: str, exclude: s
 
 
 def accelerator_macros(accelerators: pl.DataFrame, markers: pl.DataFrame) -> list[str]:
-    """The rule that names the part a published accelerator name is (variant_markers.csv says it):
-    `variant_markers(part)`: the variant words the part of a name carries, each {kind, word, number,
+    """The rule that names the part a published accelerator name is (variant_markers.csv says it);
+    `accelerators` carries the `priority` ref_accelerators is stored with. `variant_markers(part)`: the variant words the part of a name carries, each {kind, word, number,
     form_factor}; `accelerator_rows(part)`: the rows of accelerators.csv whose pattern the part
     matches, by their `priority` (file order), which base_accelerator_names joins to ref_accelerators to
     take the first row that accepts every marker (one rule over the row's columns: a CASE of a branch
@@ -111,7 +111,7 @@ def accelerator_macros(accelerators: pl.DataFrame, markers: pl.DataFrame) -> lis
     in_systems = markers.filter(pl.col("reads") == "system name")["pattern"].to_list()
     system_rule = " OR ".join(f"regexp_matches(coalesce(system_name, ''), {_sql_text(p)})" for p in in_systems) or "false"
     rows = [f"CASE WHEN regexp_matches(part, {_sql_text(pattern)}) THEN [{priority}] ELSE []::INTEGER[] END"
-            for priority, pattern in enumerate(accelerators["pattern"].to_list())]
+            for priority, pattern in accelerators.select("priority", "pattern").iter_rows()]
     return [f"CREATE OR REPLACE MACRO variant_markers(part) AS flatten([{', '.join(found)}])",
             f"CREATE OR REPLACE MACRO virtualized_system(system_name) AS ({system_rule})",
             f"CREATE OR REPLACE MACRO accelerator_rows(part) AS flatten([{', '.join(rows) or '[]::INTEGER[]'}])"]
