@@ -5,13 +5,15 @@
 
 To add a benchmark: write bench/<name>_bench.py with a `main(argv) -> int` (0 on success) that
 prints plain-text lines, each measurement beside its target, and append (name, module.main) to
-SECTIONS below. A line that ends in MISSED (pairs.line and the sections' own verdicts) is a guard the
-section missed: the section ends "guard missed" and `make bench` exits 1, whatever the section returned
-(a section that printed MISSED and then "ok" hid it).
+SECTIONS below. Every guard's verdict is the word ok or MISSED on its line (pairs.line and the sections'
+own lines); this file alone judges them: a line holding MISSED ends its section "guard missed" and
+`make bench` exits 1, and a section returns non-zero only for its own error (it printed MISSED and
+then "ok" before this rule).
 """
 from __future__ import annotations
 
 import io
+import re
 import sys
 import time
 import traceback
@@ -49,8 +51,11 @@ SECTIONS = [
 ]
 
 
+MISSED = re.compile(r"\bMISSED\b")
+
+
 class Watched(io.TextIOBase):
-    """The section's standard output, passed on as it is written, and the lines that ended in MISSED."""
+    """The section's standard output, passed on as it is written, and the lines holding a MISSED verdict."""
 
     def __init__(self, out):
         self.out, self.pending, self.missed = out, "", []
@@ -59,7 +64,7 @@ class Watched(io.TextIOBase):
         self.out.write(text)
         self.pending += text
         *lines, self.pending = self.pending.split("\n")
-        self.missed += [line for line in lines if line.rstrip().endswith("MISSED")]
+        self.missed += [line for line in lines if MISSED.search(line)]
         return len(text)
 
     def flush(self) -> None:
