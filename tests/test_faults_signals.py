@@ -35,10 +35,6 @@ def start_backfill(server_url: str, db: str, prefect_home: Path, *rounds: str,
     env = {**os.environ, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "MLPERF_PREFECT_TEMPORARY_SERVER": "1" if temporary_server else "0"}
     env.pop("PREFECT_API_URL", None)
-    # -v shows the task runs' lines: not when an in-process command of this session (the CLI's quiet
-    # console, warehouse/cli/runs.py) left their level raised in the environment this process inherits
-    for handler in ("CONSOLE", "CONSOLE_FLOW_RUNS"):
-        env.pop(f"PREFECT_LOGGING_HANDLERS_{handler}_LEVEL", None)
     return subprocess.Popen([str(COMMAND), *(["-v"] if verbose else []), "backfill", "--source", server_url,
                              "--db", db, "--rounds", ",".join(rounds)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -130,8 +126,6 @@ def test_sigterm_mid_backfill_stops_within_5s_and_a_rerun_matches_a_clean_run(cl
 def test_sigterm_mid_plain_backfill_stops_within_5s_keeping_what_was_committed(tmp_path, prefect_home, monkeypatch):
     """A plain run (no Prefect API): v6.0's fetch sleeps in a task thread, which the exit must not wait for."""
     monkeypatch.setenv("MLPERF_FETCH_READ_TIMEOUT", "120")  # the fetch in flight stays in flight until the signal
-    # -v shows the tasks' lines, unless an earlier in-process command of this session quieted them here
-    monkeypatch.delenv("PREFECT_LOGGING_HANDLERS_CONSOLE_FLOW_RUNS_LEVEL", raising=False)
     db = str(tmp_path / "interrupted.duckdb")
     with serve(MIRROR, {V60_PATH: [("sleep", 60)]}) as server:
         process = start_backfill(server.url, db, prefect_home, "v4.1", "v6.0", temporary_server=False, verbose=True)
@@ -270,8 +264,9 @@ def test_kill_9_anywhere_in_a_run_leaves_the_old_state_or_the_new_and_the_next_r
 
     clean = copy("clean.duckdb")
     started = time.monotonic()
-    process = ingest(clean)
-    assert process.wait(timeout=120) == 0, process.communicate()
+    first = ingest(clean)
+    out = first.communicate(timeout=120)
+    assert first.returncode == 0, out
     run_seconds = time.monotonic() - started
     before, after = two_states(shared_warehouse, clean)
 
@@ -287,7 +282,8 @@ def test_kill_9_anywhere_in_a_run_leaves_the_old_state_or_the_new_and_the_next_r
         assert state in (before, after), f"attempt {attempt}: a state that is neither before nor after"
         outcomes.append("after" if state == after else "before")
         again = ingest(target)
-        assert again.wait(timeout=120) == 0, (attempt, again.communicate())
+        out = again.communicate(timeout=120)
+        assert again.returncode == 0, (attempt, out)
         assert digest(target, times=False) == after, attempt
     assert "before" in outcomes, outcomes  # at least one kill landed before the commit
 
