@@ -108,7 +108,7 @@ def test_another_rounds_file_at_a_rounds_path_is_refused(cli, warehouse):
     assert code == 1
     line = one_error_line(err)
     assert "belongs to another round than v5.1" in line
-    assert "version column say 6.0 (520 rows)" in line and "result IDs say 6.0 (520 rows)" in line
+    assert "the version column says 6.0 (520 rows)" in line and "the result IDs say 6.0 (520 rows)" in line
     assert digest(warehouse) == before
     assert query(warehouse, "SELECT count(*) FROM results WHERE round = 'v5.1' AND result_id LIKE '6.0-%'") \
         == [(0,)]

@@ -107,7 +107,7 @@ def test_another_rounds_file_without_a_version_column_is_refused_by_its_result_i
         code, out, err = cli("backfill", "--source", server.url, "--db", warehouse, "--rounds", "v6.0")
     assert code == 1
     line = one_error_line(err)
-    assert "belongs to another round than v6.0: result IDs say 5.1 (494 rows)" in line
+    assert "belongs to another round than v6.0: the result IDs say 5.1 (494 rows)" in line
     assert "version column" not in line
     assert digest(warehouse) == before
 
@@ -119,7 +119,7 @@ def test_result_ids_are_round_markers_in_a_checker_file_that_carries_them():
     from warehouse.ingest.guards import round_markers
     raw = pl.DataFrame({"ID": ["4.1-0110", "4.1-0111"], "Result": ["1", "2"]})
     finding = round_markers(raw, "checker_json", "v5.1", "summary.json")
-    assert finding is not None and "result IDs say 4.1 (2 rows)" in finding.message
+    assert finding is not None and "the result IDs say 4.1 (2 rows)" in finding.message
     assert round_markers(raw, "checker_json", "v4.1", "summary.json") is None
 
 

@@ -149,3 +149,13 @@ def test_a_file_ingest_reports_what_it_changed(plain_cli, db_file):
     [row] = [line for line in out.splitlines() if line.startswith("│ v6.0")]
     assert [cell.strip() for cell in row.strip("│").split("┆")] == ["v6.0", "loaded", "520", "520", "0",
                                                                     "first load: 520 results"]
+
+
+def test_a_rounds_ingest_from_the_source_is_headed_by_its_command(plain_cli, db_file):
+    """`ingest v6.0` runs the backfill flow for one round; its report says `ingest:`, loaded or not."""
+    code, out, err = plain_cli("ingest", "v6.0", "--source", MIRROR, "--db", db_file)
+    assert code == 0, err
+    assert out.splitlines()[0] == "ingest: 1 loaded", out
+    code, out, err = plain_cli("ingest", "v6.0", "--source", MIRROR, "--db", db_file)
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("ingest: nothing new; the warehouse is unchanged"), out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 from contextlib import contextmanager
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -123,7 +124,7 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
         unchanged = None if force else unless_changed(these_rounds(rounds), source, warehouse,
                                                       "backfill", views_must_be_current=True)
         if unchanged is not None:
-            return print_run(unchanged, source, strict, fmt)
+            return print_run(replace(unchanged, kind=what), source, strict, fmt)
         probe_source(source)
         from flows.ingest import backfill as backfill_flow
         from flows.local_runs import run_here
@@ -131,7 +132,8 @@ def _run_backfill(rounds, source: str | None, force: bool, strict: bool, allow: 
         from warehouse.ingest.source_urls import redact
         with step(f"loading {len(rounds)} round{'s' if len(rounds) != 1 else ''} from {redact(source)}"):
             report = run_here(backfill_flow, rounds, source, db_file, force=force, allow=allow)
-    return print_run(report, source, strict, fmt)
+    # the command's name heads its report ("ingest: ..."); load_events keep the flow's, backfill
+    return print_run(replace(report, kind=what), source, strict, fmt)
 
 
 @contextmanager

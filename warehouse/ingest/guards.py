@@ -80,9 +80,9 @@ def round_markers(raw: pl.DataFrame, fmt: str, round_name: str, label: str) -> F
     them) must name the round it is loaded as."""
     markers = []
     if "version" in raw.columns:
-        markers.append(("version column", pl.col("version").str.strip_chars().str.strip_prefix("v")))
+        markers.append(("the version column says", pl.col("version").str.strip_chars().str.strip_prefix("v")))
     if "ID" in raw.columns:
-        markers.append(("result IDs", pl.col("ID").str.strip_chars().str.extract(r"^v?(.+)-[^-]*$", 1)))
+        markers.append(("the result IDs say", pl.col("ID").str.strip_chars().str.extract(r"^v?(.+)-[^-]*$", 1)))
     expected = _round_version(round_name)
     contradictions = []
     for name, marker in markers:
@@ -91,7 +91,7 @@ def round_markers(raw: pl.DataFrame, fmt: str, round_name: str, label: str) -> F
         if other.height:
             named = ", ".join(f"{v} ({n} rows)" for v, n in other.group_by("m").len()
                               .sort("len", descending=True).head(3).iter_rows())
-            contradictions.append(f"{name} say {named}")
+            contradictions.append(f"{name} {named}")
     if not contradictions:
         return None
     return Finding("round-markers", f"{label}: the file belongs to another round than {round_name}: "
