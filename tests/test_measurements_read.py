@@ -174,7 +174,7 @@ def test_a_truncated_file_is_refused_in_one_line(cut):
     with pytest.raises(MeasurementFileError) as refused:
         prepared(VLLM_C64, content=VLLM_C64.read_bytes()[:cut])
     message = str(refused.value)
-    assert message.startswith(VLLM_C64.name) and "not valid JSON" in message and "cut short" in message
+    assert message.startswith(VLLM_C64.name) and "invalid JSON at line" in message and "cut short" in message
     assert "\n" not in message
 
 

@@ -374,3 +374,13 @@ def test_invalid_round_names_are_rejected(name):
 @pytest.mark.parametrize("name", ["v4.1", "v6.0", "v10.12"])
 def test_valid_round_names_pass(name):
     assert validate_round_name(name) == name
+
+
+@pytest.mark.unit
+def test_a_table_cut_inside_a_string_names_the_place_once():
+    # json says "Unterminated string starting at" and gives the place apart: the line gives it once
+    from warehouse.ingest.parse import MalformedFile, parse
+    with pytest.raises(MalformedFile) as refused:
+        parse(b'[{"ID": "6.0-0001", "Model": "whis', "summary_results.json", "v6.0", "official", "s")
+    assert str(refused.value) == ("summary_results.json: invalid JSON at line 1 column 30: Unterminated string "
+                                  "(truncated or corrupt file?)")

@@ -196,6 +196,12 @@ def bounded_decoder(finite: bool = False, integers: range = INT64, pairs_hook=_u
                             object_pairs_hook=pairs_hook, **extra)
 
 
+def json_error(exc: json.JSONDecodeError) -> str:
+    """Where and why a text is not JSON, in one phrase: 'invalid JSON at line 7545 column 5: Unterminated
+    string' (json's "... starting at" is the place already given)."""
+    return f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg.removesuffix(' starting at')}"
+
+
 def load_json(text: str, label: str, error: type[Exception] = InputRefused, finite: bool = False,
               integers: range = INT64, pairs_hook=_unique_keys):
     """JSON within the bounds (MAX_DEPTH, integers in `integers`, each key once per object; with

@@ -32,7 +32,7 @@ import polars as pl
 from schemas.raw import CHECKER_TO_FINAL, MAPPED, MODELS, missing_columns, unknown_columns
 from schemas.results import SCENARIOS, is_power_unit, unit_family
 from warehouse.errors import ExpectedFailure
-from warehouse.inputs import csv_header, load_json
+from warehouse.inputs import csv_header, json_error, load_json
 
 RECORD_NO = "_record_no"
 RECORD = "_record"  # the record as the file has it (a Python object): JSON only for quarantined ones
@@ -112,8 +112,7 @@ def _load_json(text: str, label: str):
     try:
         return load_json(text, label, MalformedFile)
     except json.JSONDecodeError as exc:
-        raise MalformedFile(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-                            " (truncated or corrupt file?)") from exc
+        raise MalformedFile(f"{label}: {json_error(exc)} (truncated or corrupt file?)") from exc
 
 
 def _final_records(text: str, label: str) -> list[tuple[int, dict]]:

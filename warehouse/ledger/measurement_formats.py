@@ -28,7 +28,7 @@ from typing import Any
 
 from schemas.measurements import FORMATS, LATENCY_COLUMNS
 from warehouse.errors import ExpectedFailure
-from warehouse.inputs import INT64, complete_text, csv_header, load_json, marts_names, old_name_notes, text_of
+from warehouse.inputs import INT64, complete_text, csv_header, json_error, load_json, marts_names, old_name_notes, text_of
 
 
 class MeasurementFileError(ExpectedFailure, ValueError):
@@ -319,8 +319,7 @@ def _json_documents(name: str, text: str) -> list:
                 pass
         ends = text.rstrip()
         cut = " (the file ends before its JSON does: cut short?)" if not ends.endswith(("}", "]")) else ""
-        raise MeasurementFileError(f"{name}: not valid JSON at line {whole.lineno} column {whole.colno}: "
-                                   f"{whole.msg}{cut}") from None
+        raise MeasurementFileError(f"{name}: {json_error(whole)}{cut}") from None
 
 
 def _put(run: RawRun, target: str, value, source: str) -> None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from dataclasses import dataclass
 
 from schemas.endpoints import LOADGEN, RUN_FILES
-from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, load_json, load_json_keeping_last
+from warehouse.inputs import SIGNED_OR_UNSIGNED_64, InputRefused, json_error, load_json, load_json_keeping_last
 from schemas.loadgen import (EARLY_STOPPING_PERCENTILES, PERCENTILE_PREFIX, PERCENTILES, SUMMARY_COLUMNS,
                              SUMMARY_KEYS, SYSTEM_COUNT_FIELDS, SYSTEM_TEXT_FIELDS)
 
@@ -285,8 +285,7 @@ def _json_object(content: bytes, label: str, loader) -> tuple[dict, list]:
     except UnicodeDecodeError as exc:
         raise UnparsableFile(label, [f"not valid UTF-8 at byte {exc.start}"]) from exc
     except json.JSONDecodeError as exc:
-        raise UnparsableFile(label, [f"invalid JSON at line {exc.lineno} column {exc.colno}: "
-                                     f"{exc.msg}"]) from exc
+        raise UnparsableFile(label, [json_error(exc)]) from exc
     except InputRefused as exc:
         raise UnparsableFile(label, [str(exc).removeprefix(f"{label}: ")]) from None
     data = loaded[0]
