@@ -176,3 +176,24 @@ def test_an_edited_copy_without_the_rule_table_uses_the_shipped_one(tmp_path):
     shutil.copytree(REFERENCE_DIR, tmp_path, dirs_exist_ok=True)
     (tmp_path / "result_fields.csv").unlink()
     assert load_reference(tmp_path).result_fields.height == load_reference().result_fields.height
+
+
+def test_a_model_no_benchmark_matches_is_unchecked_and_named_never_corrected(private_con, tmp_path):
+    # A round never seen: v6.0's B200 gpt-oss-120b Offline rows of 6.0-0091 (RedHat, vLLM, Tokens/s) as
+    # v6.2 would publish a new model, "llama5-900b". The round's default rule (result_fields.csv,
+    # benchmark '*': samples per second) is for the benchmarks its checker knows; an unknown model may
+    # count tokens, so its Tokens/s stands unchecked, and drift names the model. Before, the default
+    # "corrected" it to Samples/s.
+    from tests.shared_rows import as_round, load_excerpt
+    from warehouse.views import materialize
+    source = [r for r in as_round("v6.2", "v6.0") if r["ID"] == "6.2-0091" and r["Model"] == "gpt-oss-120b"]
+    assert source and {r["Performance_Units"] for r in source} == {"Tokens/s"}
+    renamed = [{**r, "Model": "llama5-900b", "UsedModel": "llama5-900b"} for r in source]
+    load_excerpt(private_con, "v6.2", renamed, tmp_path)
+    materialize(private_con)
+    found = rows(private_con, "SELECT DISTINCT benchmark, published_units, units, unit_verdict FROM stg_results "
+                              "WHERE round = 'v6.2' AND metric = 'performance'")
+    assert found == [{"benchmark": "llama5-900b", "published_units": "Tokens/s", "units": "Tokens/s",
+                      "unit_verdict": "unchecked"}]
+    assert rows(private_con, "SELECT kind, term FROM drift WHERE round = 'v6.2' AND kind = 'benchmark'") == [
+        {"kind": "benchmark", "term": "llama5-900b"}]

@@ -5,7 +5,10 @@
 -- benchmark itself, else the round's default (benchmark '*'); of those, the one of the same scenario,
 -- else, for an Interactive result, the Server rule (LoadGen runs Interactive as a Server run, and the
 -- checker reads its `effective_scenario`); of those, the latest whose round_from is not after the
--- round. counts: tokens | samples | latency; null when no rule reaches the round (before v4.1).
+-- round. counts: tokens | samples | latency; null when no rule reaches the round (before v4.1), and
+-- for a model no benchmark name matches: the default is for the benchmarks the round's checker knows
+-- without a rule of their own, and a new model may count tokens (an unmatched llama5-900b is
+-- 'unchecked' and named by drift, never "corrected" from Tokens/s to Samples/s).
 -- rule_text: the rule in words, for the note of every row it checks (written once here, not per row).
 -- The final table's unit label comes from another dictionary of the final-report tool and is
 -- checked against this (stg_results, unit_verdict).
@@ -23,7 +26,7 @@ candidates AS (
         [(f.benchmark <> '*')::INTEGER, (f.scenario = k.scenario)::INTEGER, round_order(f.round_from)] AS precedence
     FROM keys AS k
     JOIN ref_result_fields AS f
-      ON  f.benchmark IN (k.benchmark, '*')
+      ON  k.benchmark IS NOT NULL AND f.benchmark IN (k.benchmark, '*')
       AND (f.scenario = k.scenario OR (k.scenario = 'Interactive' AND f.scenario = 'Server'))
       AND round_order(f.round_from) <= round_order(k.round)
 )
