@@ -1,7 +1,7 @@
 """How a build writes (issue 43, the core path's memory): the models in one transaction, then their
 comments in transactions of a few hundred, then the record of what the build was made from; a small
-warehouse built on one DuckDB thread. A build stopped before its record is not current, and the next
-build writes what it missed."""
+warehouse built on one DuckDB thread, each of its snapshots handing what it frees back to the system.
+A build stopped before its record is not current, and the next build writes what it missed."""
 from __future__ import annotations
 
 import shutil
@@ -130,3 +130,25 @@ def test_a_small_warehouse_builds_on_one_thread_and_keeps_its_thread_setting(unb
         statements = logged(con, lambda: materialize(con))
         first_begin = statements.index("BEGIN TRANSACTION")
         assert "SET threads = 1" not in statements[:first_begin]
+
+
+FLUSH = "SET allocator_bulk_deallocation_flush_threshold"
+
+
+@pytest.mark.slow
+def test_each_snapshot_hands_what_it_frees_back_and_the_setting_is_restored(unbuilt, monkeypatch):
+    """A small build's snapshots are each computed with freed memory handed back (set just before,
+    restored just after); no other statement of the build is; without snapshots, none."""
+    with db.connect(unbuilt) as con:
+        before = con.execute("SELECT current_setting('allocator_bulk_deallocation_flush_threshold')").fetchall()[0][0]
+        statements = logged(con, lambda: materialize(con))
+        snapshots = [i for i, s in enumerate(statements) if s.startswith("CREATE TEMP TABLE")]
+        assert len(snapshots) >= 2
+        for i in snapshots:
+            assert statements[i - 1] == f"{FLUSH} = '1MB'"
+            assert statements[i + 1] == f"{FLUSH} = '{before}'"
+        assert sum(s.startswith(FLUSH) for s in statements) == 2 * len(snapshots)
+        assert con.execute("SELECT current_setting('allocator_bulk_deallocation_flush_threshold')").fetchall()[0][0] == before
+        monkeypatch.setattr(MATERIALIZE, "SNAPSHOT_MAX_ROWS", 520)  # 520 rows: no snapshots
+        statements = logged(con, lambda: materialize(con))
+        assert not any(s.startswith(FLUSH) or s.startswith("CREATE TEMP TABLE") for s in statements)

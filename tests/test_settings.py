@@ -134,3 +134,16 @@ def test_duckdb_runs_on_one_thread_for_the_block_and_as_before_after_it():
     with pytest.raises(RuntimeError), db.one_thread(con):
         raise RuntimeError("a comment that failed")
     assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+
+
+def test_duckdb_returns_freed_memory_for_the_block_and_as_before_after_it():
+    import duckdb
+    con = duckdb.connect()
+    read = "SELECT current_setting('allocator_bulk_deallocation_flush_threshold')"
+    con.execute("SET allocator_bulk_deallocation_flush_threshold = '64MB'")
+    before = con.execute(read).fetchone()[0]
+    with db.returning_freed_memory(con):
+        assert con.execute(read).fetchone()[0] == "976.5 KiB"  # 1 MB (10^6 bytes), as DuckDB prints it
+    with pytest.raises(RuntimeError), db.returning_freed_memory(con):
+        raise RuntimeError("a model that failed")
+    assert con.execute(read).fetchone()[0] == before

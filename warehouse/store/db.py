@@ -221,7 +221,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
     columns = {(t, c): nullable for t, c, nullable in con.execute(
         "SELECT table_name, column_name, is_nullable FROM duckdb_columns() "
         "WHERE database_name = current_database() AND schema_name = current_schema() "
-        "AND list_contains(?, table_name)", [MIGRATED_TABLES]).fetchall()}
+        "AND table_name IN (SELECT unnest(?::VARCHAR[]))", [MIGRATED_TABLES]).fetchall()}
     steps = [sql for table, column, sql in MIGRATIONS if (table, column) in columns]
     steps += [sql for table, column, sql in ADDED_COLUMNS if (table, column) not in columns]
     steps += [f"ALTER TABLE {t} ALTER COLUMN {c} DROP NOT NULL" for t, c in NOW_NULLABLE
@@ -244,6 +244,20 @@ def one_thread(con: duckdb.DuckDBPyConnection):
         yield con
     finally:
         con.execute(f"SET threads = {int(threads)}")
+
+
+@contextmanager
+def returning_freed_memory(con: duckdb.DuckDBPyConnection):
+    """For the block, DuckDB's allocator hands memory back to the system whenever more than 1 MB is
+    freed at once, rather than keeping it for reuse; then as it was. For a statement that frees much
+    that no later one reuses (warehouse.views.materialize.BuildSnapshots)."""
+    setting = "allocator_bulk_deallocation_flush_threshold"
+    before = scalar(con, f"SELECT current_setting('{setting}')")
+    con.execute(f"SET {setting} = '1MB'")
+    try:
+        yield con
+    finally:
+        con.execute(f"SET {setting} = '{before}'")
 
 
 @contextmanager

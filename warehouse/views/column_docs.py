@@ -104,11 +104,13 @@ class DescribedColumn(NamedTuple):
 
 def relation_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> list[CatalogColumn]:
     """The columns of each named view or table, by name, in column order."""
+    # `IN (SELECT unnest(?))`, not list_contains(?, table_name): DuckDB evaluates a list argument
+    # again for each catalog row, and with a hundred names a read took 20 ms instead of 6.
     rows = con.execute("""
         SELECT table_name, column_name, data_type
         FROM duckdb_columns()
         WHERE list_contains(?, schema_name) AND database_name = current_database()
-          AND list_contains(?, table_name)
+          AND table_name IN (SELECT unnest(?::VARCHAR[]))
         ORDER BY table_name, column_index""", [list(SCHEMAS), names]).fetchall()
     return [CatalogColumn(*row) for row in rows]
 
@@ -227,35 +229,42 @@ def apply_comments(con: duckdb.DuckDBPyConnection, names: set[str] | None = None
 
 def comment_statements(con: duckdb.DuckDBPyConnection, names: set[str] | None = None) -> list[str]:
     """The COMMENT statements apply_comments runs: every comment of `names` (default: every model and
-    source table) that the catalog does not already hold."""
+    source table) that the catalog does not already hold (a refilled table, a view left as it was and a
+    source table keep theirs)."""
     from warehouse.views import source_docs
     views = [v for v in definitions() if names is None or v.name in names]
     sources = [s for s in source_docs.source_names() if names is None or s in names]
+    models = {v.name: v for v in views}
+    said, columns = _catalog_comments(con, list(models) + sources)
     statements = [f"COMMENT ON {view.kind.upper()} {view.qualified_name} IS {_quote(view.question)}"
-                  for view in views]
-    columns = source_columns(con, sources)
-    tables_said, columns_said = _existing_comments(con)
-    for table in dict.fromkeys(c.view for c in columns):
+                  for view in views if said.get(view.name) != view.question]
+    for table in dict.fromkeys(c.view for c in columns if c.view not in models):
         about = source_docs.describe_table(table)
-        if about and tables_said.get(table) != about:
+        if about and said.get(table) != about:
             statements.append(f"COMMENT ON TABLE {SOURCE_SCHEMA}.{table} IS {_quote(about)}")
-    where = {v.name: v.schema for v in views}
-    for name, column, _, description in described_columns(con, views) + columns:
-        # Source tables outlive builds and keep their comments: only what changed is said again.
-        if description is not None and columns_said.get((name, column)) != description:
-            statements.append(f'COMMENT ON COLUMN {where.get(name, SOURCE_SCHEMA)}.{name}."{column}" '
+    describe_model = _describer(views)
+    for name, column, _, comment in columns:
+        model = models.get(name)
+        description = describe_model(name, column) if model else source_docs.describe(name, column)
+        if description is not None and comment != description:
+            statements.append(f'COMMENT ON COLUMN {model.schema if model else SOURCE_SCHEMA}.{name}."{column}" '
                               f'IS {_quote(description)}')
     return statements
 
 
-def _existing_comments(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict]:
-    """The comments the catalog already holds: by table, and by (table, column)."""
-    where = (f"WHERE database_name = current_database() AND schema_name IN ({', '.join(repr(s) for s in SCHEMAS)})"
-             " AND comment IS NOT NULL")
-    tables = dict(con.execute(f"SELECT table_name, comment FROM duckdb_tables() {where}").fetchall())
-    columns = {(t, c): comment for t, c, comment in con.execute(
-        f"SELECT table_name, column_name, comment FROM duckdb_columns() {where}").fetchall()}
-    return tables, columns
+def _catalog_comments(con: duckdb.DuckDBPyConnection, names: list[str]) -> tuple[dict, list[DescribedColumn]]:
+    """What the catalog says of each named relation: its comment, by name; and each column with its
+    type and comment (None where none), the models' first. Names are matched by a semi join, as in
+    relation_columns."""
+    where = "database_name = current_database() AND list_contains(?, schema_name) AND {} IN (SELECT unnest(?::VARCHAR[]))"
+    said = dict(con.execute(
+        f"SELECT table_name, comment FROM duckdb_tables() WHERE {where.format('table_name')} "
+        f"UNION ALL SELECT view_name, comment FROM duckdb_views() WHERE {where.format('view_name')}",
+        [list(SCHEMAS), names] * 2).fetchall())
+    columns = con.execute(
+        f"SELECT table_name, column_name, data_type, comment FROM duckdb_columns() WHERE {where.format('table_name')} "
+        "ORDER BY schema_name = ?, table_name, column_index", [list(SCHEMAS), names, SOURCE_SCHEMA]).fetchall()
+    return said, [DescribedColumn(*c) for c in columns]
 
 
 def render_markdown(con: duckdb.DuckDBPyConnection) -> str:
