@@ -147,3 +147,17 @@ def test_duckdb_returns_freed_memory_for_the_block_and_as_before_after_it():
     with pytest.raises(RuntimeError), db.returning_freed_memory(con):
         raise RuntimeError("a model that failed")
     assert con.execute(read).fetchone()[0] == before
+
+
+def test_a_statement_that_fails_inside_a_transaction_keeps_its_own_error_and_the_setting_is_restored():
+    """The block's transaction fails (every later statement on it is refused until a rollback): the
+    caller sees the failure itself, not a refused SET, and the setting is as it was."""
+    import duckdb
+    con = duckdb.connect()
+    read = "SELECT current_setting('allocator_bulk_deallocation_flush_threshold')"
+    before = con.execute(read).fetchone()[0]
+    con.begin()
+    with pytest.raises(duckdb.CatalogException, match="no_such_view"), db.returning_freed_memory(con):
+        con.execute("CREATE TEMP TABLE snapshot AS SELECT * FROM no_such_view")
+    con.rollback()
+    assert con.execute(read).fetchone()[0] == before

@@ -250,14 +250,17 @@ def one_thread(con: duckdb.DuckDBPyConnection):
 def returning_freed_memory(con: duckdb.DuckDBPyConnection):
     """For the block, DuckDB's allocator hands memory back to the system whenever more than 1 MB is
     freed at once, rather than keeping it for reuse; then as it was. For a statement that frees much
-    that no later one reuses (warehouse.views.materialize.BuildSnapshots)."""
+    that no later one reuses (warehouse.views.materialize.BuildSnapshots). The setting is the
+    database's, set and restored on a cursor of its own: `con`'s transaction may have failed in the
+    block, and a failed transaction refuses every statement, a SET too, until it is rolled back."""
     setting = "allocator_bulk_deallocation_flush_threshold"
-    before = scalar(con, f"SELECT current_setting('{setting}')")
-    con.execute(f"SET {setting} = '1MB'")
-    try:
-        yield con
-    finally:
-        con.execute(f"SET {setting} = '{before}'")
+    with con.cursor() as own:
+        before = scalar(own, f"SELECT current_setting('{setting}')")
+        own.execute(f"SET {setting} = '1MB'")
+        try:
+            yield con
+        finally:
+            own.execute(f"SET {setting} = '{before}'")
 
 
 @contextmanager
