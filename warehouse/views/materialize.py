@@ -72,8 +72,8 @@ def create(con: duckdb.DuckDBPyConnection, view: ViewFile, existing: str | None,
 # joins over every row): what it frees goes back to the system (db.returning_freed_memory), not to
 # the allocator's cache for the rest of the build: the core path's peak into a warehouse holding
 # v5.1 254 -> 245 MiB, into a new one 243 -> 236 MiB, in the same time (bench/run.py core). Handing
-# back what every statement of the build frees took 9 MiB more, but 0.08 s more on 520 rows and 11%
-# more time on 40,000.
+# back what every statement of the build frees took 8-15 MiB more off, but cost 0.08 s on 520 rows
+# and 11% more time on 40,000.
 SNAPSHOT_MAX_ROWS = 50_000
 SNAPSHOT_SCHEMA = "temp.main"
 
